@@ -1,0 +1,147 @@
+/**
+ * Public types of the loopback mock provider. The contract other packages' tests rely on:
+ * change it only by adding optional members.
+ */
+
+/** The wire formats the mock provider speaks. */
+export type MockApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
+
+/** A tool call the mock model makes (Anthropic `tool_use`, OpenAI `tool_calls` / `function_call`). */
+export interface MockToolCall {
+  /** Defaults to a deterministic id (`toolu_mock_<n>` / `call_mock_<n>`). */
+  id?: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export interface MockUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Provider-side error types, named as the providers name them on the wire. */
+export type MockErrorType =
+  | 'overloaded_error'
+  | 'rate_limit_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'billing_error'
+  | 'insufficient_quota'
+  | 'invalid_request_error'
+  | 'not_found_error'
+  | 'api_error'
+  | 'server_error'
+  | (string & {});
+
+/** What the mock does with one request. Consumed from the queue, one per request. */
+export type MockBehavior =
+  /** A normal answer: text (default: the deterministic default reply) and/or tool calls. */
+  | {
+      type: 'ok';
+      text?: string;
+      toolCalls?: MockToolCall[];
+      usage?: MockUsage;
+      /** Delay before each streamed chunk (slow tokens). */
+      chunkDelayMs?: number;
+      /** Characters per streamed text chunk; default 8. */
+      chunkSize?: number;
+    }
+  /**
+   * An HTTP error. Without `body`, a provider-shaped body is built for the request's api:
+   * Anthropic `{ type: 'error', error: { type, message }, request_id }`,
+   * OpenAI `{ error: { message, type, param: null, code } }`.
+   */
+  | {
+      type: 'http-error';
+      status: number;
+      errorType?: MockErrorType;
+      message?: string;
+      /** OpenAI `error.code` (e.g. `insufficient_quota`, `context_length_exceeded`). */
+      code?: string;
+      /** Replaces the generated body entirely (object → JSON, string → sent as is). */
+      body?: unknown;
+      headers?: Record<string, string>;
+    }
+  /** Destroy the socket before any response header is written. */
+  | { type: 'reset-before-headers' }
+  /** Stream `chunks` text chunks (status 200, streaming requests), then destroy the socket. */
+  | { type: 'reset-after-chunks'; chunks: number; text?: string }
+  /**
+   * Stream `afterChunks` text chunks, then an in-stream error: Anthropic `event: error` with
+   * `{ type: 'error', error: { type, message } }`; OpenAI chat a `data: { error: {...} }` chunk;
+   * OpenAI responses an `error` / `response.failed` event. Then end the stream.
+   */
+  | { type: 'stream-error'; afterChunks?: number; errorType?: MockErrorType; message?: string }
+  /** Stream some chunks, then end the response cleanly but without the terminal event. */
+  | { type: 'truncated-stream'; chunks?: number; text?: string }
+  /** Accept the request and never answer (headers are not sent), until the client gives up or close(). */
+  | { type: 'hang' }
+  /** Send headers and `afterChunks` chunks (default 0) of a streaming response, then go silent. */
+  | { type: 'stall'; afterChunks?: number };
+
+/** A queued behaviour with an optional filter; unmatched requests skip it (it stays queued). */
+export interface MockScriptEntry {
+  behavior: MockBehavior;
+  match?: {
+    api?: MockApi;
+    /** Exact model name, or a RegExp. */
+    model?: string | RegExp;
+    apiKey?: string;
+  };
+  /** How many requests this entry answers before it is used up; default 1. */
+  times?: number;
+}
+
+/** One request as the mock received it. */
+export interface RecordedRequest {
+  api: MockApi | 'count-tokens' | 'other';
+  method: string;
+  /** Path including query string, e.g. `/v1/messages?beta=true`. */
+  path: string;
+  model: string | undefined;
+  /** The API key from `Authorization: Bearer` or `x-api-key`. */
+  apiKey: string | undefined;
+  stream: boolean;
+  /** `messages` (chat / Anthropic) or `input` (responses) exactly as sent. */
+  messages: unknown;
+  /** Anthropic `system` or OpenAI responses `instructions`; chat system messages stay in `messages`. */
+  system: unknown;
+  /** The whole parsed JSON body. */
+  body: unknown;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** What the mock did: the behaviour's type. */
+  behavior: MockBehavior['type'];
+  receivedAt: number;
+}
+
+export interface MockProviderOptions {
+  /** Default 0 (ephemeral). The server always binds 127.0.0.1. */
+  port?: number;
+  /** Initial queue. Entries may be bare behaviours. */
+  script?: Array<MockScriptEntry | MockBehavior>;
+  /** Text for `ok` answers without `text`, and for every request when the queue has no match. */
+  defaultReply?: (request: RecordedRequest) => string;
+  /** Require this API key; other keys get a provider-shaped 401. */
+  requireApiKey?: string;
+}
+
+export interface MockProvider {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly port: number;
+  /** Base URL for the `openai` SDK: `<url>/v1`. */
+  readonly openaiBaseUrl: string;
+  /** Base URL for `@anthropic-ai/sdk` and `ANTHROPIC_BASE_URL`: `<url>`. */
+  readonly anthropicBaseUrl: string;
+  /** Every request received, in order (count-tokens and unknown paths included). */
+  readonly requests: readonly RecordedRequest[];
+  /** Append to the queue. */
+  enqueue(...entries: Array<MockScriptEntry | MockBehavior>): void;
+  /** Queue entries not yet used up. */
+  pending(): number;
+  /** Clear the queue and the request record. */
+  reset(): void;
+  /** Close the server and every open connection (hanging ones included). Idempotent. */
+  close(): Promise<void>;
+}
