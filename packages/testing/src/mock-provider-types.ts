@@ -61,6 +61,12 @@ export type MockBehavior =
       /** Replaces the generated body entirely (object → JSON, string → sent as is). */
       body?: unknown;
       headers?: Record<string, string>;
+      /**
+       * Overrides for OpenAI requests (chat and responses), so one behaviour can speak each
+       * provider's wording (e.g. billing: Anthropic 400 "credit balance is too low", OpenAI
+       * 429 `insufficient_quota`). Members left out fall back to the ones above.
+       */
+      openai?: { status?: number; errorType?: MockErrorType; message?: string; code?: string };
     }
   /** Destroy the socket before any response header is written. */
   | { type: 'reset-before-headers' }

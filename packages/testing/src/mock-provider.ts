@@ -1,0 +1,266 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { Socket } from 'node:net';
+import { anthropicWire } from './anthropic-wire';
+import { defaultMockReply, estimateTokens } from './default-mock-reply';
+import { buildErrorResponse } from './error-response';
+import type {
+  MockApi,
+  MockBehavior,
+  MockProvider,
+  MockProviderOptions,
+  MockScriptEntry,
+  RecordedRequest,
+} from './mock-provider-types';
+import { createMockQueue } from './mock-queue';
+import { openaiChatWire } from './openai-chat-wire';
+import { openaiResponsesWire } from './openai-responses-wire';
+import { respondWithBehavior } from './respond-with-behavior';
+import { createResponseWriter } from './response-writer';
+import type { WireFormat } from './wire-format';
+
+const wires: Record<MockApi, WireFormat> = {
+  'anthropic-messages': anthropicWire,
+  'openai-chat': openaiChatWire,
+  'openai-responses': openaiResponsesWire,
+};
+
+/** Which api a method and path (query string removed) belong to. */
+function routeOf(method: string, pathname: string): RecordedRequest['api'] {
+  if (method !== 'POST') return 'other';
+  const path = pathname.replace(/\/+$/, '');
+  switch (path) {
+    case '/v1/messages':
+      return 'anthropic-messages';
+    case '/v1/messages/count_tokens':
+      return 'count-tokens';
+    case '/v1/chat/completions':
+      return 'openai-chat';
+    case '/v1/responses':
+      return 'openai-responses';
+    default:
+      return 'other';
+  }
+}
+
+function headerRecord(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function apiKeyOf(headers: Record<string, string>): string | undefined {
+  const authorization = headers['authorization'];
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+    if (match?.[1] !== undefined) return match[1];
+  }
+  return headers['x-api-key'];
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function field(body: unknown, name: string): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  return (body as Record<string, unknown>)[name];
+}
+
+/**
+ * Start a loopback HTTP server on 127.0.0.1 that speaks OpenAI Chat Completions, OpenAI
+ * Responses and Anthropic Messages, and answers each request from a scripted queue of
+ * behaviours (answers, HTTP errors, resets, in-stream errors, hangs, stalls).
+ */
+export async function createMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
+  const queue = createMockQueue();
+  queue.add(options.script ?? []);
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const defaultReply = options.defaultReply ?? defaultMockReply;
+  let requestCounter = 0;
+  let toolCounter = 0;
+  const nextToolNumber = () => {
+    toolCounter += 1;
+    return toolCounter;
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const method = request.method ?? 'GET';
+    const path = request.url ?? '/';
+    const pathname = path.split('?')[0] ?? '/';
+    const raw = await readBody(request);
+    const headers = headerRecord(request);
+    const api = routeOf(method, pathname);
+    let body: unknown;
+    let parseError = false;
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        parseError = true;
+        body = raw;
+      }
+    }
+    const isResponses = api === 'openai-responses';
+    const model = field(body, 'model');
+    const record: RecordedRequest = {
+      api,
+      method,
+      path,
+      model: typeof model === 'string' ? model : undefined,
+      apiKey: apiKeyOf(headers),
+      stream: field(body, 'stream') === true,
+      messages: field(body, isResponses ? 'input' : 'messages'),
+      system: field(body, isResponses ? 'instructions' : 'system'),
+      body,
+      headers,
+      behavior: 'ok',
+      receivedAt: Date.now(),
+    };
+    requests.push(record);
+    const writer = createResponseWriter(response);
+    requestCounter += 1;
+    const requestNumber = requestCounter;
+    const requestId = `req_mock_${requestNumber}`;
+
+    if (api === 'other') {
+      const known = (method === 'GET' || method === 'HEAD') && pathname === '/';
+      if (known) {
+        writer.head(200, { 'content-type': 'text/plain; charset=utf-8' });
+        writer.end(method === 'HEAD' ? undefined : 'keel mock provider\n');
+        return;
+      }
+      record.behavior = 'http-error';
+      writer.head(404, { 'content-type': 'application/json', 'x-request-id': requestId });
+      writer.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'not_found_error', message: `Not found: ${method} ${pathname}` },
+        }),
+      );
+      return;
+    }
+    const wireApi: MockApi = api === 'count-tokens' ? 'anthropic-messages' : api;
+    const fail = (behavior: Extract<MockBehavior, { type: 'http-error' }>) => {
+      record.behavior = 'http-error';
+      const error = buildErrorResponse(wireApi, behavior, requestId);
+      writer.head(error.status, error.headers);
+      writer.end(error.body);
+    };
+    if (options.requireApiKey !== undefined && record.apiKey !== options.requireApiKey) {
+      fail({
+        type: 'http-error',
+        status: 401,
+        errorType: 'authentication_error',
+        message: 'invalid x-api-key',
+        openai: {
+          errorType: 'invalid_request_error',
+          code: 'invalid_api_key',
+          message: `Incorrect API key provided: ${record.apiKey ?? ''}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+        },
+      });
+      return;
+    }
+    if (parseError || (body !== undefined && typeof body !== 'object')) {
+      fail({ type: 'http-error', status: 400, message: 'The request body is not valid JSON.' });
+      return;
+    }
+    if (api === 'count-tokens') {
+      writer.head(200, { 'content-type': 'application/json', 'request-id': requestId });
+      writer.end(
+        JSON.stringify({
+          input_tokens: estimateTokens([record.system, record.messages, field(body, 'tools')]),
+        }),
+      );
+      return;
+    }
+    const behavior = queue.take({ api, model: record.model, apiKey: record.apiKey }) ?? {
+      type: 'ok',
+    };
+    record.behavior = behavior.type;
+    await respondWithBehavior({
+      api,
+      wire: wires[api],
+      writer,
+      request: record,
+      behavior,
+      requestId,
+      defaultText: defaultReply(record),
+      requestNumber,
+      nextToolNumber,
+    });
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'api_error', message: `mock provider failure: ${String(error)}` },
+        }),
+      );
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') {
+    throw new Error('mock provider: server has no TCP address');
+  }
+  const url = `http://127.0.0.1:${address.port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url,
+    port: address.port,
+    openaiBaseUrl: `${url}/v1`,
+    anthropicBaseUrl: url,
+    requests,
+    enqueue(...entries: Array<MockScriptEntry | MockBehavior>) {
+      queue.add(entries);
+    },
+    pending() {
+      return queue.size();
+    },
+    reset() {
+      queue.clear();
+      requests.length = 0;
+      requestCounter = 0;
+      toolCounter = 0;
+    },
+    close() {
+      if (closing === undefined) {
+        closing = new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          for (const socket of sockets) socket.destroy();
+          server.closeAllConnections();
+        });
+      }
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import type { MockApi, MockBehavior, MockScriptEntry } from './mock-provider-types';
+
+/** The request fields a queue entry's `match` is checked against. */
+export interface MockQueueRequest {
+  api: MockApi;
+  model: string | undefined;
+  apiKey: string | undefined;
+}
+
+/** The behaviour queue: first matching entry wins; unmatched entries stay queued. */
+export interface MockQueue {
+  add(entries: ReadonlyArray<MockScriptEntry | MockBehavior>): void;
+  /** Take one use of the first entry matching the request, or `undefined`. */
+  take(request: MockQueueRequest): MockBehavior | undefined;
+  size(): number;
+  clear(): void;
+}
+
+interface QueuedEntry {
+  entry: MockScriptEntry;
+  remaining: number;
+}
+
+/** Whether a value is a `MockScriptEntry` (has `behavior`) rather than a bare behaviour. */
+export function isScriptEntry(value: MockScriptEntry | MockBehavior): value is MockScriptEntry {
+  return 'behavior' in value && typeof value.behavior === 'object' && value.behavior !== null;
+}
+
+function matches(entry: MockScriptEntry, request: MockQueueRequest): boolean {
+  const { match } = entry;
+  if (match === undefined) return true;
+  if (match.api !== undefined && match.api !== request.api) return false;
+  if (match.apiKey !== undefined && match.apiKey !== request.apiKey) return false;
+  if (match.model !== undefined) {
+    if (request.model === undefined) return false;
+    if (typeof match.model === 'string') return match.model === request.model;
+    match.model.lastIndex = 0;
+    return match.model.test(request.model);
+  }
+  return true;
+}
+
+export function createMockQueue(): MockQueue {
+  let entries: QueuedEntry[] = [];
+  return {
+    add(added) {
+      for (const value of added) {
+        const entry = isScriptEntry(value) ? value : { behavior: value };
+        const times = entry.times ?? 1;
+        if (!(times > 0)) throw new RangeError(`times must be a positive number, got ${times}`);
+        entries.push({ entry, remaining: times });
+      }
+    },
+    take(request) {
+      const index = entries.findIndex((queued) => matches(queued.entry, request));
+      const queued = entries[index];
+      if (queued === undefined) return undefined;
+      queued.remaining -= 1;
+      if (queued.remaining <= 0) entries.splice(index, 1);
+      return queued.entry.behavior;
+    },
+    size() {
+      return entries.length;
+    },
+    clear() {
+      entries = [];
+    },
+  };
+}

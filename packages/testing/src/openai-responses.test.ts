@@ -1,0 +1,81 @@
+import OpenAI from 'openai';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMockProvider } from './mock-provider';
+import type { MockProvider } from './mock-provider-types';
+
+let provider: MockProvider;
+let client: OpenAI;
+
+beforeEach(async () => {
+  provider = await createMockProvider();
+  client = new OpenAI({ apiKey: 'sk-test', baseURL: provider.openaiBaseUrl, maxRetries: 0 });
+});
+afterEach(async () => {
+  await provider.close();
+});
+
+describe('openai responses', () => {
+  it('answers non-streaming with output_text and usage', async () => {
+    const response = await client.responses.create({
+      model: 'gpt-test',
+      input: 'tell me',
+      instructions: 'be brief',
+    });
+    expect(response.status).toBe('completed');
+    expect(response.output_text).toContain('tell me');
+    expect(response.usage?.input_tokens).toBeGreaterThan(0);
+    expect(provider.requests[0]).toMatchObject({
+      api: 'openai-responses',
+      system: 'be brief',
+      messages: 'tell me',
+    });
+  });
+
+  it('streams text deltas and function calls, ending with response.completed', async () => {
+    provider.enqueue({
+      type: 'ok',
+      text: 'Looking it up.',
+      toolCalls: [{ name: 'search', input: { query: 'keel' } }],
+      usage: { inputTokens: 5, outputTokens: 9 },
+    });
+    const stream = client.responses.stream({
+      model: 'gpt-test',
+      input: [{ role: 'user', content: 'search keel' }],
+    });
+    const deltas: string[] = [];
+    stream.on('response.output_text.delta', (event) => deltas.push(event.delta));
+    const response = await stream.finalResponse();
+    expect(deltas.join('')).toBe('Looking it up.');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(response.output_text).toBe('Looking it up.');
+    const call = response.output.find((item) => item.type === 'function_call');
+    expect(call).toMatchObject({
+      name: 'search',
+      arguments: '{"query":"keel"}',
+      call_id: 'call_mock_1',
+    });
+    expect(response.usage).toMatchObject({ input_tokens: 5, output_tokens: 9, total_tokens: 14 });
+  });
+
+  it('emits the documented event sequence', async () => {
+    provider.enqueue({ type: 'ok', text: 'abc', toolCalls: [{ name: 'f', input: {} }] });
+    const stream = await client.responses.create({ model: 'gpt-test', input: 'x', stream: true });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+  });
+});
