@@ -1,2 +1,4 @@
 #!/usr/bin/env node
-export {};
+import { runFakeClaude } from './fake-claude-run';
+
+runFakeClaude(process.argv.slice(2));

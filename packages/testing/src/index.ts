@@ -1,4 +1,14 @@
 export { defaultMockReply, lastUserText } from './default-mock-reply';
+export type { FakeClaude, FakeClaudeOptions } from './fake-claude';
+export { createFakeClaude, fakeClaudePath } from './fake-claude';
+export { FAKE_CLAUDE_LOG_ENV, FAKE_CLAUDE_SCRIPT_ENV } from './fake-claude-run';
+export type {
+  FakeClaudeLogEntry,
+  FakeClaudeResult,
+  FakeClaudeScenario,
+  FakeClaudeStep,
+  FakeClaudeTurn,
+} from './fake-claude-types';
 export type {
   MockFaults,
   ModelNotFoundOptions,
