@@ -1,0 +1,22 @@
+import type { ContentBlock, Message } from './types';
+
+export type TextBlock = Extract<ContentBlock, { type: 'text' }>;
+export type ToolUseBlock = Extract<ContentBlock, { type: 'tool_use' }>;
+export type ToolResultBlock = Extract<ContentBlock, { type: 'tool_result' }>;
+
+/** A message's content as blocks (a plain string is one text block). */
+export function contentBlocks(message: Message): ContentBlock[] {
+  return typeof message.content === 'string'
+    ? [{ type: 'text', text: message.content }]
+    : message.content;
+}
+
+/**
+ * Prefix that marks a failed tool result in wire formats without an error flag (OpenAI chat and
+ * responses). Anthropic has `is_error` and gets the content unchanged.
+ */
+export const TOOL_ERROR_PREFIX = '[tool error] ';
+
+export function toolResultText(block: ToolResultBlock): string {
+  return block.isError === true ? TOOL_ERROR_PREFIX + block.content : block.content;
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { collect, fromArray } from './__fixtures__/collect-events';
+import {
+  type AnthropicMessagesEvent,
+  fromAnthropicMessagesStream,
+} from './from-anthropic-messages-stream';
+import { IncompleteStreamError } from './transport-error';
+
+const start: AnthropicMessagesEvent = {
+  type: 'message_start',
+  message: {
+    usage: {
+      input_tokens: 10,
+      cache_read_input_tokens: 5,
+      cache_creation_input_tokens: 1,
+      output_tokens: 1,
+    },
+  },
+};
+
+describe('fromAnthropicMessagesStream', () => {
+  it('streams text and tool calls, then usage and finish at message_stop', async () => {
+    const events = await collect(
+      fromAnthropicMessagesStream(
+        fromArray<AnthropicMessagesEvent>([
+          start,
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'ping' },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Let me ' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'look.' } },
+          { type: 'content_block_stop', index: 0 },
+          {
+            type: 'content_block_start',
+            index: 1,
+            content_block: { type: 'tool_use', id: 'toolu_1', name: 'read', input: {} },
+          },
+          {
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'input_json_delta', partial_json: '{"path":' },
+          },
+          {
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'input_json_delta', partial_json: '"/a"}' },
+          },
+          { type: 'content_block_stop', index: 1 },
+          {
+            type: 'content_block_start',
+            index: 2,
+            content_block: { type: 'tool_use', id: 'toolu_2', name: 'noop', input: {} },
+          },
+          { type: 'content_block_stop', index: 2 },
+          {
+            type: 'message_delta',
+            delta: { stop_reason: 'tool_use' },
+            usage: { output_tokens: 42 },
+          },
+          { type: 'message_stop' },
+        ]),
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'text-delta', text: 'Let me ' },
+      { type: 'text-delta', text: 'look.' },
+      { type: 'tool-call', id: 'toolu_1', name: 'read', input: { path: '/a' } },
+      { type: 'tool-call', id: 'toolu_2', name: 'noop', input: {} },
+      { type: 'usage', inputTokens: 16, outputTokens: 42 },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
+  it.each([
+    ['end_turn', 'stop'],
+    ['stop_sequence', 'stop'],
+    ['max_tokens', 'length'],
+    ['refusal', 'content-filter'],
+    ['pause_turn', 'other'],
+  ])('maps stop_reason %s to %s', async (wire, mapped) => {
+    const events = await collect(
+      fromAnthropicMessagesStream(
+        fromArray<AnthropicMessagesEvent>([
+          start,
+          { type: 'message_delta', delta: { stop_reason: wire } },
+          { type: 'message_stop' },
+        ]),
+      ),
+    );
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: mapped });
+  });
+
+  it('throws IncompleteStreamError when message_stop never comes', async () => {
+    const run = collect(
+      fromAnthropicMessagesStream(
+        fromArray<AnthropicMessagesEvent>([
+          start,
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'cut' } },
+          { type: 'message_delta', delta: { stop_reason: 'end_turn' } },
+        ]),
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(IncompleteStreamError);
+  });
+});

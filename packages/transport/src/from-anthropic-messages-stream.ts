@@ -1,0 +1,130 @@
+import { parseToolInput } from './parse-tool-input';
+import { IncompleteStreamError } from './transport-error';
+import type { FinishReason, TransportEvent } from './types';
+
+interface AnthropicUsage {
+  input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  output_tokens?: number | null;
+}
+
+/** The fields of a Messages stream event the transport reads (the SDK's event type fits). */
+export type AnthropicMessagesEvent =
+  | { type: 'message_start'; message: { usage: AnthropicUsage } }
+  | {
+      type: 'content_block_start';
+      index: number;
+      content_block: { type: string; id?: string; name?: string; input?: unknown; text?: string };
+    }
+  | {
+      type: 'content_block_delta';
+      index: number;
+      delta: { type: string; text?: string; partial_json?: string };
+    }
+  | { type: 'content_block_stop'; index: number }
+  | { type: 'message_delta'; delta: { stop_reason?: string | null }; usage?: AnthropicUsage }
+  | { type: 'message_stop' }
+  | { type: string };
+
+export function mapAnthropicStopReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool-calls';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  json: string;
+  initial: Record<string, unknown>;
+}
+
+function is<T extends AnthropicMessagesEvent['type']>(
+  event: AnthropicMessagesEvent,
+  type: T,
+): event is Extract<AnthropicMessagesEvent, { type: T }> {
+  return event.type === type;
+}
+
+function inputTokens(usage: AnthropicUsage): number {
+  return (
+    (usage.input_tokens ?? 0) +
+    (usage.cache_creation_input_tokens ?? 0) +
+    (usage.cache_read_input_tokens ?? 0)
+  );
+}
+
+/**
+ * Turns Messages stream events into transport events. `input_json_delta`s are assembled into one
+ * `tool-call` per block; `usage` (input includes cache reads and writes) and `finish` come at
+ * `message_stop`. A stream without `message_stop` throws `IncompleteStreamError`. (In-stream
+ * `event: error` frames are thrown by the SDK before they reach this function.)
+ */
+export async function* fromAnthropicMessagesStream(
+  events: AsyncIterable<AnthropicMessagesEvent>,
+): AsyncGenerator<TransportEvent> {
+  const pending = new Map<number, PendingCall>();
+  let input = 0;
+  let output = 0;
+  let stopReason: string | null | undefined;
+
+  for await (const event of events) {
+    if (is(event, 'message_start')) {
+      input = inputTokens(event.message.usage);
+      output = event.message.usage.output_tokens ?? 0;
+    } else if (is(event, 'content_block_start')) {
+      const content = event.content_block;
+      if (content.type === 'text' && content.text) {
+        yield { type: 'text-delta', text: content.text };
+      } else if (content.type === 'tool_use') {
+        const initial =
+          typeof content.input === 'object' && content.input !== null
+            ? (content.input as Record<string, unknown>)
+            : {};
+        pending.set(event.index, {
+          id: content.id ?? '',
+          name: content.name ?? '',
+          json: '',
+          initial,
+        });
+      }
+    } else if (is(event, 'content_block_delta')) {
+      if (event.delta.type === 'text_delta' && event.delta.text) {
+        yield { type: 'text-delta', text: event.delta.text };
+      } else if (event.delta.type === 'input_json_delta') {
+        const call = pending.get(event.index);
+        if (call !== undefined) call.json += event.delta.partial_json ?? '';
+      }
+    } else if (is(event, 'content_block_stop')) {
+      const call = pending.get(event.index);
+      if (call === undefined) continue;
+      pending.delete(event.index);
+      const parsed =
+        call.json === '' ? call.initial : parseToolInput(call.json, call.name, call.id);
+      yield { type: 'tool-call', id: call.id, name: call.name, input: parsed };
+    } else if (is(event, 'message_delta')) {
+      if (event.delta.stop_reason != null) stopReason = event.delta.stop_reason;
+      if (event.usage?.output_tokens != null) output = event.usage.output_tokens;
+      if (event.usage?.input_tokens != null) input = inputTokens(event.usage);
+    } else if (is(event, 'message_stop')) {
+      yield { type: 'usage', inputTokens: input, outputTokens: output };
+      yield { type: 'finish', reason: mapAnthropicStopReason(stopReason) };
+      return;
+    }
+  }
+  throw new IncompleteStreamError({
+    message: 'The Messages stream ended without message_stop.',
+  });
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { collect, fromArray } from './__fixtures__/collect-events';
+import { fromOpenAIChatStream, type OpenAIChatChunk } from './from-openai-chat-stream';
+import { IncompleteStreamError, MalformedResponseError } from './transport-error';
+
+const delta = (
+  value: NonNullable<OpenAIChatChunk['choices'][number]['delta']>,
+): OpenAIChatChunk => ({
+  choices: [{ delta: value, finish_reason: null }],
+});
+const finish = (reason: string): OpenAIChatChunk => ({
+  choices: [{ delta: {}, finish_reason: reason }],
+});
+
+describe('fromOpenAIChatStream', () => {
+  it('streams text, then usage, then finish', async () => {
+    const events = await collect(
+      fromOpenAIChatStream(
+        fromArray([
+          delta({ content: '' }),
+          delta({ content: 'Hel' }),
+          delta({ content: 'lo' }),
+          finish('stop'),
+          { choices: [], usage: { prompt_tokens: 12, completion_tokens: 3 } },
+        ]),
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'text-delta', text: 'Hel' },
+      { type: 'text-delta', text: 'lo' },
+      { type: 'usage', inputTokens: 12, outputTokens: 3 },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
+  it('assembles interleaved tool-call argument deltas by index', async () => {
+    const events = await collect(
+      fromOpenAIChatStream(
+        fromArray([
+          delta({
+            tool_calls: [{ index: 0, id: 'call_a', function: { name: 'f', arguments: '' } }],
+          }),
+          delta({
+            tool_calls: [{ index: 1, id: 'call_b', function: { name: 'g', arguments: '{"y"' } }],
+          }),
+          delta({ tool_calls: [{ index: 0, function: { arguments: '{"x":' } }] }),
+          delta({ tool_calls: [{ index: 1, function: { arguments: ':[1,2]}' } }] }),
+          delta({ tool_calls: [{ index: 0, function: { arguments: '"1"}' } }] }),
+          finish('tool_calls'),
+        ]),
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'tool-call', id: 'call_a', name: 'f', input: { x: '1' } },
+      { type: 'tool-call', id: 'call_b', name: 'g', input: { y: [1, 2] } },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
+  it.each([
+    ['length', 'length'],
+    ['content_filter', 'content-filter'],
+    ['function_call', 'tool-calls'],
+    ['something_new', 'other'],
+  ])('maps finish_reason %s to %s', async (wire, mapped) => {
+    const events = await collect(fromOpenAIChatStream(fromArray([finish(wire)])));
+    expect(events).toEqual([{ type: 'finish', reason: mapped }]);
+  });
+
+  it('throws IncompleteStreamError when the stream ends without finish_reason', async () => {
+    await expect(
+      collect(fromOpenAIChatStream(fromArray([delta({ content: 'partial' })]))),
+    ).rejects.toBeInstanceOf(IncompleteStreamError);
+  });
+
+  it('throws MalformedResponseError for arguments that are not JSON', async () => {
+    await expect(
+      collect(
+        fromOpenAIChatStream(
+          fromArray([
+            delta({
+              tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: '{nope' } }],
+            }),
+            finish('tool_calls'),
+          ]),
+        ),
+      ),
+    ).rejects.toBeInstanceOf(MalformedResponseError);
+  });
+});

@@ -1,0 +1,99 @@
+import { parseToolInput } from './parse-tool-input';
+import { IncompleteStreamError } from './transport-error';
+import type { FinishReason, TransportEvent } from './types';
+
+/** The fields of a Chat Completions stream chunk the transport reads (the SDK's chunk type fits). */
+export interface OpenAIChatChunk {
+  choices: Array<{
+    delta?: {
+      content?: string | null;
+      tool_calls?: Array<{
+        index: number;
+        id?: string;
+        function?: { name?: string; arguments?: string };
+      }>;
+    };
+    finish_reason?: string | null;
+  }>;
+  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+}
+
+export function mapOpenAIChatFinishReason(reason: string): FinishReason {
+  switch (reason) {
+    case 'stop':
+      return 'stop';
+    case 'length':
+      return 'length';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls';
+    case 'content_filter':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Turns Chat Completions chunks into transport events. Tool-call argument deltas are assembled
+ * into one `tool-call` event each; `usage` and `finish` come last. A stream without a
+ * `finish_reason` is cut short and throws `IncompleteStreamError`.
+ */
+export async function* fromOpenAIChatStream(
+  chunks: AsyncIterable<OpenAIChatChunk>,
+): AsyncGenerator<TransportEvent> {
+  const pending = new Map<number, PendingCall>();
+  let finish: FinishReason | undefined;
+  let usage: TransportEvent | undefined;
+
+  function* flushCalls(): Generator<TransportEvent> {
+    const ordered = [...pending.entries()].sort(([a], [b]) => a - b);
+    pending.clear();
+    for (const [, call] of ordered) {
+      yield {
+        type: 'tool-call',
+        id: call.id,
+        name: call.name,
+        input: parseToolInput(call.arguments, call.name, call.id),
+      };
+    }
+  }
+
+  for await (const chunk of chunks) {
+    if (chunk.usage) {
+      usage = {
+        type: 'usage',
+        inputTokens: chunk.usage.prompt_tokens,
+        outputTokens: chunk.usage.completion_tokens,
+      };
+    }
+    const choice = chunk.choices[0];
+    if (choice === undefined) continue;
+    const delta = choice.delta;
+    if (delta?.content) yield { type: 'text-delta', text: delta.content };
+    for (const part of delta?.tool_calls ?? []) {
+      const call = pending.get(part.index) ?? { id: '', name: '', arguments: '' };
+      if (part.id) call.id = part.id;
+      if (part.function?.name && call.name === '') call.name = part.function.name;
+      if (part.function?.arguments) call.arguments += part.function.arguments;
+      pending.set(part.index, call);
+    }
+    if (choice.finish_reason) {
+      finish = mapOpenAIChatFinishReason(choice.finish_reason);
+      yield* flushCalls();
+    }
+  }
+  if (finish === undefined) {
+    throw new IncompleteStreamError({
+      message: 'The Chat Completions stream ended without a finish_reason.',
+    });
+  }
+  if (usage !== undefined) yield usage;
+  yield { type: 'finish', reason: finish };
+}

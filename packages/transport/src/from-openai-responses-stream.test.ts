@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { collect, fromArray } from './__fixtures__/collect-events';
+import {
+  fromOpenAIResponsesStream,
+  type OpenAIResponsesEvent,
+  type ResponsesStreamFailure,
+} from './from-openai-responses-stream';
+import { IncompleteStreamError } from './transport-error';
+
+class FakeStreamError extends Error {
+  constructor(readonly failure: ResponsesStreamFailure) {
+    super(failure.message);
+  }
+}
+const options = {
+  createStreamError: (failure: ResponsesStreamFailure) => new FakeStreamError(failure),
+};
+const usage = { input_tokens: 20, output_tokens: 5 };
+
+describe('fromOpenAIResponsesStream', () => {
+  it('streams text, usage and finish from response.completed', async () => {
+    const events = await collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          { type: 'response.created' },
+          { type: 'response.output_item.added', output_index: 0, item: { type: 'message' } },
+          { type: 'response.output_text.delta', delta: 'Hi ' },
+          { type: 'response.output_text.delta', delta: 'there' },
+          { type: 'response.output_item.done', output_index: 0, item: { type: 'message' } },
+          { type: 'response.completed', response: { usage } },
+        ]),
+        options,
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'text-delta', text: 'Hi ' },
+      { type: 'text-delta', text: 'there' },
+      { type: 'usage', inputTokens: 20, outputTokens: 5 },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
+  it('assembles function-call argument deltas and keeps call_id as the id', async () => {
+    const events = await collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          {
+            type: 'response.output_item.added',
+            output_index: 1,
+            item: {
+              type: 'function_call',
+              id: 'fc_1',
+              call_id: 'call_9',
+              name: 'lookup',
+              arguments: '',
+            },
+          },
+          { type: 'response.function_call_arguments.delta', output_index: 1, delta: '{"q":' },
+          { type: 'response.function_call_arguments.delta', output_index: 1, delta: '"keel"}' },
+          { type: 'response.output_item.done', output_index: 1, item: { type: 'function_call' } },
+          { type: 'response.completed', response: { usage: null } },
+        ]),
+        options,
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'tool-call', id: 'call_9', name: 'lookup', input: { q: 'keel' } },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
+  it('maps response.incomplete to its reason', async () => {
+    const events = await collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          {
+            type: 'response.incomplete',
+            response: { usage, incomplete_details: { reason: 'max_output_tokens' } },
+          },
+        ]),
+        options,
+      ),
+    );
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'length' });
+  });
+
+  it('throws the stream error built from an error event', async () => {
+    const run = collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          { type: 'response.output_text.delta', delta: 'x' },
+          { type: 'error', code: 'server_error', message: 'boom', param: null },
+        ]),
+        options,
+      ),
+    );
+    await expect(run).rejects.toMatchObject({
+      failure: { type: 'server_error', code: 'server_error', message: 'boom' },
+    });
+  });
+
+  it('throws the stream error built from response.failed', async () => {
+    const run = collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          {
+            type: 'response.failed',
+            response: { error: { code: 'rate_limit_exceeded', message: 'slow' } },
+          },
+        ]),
+        options,
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(FakeStreamError);
+  });
+
+  it('throws IncompleteStreamError without response.completed', async () => {
+    const run = collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([{ type: 'response.output_text.delta', delta: 'x' }]),
+        options,
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(IncompleteStreamError);
+  });
+});

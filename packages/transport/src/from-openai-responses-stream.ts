@@ -1,0 +1,152 @@
+import { parseToolInput } from './parse-tool-input';
+import { IncompleteStreamError } from './transport-error';
+import type { FinishReason, TransportEvent } from './types';
+
+interface ResponsesUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+interface ResponsesItem {
+  type: string;
+  id?: string;
+  call_id?: string;
+  name?: string;
+  arguments?: string;
+}
+
+interface ResponsesSnapshot {
+  usage?: ResponsesUsage | null;
+  incomplete_details?: { reason?: string | null } | null;
+  error?: { code?: string | null; message?: string } | null;
+}
+
+/** The fields of a Responses stream event the transport reads (the SDK's event type fits). */
+export type OpenAIResponsesEvent =
+  | { type: 'response.output_text.delta'; delta: string }
+  | { type: 'response.refusal.delta'; delta: string }
+  | { type: 'response.output_item.added'; output_index: number; item: ResponsesItem }
+  | { type: 'response.function_call_arguments.delta'; output_index: number; delta: string }
+  | { type: 'response.output_item.done'; output_index: number; item: ResponsesItem }
+  | { type: 'response.completed'; response: ResponsesSnapshot }
+  | { type: 'response.incomplete'; response: ResponsesSnapshot }
+  | { type: 'response.failed'; response: ResponsesSnapshot }
+  | { type: 'error'; code?: string | null; message: string; param?: string | null }
+  | { type: string };
+
+/** What an in-stream failure carries; the transport turns it into the SDK's `APIError`. */
+export interface ResponsesStreamFailure {
+  type?: string;
+  code?: string | null;
+  message: string;
+  param?: string | null;
+}
+
+export interface FromOpenAIResponsesStreamOptions {
+  /** Builds the error thrown for an `error` or `response.failed` event. */
+  createStreamError(failure: ResponsesStreamFailure): Error;
+}
+
+export function mapIncompleteReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'max_output_tokens':
+      return 'length';
+    case 'content_filter':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+function is<T extends OpenAIResponsesEvent['type']>(
+  event: OpenAIResponsesEvent,
+  type: T,
+): event is Extract<OpenAIResponsesEvent, { type: T }> {
+  return event.type === type;
+}
+
+/**
+ * Turns Responses stream events into transport events. Function-call argument deltas are
+ * assembled into one `tool-call` per item (its `call_id` is the id). `error` / `response.failed`
+ * throw; a stream without `response.completed` or `response.incomplete` throws
+ * `IncompleteStreamError`.
+ */
+export async function* fromOpenAIResponsesStream(
+  events: AsyncIterable<OpenAIResponsesEvent>,
+  options: FromOpenAIResponsesStreamOptions,
+): AsyncGenerator<TransportEvent> {
+  const pending = new Map<number, PendingCall>();
+  let toolCalls = 0;
+  let refused = false;
+
+  function* finish(snapshot: ResponsesSnapshot, reason: FinishReason): Generator<TransportEvent> {
+    if (snapshot.usage) {
+      yield {
+        type: 'usage',
+        inputTokens: snapshot.usage.input_tokens,
+        outputTokens: snapshot.usage.output_tokens,
+      };
+    }
+    yield { type: 'finish', reason };
+  }
+
+  for await (const event of events) {
+    if (is(event, 'response.output_text.delta')) {
+      if (event.delta) yield { type: 'text-delta', text: event.delta };
+    } else if (is(event, 'response.refusal.delta')) {
+      refused = true;
+    } else if (is(event, 'response.output_item.added')) {
+      if (event.item.type === 'function_call') {
+        pending.set(event.output_index, {
+          id: event.item.call_id ?? '',
+          name: event.item.name ?? '',
+          arguments: event.item.arguments ?? '',
+        });
+      }
+    } else if (is(event, 'response.function_call_arguments.delta')) {
+      const call = pending.get(event.output_index);
+      if (call !== undefined) call.arguments += event.delta;
+    } else if (is(event, 'response.output_item.done')) {
+      if (event.item.type !== 'function_call') continue;
+      const call = pending.get(event.output_index);
+      pending.delete(event.output_index);
+      const id = event.item.call_id ?? call?.id ?? '';
+      const name = event.item.name ?? call?.name ?? '';
+      const args = event.item.arguments ?? call?.arguments ?? '';
+      toolCalls += 1;
+      yield { type: 'tool-call', id, name, input: parseToolInput(args, name, id) };
+    } else if (is(event, 'response.completed')) {
+      const reason: FinishReason = refused
+        ? 'content-filter'
+        : toolCalls > 0
+          ? 'tool-calls'
+          : 'stop';
+      yield* finish(event.response, reason);
+      return;
+    } else if (is(event, 'response.incomplete')) {
+      yield* finish(event.response, mapIncompleteReason(event.response.incomplete_details?.reason));
+      return;
+    } else if (is(event, 'response.failed')) {
+      const error = event.response.error;
+      throw options.createStreamError({
+        ...(error?.code == null ? {} : { type: error.code, code: error.code }),
+        message: error?.message ?? 'The response failed.',
+      });
+    } else if (is(event, 'error')) {
+      throw options.createStreamError({
+        ...(event.code == null ? {} : { type: event.code, code: event.code }),
+        message: event.message,
+        param: event.param ?? null,
+      });
+    }
+  }
+  throw new IncompleteStreamError({
+    message: 'The Responses stream ended without response.completed.',
+  });
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { fullRequest } from './__fixtures__/full-request';
+import { DEFAULT_ANTHROPIC_MAX_TOKENS, toAnthropicMessages } from './to-anthropic-messages';
+import { UnsupportedRequestError } from './transport-error';
+
+describe('toAnthropicMessages', () => {
+  it('converts every field the request type can express', () => {
+    const body = toAnthropicMessages(fullRequest, { model: 'fallback' });
+    expect(body).toEqual({
+      model: 'fallback',
+      stream: true,
+      system: 'You are terse.',
+      max_tokens: 321,
+      temperature: 0.25,
+      stop_sequences: ['END'],
+      messages: [
+        { role: 'user', content: 'What is the weather in Oslo and Rome?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Checking both.' },
+            { type: 'tool_use', id: 'call_oslo', name: 'weather', input: { city: 'Oslo' } },
+            {
+              type: 'tool_use',
+              id: 'call_rome',
+              name: 'weather',
+              input: { city: 'Rome', unit: 'C' },
+            },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'call_oslo', content: '-3 C, snow' },
+            {
+              type: 'tool_result',
+              tool_use_id: 'call_rome',
+              content: 'station offline',
+              is_error: true,
+            },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Thanks.' },
+            { type: 'text', text: 'Summarise.' },
+          ],
+        },
+      ],
+      tools: [
+        {
+          name: 'weather',
+          description: 'Current weather for a city',
+          input_schema: fullRequest.tools?.[0]?.inputSchema,
+        },
+      ],
+    });
+  });
+
+  it('always sends max_tokens: request, then transport default, then the built-in default', () => {
+    const bare = { messages: [{ role: 'user' as const, content: 'hi' }] };
+    expect(toAnthropicMessages(bare, { model: 'm', maxTokens: 77 }).max_tokens).toBe(77);
+    expect(toAnthropicMessages(bare, { model: 'm' }).max_tokens).toBe(DEFAULT_ANTHROPIC_MAX_TOKENS);
+  });
+
+  it('adds type object to a tool schema without one', () => {
+    const body = toAnthropicMessages(
+      { messages: [], tools: [{ name: 't', inputSchema: { properties: {} } }] },
+      { model: 'm' },
+    );
+    expect(body.tools).toEqual([{ name: 't', input_schema: { type: 'object', properties: {} } }]);
+  });
+
+  it('refuses a tool_result in an assistant message', () => {
+    expect(() =>
+      toAnthropicMessages(
+        {
+          messages: [
+            { role: 'assistant', content: [{ type: 'tool_result', toolUseId: 'x', content: '' }] },
+          ],
+        },
+        { model: 'm' },
+      ),
+    ).toThrow(UnsupportedRequestError);
+  });
+});

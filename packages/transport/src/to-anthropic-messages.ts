@@ -1,0 +1,91 @@
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages';
+import { UnsupportedRequestError } from './transport-error';
+import type { Message, ModelRequest, ToolDefinition } from './types';
+
+/** Anthropic requires `max_tokens`; used when neither the request nor the transport sets one. */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
+
+/**
+ * The streaming Messages body. `temperature` is no longer in the SDK's types (deprecated by the
+ * API) but the wire still accepts it, so a request's temperature is sent as is.
+ */
+export type AnthropicMessagesBody = MessageCreateParamsStreaming & { temperature?: number };
+
+export interface ToAnthropicMessagesOptions {
+  model: string;
+  maxTokens?: number;
+}
+
+function block(message: Message, content: Exclude<Message['content'], string>[number]) {
+  switch (content.type) {
+    case 'text':
+      return { type: 'text', text: content.text } satisfies ContentBlockParam;
+    case 'tool_use':
+      if (message.role !== 'assistant') {
+        throw new UnsupportedRequestError({
+          message: `A ${message.role} message cannot hold a tool_use block.`,
+        });
+      }
+      return {
+        type: 'tool_use',
+        id: content.id,
+        name: content.name,
+        input: content.input,
+      } satisfies ContentBlockParam;
+    case 'tool_result':
+      if (message.role === 'assistant') {
+        throw new UnsupportedRequestError({
+          message: 'An assistant message cannot hold a tool_result block.',
+        });
+      }
+      return {
+        type: 'tool_result',
+        tool_use_id: content.toolUseId,
+        content: content.content,
+        ...(content.isError === undefined ? {} : { is_error: content.isError }),
+      } satisfies ContentBlockParam;
+    default: {
+      const unexpected: never = content;
+      throw new UnsupportedRequestError({ message: `Unknown block ${String(unexpected)}` });
+    }
+  }
+}
+
+function toMessageParam(message: Message): MessageParam {
+  const role = message.role === 'assistant' ? 'assistant' : 'user';
+  if (typeof message.content === 'string') return { role, content: message.content };
+  return { role, content: message.content.map((content) => block(message, content)) };
+}
+
+export function toAnthropicTool(tool: ToolDefinition): Tool {
+  return {
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    input_schema: { type: 'object', ...tool.inputSchema },
+  };
+}
+
+/** Converts a Keel request to a streaming Messages body (`tool` messages become `user` messages). */
+export function toAnthropicMessages(
+  request: ModelRequest,
+  options: ToAnthropicMessagesOptions,
+): AnthropicMessagesBody {
+  const body: AnthropicMessagesBody = {
+    model: options.model,
+    max_tokens: request.maxTokens ?? options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    messages: request.messages.map(toMessageParam),
+    stream: true,
+  };
+  if (request.system !== undefined) body.system = request.system;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.stop !== undefined && request.stop.length > 0) body.stop_sequences = request.stop;
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = request.tools.map(toAnthropicTool);
+  }
+  return body;
+}

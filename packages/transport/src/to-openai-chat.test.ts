@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { fullRequest } from './__fixtures__/full-request';
+import { toOpenAIChat } from './to-openai-chat';
+import { UnsupportedRequestError } from './transport-error';
+
+describe('toOpenAIChat', () => {
+  it('converts every field the request type can express', () => {
+    const body = toOpenAIChat(fullRequest, { model: 'fallback-model' });
+    expect(body).toEqual({
+      model: 'fallback-model',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'What is the weather in Oslo and Rome?' },
+        {
+          role: 'assistant',
+          content: 'Checking both.',
+          tool_calls: [
+            {
+              id: 'call_oslo',
+              type: 'function',
+              function: { name: 'weather', arguments: '{"city":"Oslo"}' },
+            },
+            {
+              id: 'call_rome',
+              type: 'function',
+              function: { name: 'weather', arguments: '{"city":"Rome","unit":"C"}' },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_oslo', content: '-3 C, snow' },
+        { role: 'tool', tool_call_id: 'call_rome', content: '[tool error] station offline' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Thanks.' },
+            { type: 'text', text: 'Summarise.' },
+          ],
+        },
+      ],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'weather',
+            description: 'Current weather for a city',
+            parameters: fullRequest.tools?.[0]?.inputSchema,
+          },
+        },
+      ],
+      max_completion_tokens: 321,
+      temperature: 0.25,
+      stop: ['END'],
+    });
+  });
+
+  it('uses the transport default max tokens and the configured field name', () => {
+    const body = toOpenAIChat(
+      { messages: [{ role: 'user', content: 'hi' }] },
+      { model: 'm', maxTokens: 50, maxTokensField: 'max_tokens' },
+    );
+    expect(body.max_tokens).toBe(50);
+    expect(body.max_completion_tokens).toBeUndefined();
+    expect(body.tools).toBeUndefined();
+    expect(body.messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('sends an assistant message with only tool calls with null content', () => {
+    const body = toOpenAIChat(
+      {
+        messages: [
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'n', input: {} }] },
+        ],
+      },
+      { model: 'm' },
+    );
+    expect(body.messages[0]).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'a', type: 'function', function: { name: 'n', arguments: '{}' } }],
+    });
+  });
+
+  it('refuses blocks in the wrong role', () => {
+    expect(() =>
+      toOpenAIChat(
+        {
+          messages: [
+            { role: 'user', content: [{ type: 'tool_use', id: 'a', name: 'n', input: {} }] },
+          ],
+        },
+        { model: 'm' },
+      ),
+    ).toThrow(UnsupportedRequestError);
+  });
+});

@@ -1,0 +1,139 @@
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionContentPartText,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import { contentBlocks, type TextBlock, toolResultText } from './content-blocks';
+import { UnsupportedRequestError } from './transport-error';
+import type { Message, ModelRequest, ToolDefinition } from './types';
+
+/** Which body field carries the output-token limit (older OpenAI-compatible servers want `max_tokens`). */
+export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
+
+export interface ToOpenAIChatOptions {
+  model: string;
+  maxTokens?: number;
+  maxTokensField?: MaxTokensField;
+}
+
+function textContent(blocks: TextBlock[]): string | ChatCompletionContentPartText[] {
+  const [only] = blocks;
+  if (blocks.length === 1 && only !== undefined) return only.text;
+  return blocks.map((block) => ({ type: 'text', text: block.text }));
+}
+
+function assistantMessage(message: Message): ChatCompletionAssistantMessageParam {
+  if (typeof message.content === 'string') return { role: 'assistant', content: message.content };
+  const texts: TextBlock[] = [];
+  const calls: NonNullable<ChatCompletionAssistantMessageParam['tool_calls']> = [];
+  for (const block of message.content) {
+    switch (block.type) {
+      case 'text':
+        texts.push(block);
+        break;
+      case 'tool_use':
+        calls.push({
+          id: block.id,
+          type: 'function',
+          function: { name: block.name, arguments: JSON.stringify(block.input) },
+        });
+        break;
+      case 'tool_result':
+        throw new UnsupportedRequestError({
+          message: 'An assistant message cannot hold a tool_result block.',
+        });
+      default: {
+        const unexpected: never = block;
+        throw new UnsupportedRequestError({ message: `Unknown block ${String(unexpected)}` });
+      }
+    }
+  }
+  const result: ChatCompletionAssistantMessageParam = {
+    role: 'assistant',
+    content: texts.length > 0 ? textContent(texts) : null,
+  };
+  if (calls.length > 0) result.tool_calls = calls;
+  return result;
+}
+
+/** User and tool messages: tool results become `tool` messages first, then the user's text. */
+function userMessages(message: Message): ChatCompletionMessageParam[] {
+  if (typeof message.content === 'string') return [{ role: 'user', content: message.content }];
+  const results: ChatCompletionMessageParam[] = [];
+  const texts: TextBlock[] = [];
+  for (const block of contentBlocks(message)) {
+    switch (block.type) {
+      case 'text':
+        texts.push(block);
+        break;
+      case 'tool_result':
+        results.push({
+          role: 'tool',
+          tool_call_id: block.toolUseId,
+          content: toolResultText(block),
+        });
+        break;
+      case 'tool_use':
+        throw new UnsupportedRequestError({
+          message: `A ${message.role} message cannot hold a tool_use block.`,
+        });
+      default: {
+        const unexpected: never = block;
+        throw new UnsupportedRequestError({ message: `Unknown block ${String(unexpected)}` });
+      }
+    }
+  }
+  if (texts.length > 0) results.push({ role: 'user', content: textContent(texts) });
+  return results;
+}
+
+export function toOpenAIChatTool(tool: ToolDefinition): ChatCompletionTool {
+  return {
+    type: 'function',
+    function: {
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      parameters: tool.inputSchema,
+    },
+  };
+}
+
+/** Converts a Keel request to a streaming Chat Completions body. */
+export function toOpenAIChat(
+  request: ModelRequest,
+  options: ToOpenAIChatOptions,
+): ChatCompletionCreateParamsStreaming {
+  const messages: ChatCompletionMessageParam[] = [];
+  if (request.system !== undefined) messages.push({ role: 'system', content: request.system });
+  for (const message of request.messages) {
+    switch (message.role) {
+      case 'assistant':
+        messages.push(assistantMessage(message));
+        break;
+      case 'user':
+      case 'tool':
+        messages.push(...userMessages(message));
+        break;
+      default: {
+        const unexpected: never = message.role;
+        throw new UnsupportedRequestError({ message: `Unknown role ${String(unexpected)}` });
+      }
+    }
+  }
+  const body: ChatCompletionCreateParamsStreaming = {
+    model: options.model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  const maxTokens = request.maxTokens ?? options.maxTokens;
+  if (maxTokens !== undefined) body[options.maxTokensField ?? 'max_completion_tokens'] = maxTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = request.tools.map(toOpenAIChatTool);
+  }
+  return body;
+}

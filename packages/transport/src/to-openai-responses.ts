@@ -1,0 +1,138 @@
+import type {
+  FunctionTool,
+  ResponseCreateParamsStreaming,
+  ResponseInputItem,
+} from 'openai/resources/responses/responses';
+import { contentBlocks, toolResultText } from './content-blocks';
+import { UnsupportedRequestError } from './transport-error';
+import type { Message, ModelRequest, ToolDefinition } from './types';
+
+export interface ToOpenAIResponsesOptions {
+  model: string;
+  maxTokens?: number;
+}
+
+function assistantItems(message: Message): ResponseInputItem[] {
+  if (typeof message.content === 'string') {
+    return [{ type: 'message', role: 'assistant', content: message.content }];
+  }
+  const items: ResponseInputItem[] = [];
+  for (const block of message.content) {
+    switch (block.type) {
+      case 'text':
+        items.push({ type: 'message', role: 'assistant', content: block.text });
+        break;
+      case 'tool_use':
+        items.push({
+          type: 'function_call',
+          call_id: block.id,
+          name: block.name,
+          arguments: JSON.stringify(block.input),
+        });
+        break;
+      case 'tool_result':
+        throw new UnsupportedRequestError({
+          message: 'An assistant message cannot hold a tool_result block.',
+        });
+      default: {
+        const unexpected: never = block;
+        throw new UnsupportedRequestError({ message: `Unknown block ${String(unexpected)}` });
+      }
+    }
+  }
+  return items;
+}
+
+/** User and tool messages: tool results become `function_call_output` items, then the user's text. */
+function userItems(message: Message): ResponseInputItem[] {
+  if (typeof message.content === 'string') {
+    return [{ type: 'message', role: 'user', content: message.content }];
+  }
+  const items: ResponseInputItem[] = [];
+  const texts: string[] = [];
+  for (const block of contentBlocks(message)) {
+    switch (block.type) {
+      case 'text':
+        texts.push(block.text);
+        break;
+      case 'tool_result':
+        items.push({
+          type: 'function_call_output',
+          call_id: block.toolUseId,
+          output: toolResultText(block),
+        });
+        break;
+      case 'tool_use':
+        throw new UnsupportedRequestError({
+          message: `A ${message.role} message cannot hold a tool_use block.`,
+        });
+      default: {
+        const unexpected: never = block;
+        throw new UnsupportedRequestError({ message: `Unknown block ${String(unexpected)}` });
+      }
+    }
+  }
+  if (texts.length > 0) {
+    items.push({
+      type: 'message',
+      role: 'user',
+      content: texts.map((text) => ({ type: 'input_text', text })),
+    });
+  }
+  return items;
+}
+
+export function toOpenAIResponsesTool(tool: ToolDefinition): FunctionTool {
+  return {
+    type: 'function',
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    parameters: tool.inputSchema,
+    strict: false,
+  };
+}
+
+/**
+ * Converts a Keel request to a streaming Responses body (`store: false`: the whole history is
+ * sent each time). The Responses API has no stop sequences, so a request with `stop` is refused.
+ */
+export function toOpenAIResponses(
+  request: ModelRequest,
+  options: ToOpenAIResponsesOptions,
+): ResponseCreateParamsStreaming {
+  if (request.stop !== undefined && request.stop.length > 0) {
+    throw new UnsupportedRequestError({
+      message: 'The openai-responses API has no stop sequences; use openai-chat for `stop`.',
+    });
+  }
+  const input: ResponseInputItem[] = [];
+  for (const message of request.messages) {
+    switch (message.role) {
+      case 'assistant':
+        input.push(...assistantItems(message));
+        break;
+      case 'user':
+      case 'tool':
+        input.push(...userItems(message));
+        break;
+      default: {
+        const unexpected: never = message.role;
+        throw new UnsupportedRequestError({ message: `Unknown role ${String(unexpected)}` });
+      }
+    }
+  }
+  const body: ResponseCreateParamsStreaming = {
+    model: options.model,
+    input,
+    stream: true,
+    store: false,
+  };
+  if (request.system !== undefined) body.instructions = request.system;
+  const maxTokens = request.maxTokens ?? options.maxTokens;
+  if (maxTokens !== undefined) body.max_output_tokens = maxTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = request.tools.map(toOpenAIResponsesTool);
+  }
+  return body;
+}
