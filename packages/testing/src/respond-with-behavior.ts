@@ -63,7 +63,7 @@ function buildReply(
 function padText(text: string, chunks: number, chunkSize: number): string {
   const base = text.length > 0 ? text : 'mock';
   let padded = base;
-  while (padded.length < chunks * chunkSize) padded += ` ${base}`;
+  while (Math.ceil(padded.length / chunkSize) < chunks) padded += ` ${base}`;
   return padded;
 }
 
@@ -72,11 +72,12 @@ function framesThroughText(frames: StreamFrame[], count: number): StreamFrame[] 
   const taken: StreamFrame[] = [];
   let seen = 0;
   for (const frame of frames) {
-    if (frame.text) {
-      if (seen >= count) break;
-      seen += 1;
-    }
+    if (frame.text && seen >= count) break;
     taken.push(frame);
+    if (frame.text) {
+      seen += 1;
+      if (seen >= count) break;
+    }
   }
   return taken;
 }

@@ -1,0 +1,305 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createMockProvider } from './mock-provider';
+import type { MockProvider } from './mock-provider-types';
+
+let provider: MockProvider;
+let anthropic: Anthropic;
+let openai: OpenAI;
+
+beforeEach(async () => {
+  provider = await createMockProvider();
+  anthropic = new Anthropic({ apiKey: 'k', baseURL: provider.anthropicBaseUrl, maxRetries: 0 });
+  openai = new OpenAI({ apiKey: 'k', baseURL: provider.openaiBaseUrl, maxRetries: 0 });
+});
+afterEach(async () => {
+  await provider.close();
+});
+
+const anthropicParams = {
+  model: 'claude-test',
+  max_tokens: 10,
+  messages: [{ role: 'user' as const, content: 'hello' }],
+};
+const chatParams = { model: 'gpt-test', messages: [{ role: 'user' as const, content: 'hello' }] };
+
+/** Iterate a stream, returning what arrived before it ended or threw. */
+async function drain<T>(stream: AsyncIterable<T>): Promise<{ items: T[]; error: unknown }> {
+  const items: T[] = [];
+  try {
+    for await (const item of stream) items.push(item);
+  } catch (error) {
+    return { items, error };
+  }
+  return { items, error: undefined };
+}
+
+describe('reset-before-headers', () => {
+  it('is an APIConnectionError in both SDKs, streaming or not', async () => {
+    provider.enqueue(
+      { type: 'reset-before-headers' },
+      { behavior: { type: 'reset-before-headers' }, times: 3 },
+    );
+    await expect(anthropic.messages.create(anthropicParams)).rejects.toBeInstanceOf(
+      Anthropic.APIConnectionError,
+    );
+    await expect(
+      anthropic.messages.create({ ...anthropicParams, stream: true }),
+    ).rejects.toBeInstanceOf(Anthropic.APIConnectionError);
+    await expect(openai.chat.completions.create(chatParams)).rejects.toBeInstanceOf(
+      OpenAI.APIConnectionError,
+    );
+    await expect(
+      openai.responses.create({ model: 'gpt-test', input: 'x', stream: true }),
+    ).rejects.toBeInstanceOf(OpenAI.APIConnectionError);
+    expect(provider.pending()).toBe(0);
+    expect(provider.requests.map((request) => request.behavior)).toEqual(
+      Array(4).fill('reset-before-headers'),
+    );
+  });
+
+  it('is retried by the SDK when retries are allowed, then the next behaviour answers', async () => {
+    const retrying = new Anthropic({
+      apiKey: 'k',
+      baseURL: provider.anthropicBaseUrl,
+      maxRetries: 1,
+    });
+    provider.enqueue({ type: 'reset-before-headers' }, { type: 'ok', text: 'second time lucky' });
+    const message = await retrying.messages.create(anthropicParams);
+    expect(message.content).toEqual([{ type: 'text', text: 'second time lucky' }]);
+    expect(provider.requests).toHaveLength(2);
+  });
+});
+
+describe('reset-after-chunks', () => {
+  it('delivers N text deltas then fails the Anthropic stream', async () => {
+    provider.enqueue({ type: 'reset-after-chunks', chunks: 2, text: 'abcdefghijklmnopqrstuvwxyz' });
+    const { items, error } = await drain(
+      await anthropic.messages.create({ ...anthropicParams, stream: true }),
+    );
+    const texts = items.flatMap((event) =>
+      event.type === 'content_block_delta' && event.delta.type === 'text_delta'
+        ? [event.delta.text]
+        : [],
+    );
+    expect(texts).toEqual(['abcdefgh', 'ijklmnop']);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(Anthropic.APIError);
+    expect(items.some((event) => event.type === 'message_stop')).toBe(false);
+  });
+
+  it('delivers N chat chunks then fails the OpenAI stream', async () => {
+    provider.enqueue({ type: 'reset-after-chunks', chunks: 3 });
+    const { items, error } = await drain(
+      await openai.chat.completions.create({ ...chatParams, stream: true }),
+    );
+    const texts = items.flatMap((chunk) =>
+      chunk.choices[0]?.delta.content ? [chunk.choices[0].delta.content] : [],
+    );
+    expect(texts).toHaveLength(3);
+    expect(error).toBeInstanceOf(Error);
+    expect(items.some((chunk) => chunk.choices[0]?.finish_reason)).toBe(false);
+  });
+
+  it('cuts a non-streaming body in half, so the SDK fails', async () => {
+    provider.enqueue({ type: 'reset-after-chunks', chunks: 1 });
+    await expect(anthropic.messages.create(anthropicParams)).rejects.toBeInstanceOf(Error);
+  });
+});
+
+describe('stream-error', () => {
+  it('makes the Anthropic SDK throw an APIError carrying the in-stream error type', async () => {
+    provider.enqueue({ type: 'stream-error', afterChunks: 1, errorType: 'overloaded_error' });
+    const { items, error } = await drain(
+      await anthropic.messages.create({ ...anthropicParams, stream: true }),
+    );
+    expect(items.filter((event) => event.type === 'content_block_delta')).toHaveLength(1);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    const apiError = error as InstanceType<typeof Anthropic.APIError>;
+    expect(apiError.status).toBeUndefined();
+    expect(apiError.error).toMatchObject({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    });
+    expect(apiError.type).toBe('overloaded_error');
+  });
+
+  it('makes the OpenAI SDK throw an APIError from the chat error chunk', async () => {
+    provider.enqueue({
+      type: 'stream-error',
+      afterChunks: 2,
+      errorType: 'server_error',
+      message: 'boom',
+    });
+    const { items, error } = await drain(
+      await openai.chat.completions.create({ ...chatParams, stream: true }),
+    );
+    expect(items.filter((chunk) => chunk.choices[0]?.delta.content)).toHaveLength(2);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).type).toBe('server_error');
+    expect((error as Error).message).toContain('boom');
+  });
+
+  it('sends error and response.failed events on the responses stream', async () => {
+    provider.enqueue({ type: 'stream-error', errorType: 'rate_limit_error', message: 'slow down' });
+    const { items, error } = await drain(
+      await openai.responses.create({ model: 'gpt-test', input: 'x', stream: true }),
+    );
+    expect(error).toBeUndefined();
+    expect(items.map((event) => event.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'error',
+      'response.failed',
+    ]);
+    expect(items.at(-2)).toMatchObject({
+      type: 'error',
+      code: 'rate_limit_error',
+      message: 'slow down',
+    });
+    expect(items.at(-1)).toMatchObject({
+      response: { status: 'failed', error: { code: 'rate_limit_error' } },
+    });
+  });
+
+  it('answers a non-streaming request with the matching HTTP error', async () => {
+    provider.enqueue({ type: 'stream-error' });
+    const error = await anthropic.messages
+      .create(anthropicParams)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.InternalServerError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
+  });
+});
+
+describe('truncated-stream', () => {
+  it('ends the Anthropic stream cleanly without message_delta or message_stop', async () => {
+    provider.enqueue({ type: 'truncated-stream', chunks: 2 });
+    const { items, error } = await drain(
+      await anthropic.messages.create({ ...anthropicParams, stream: true }),
+    );
+    expect(error).toBeUndefined();
+    expect(items.filter((event) => event.type === 'content_block_delta')).toHaveLength(2);
+    expect(items.map((event) => event.type)).not.toContain('message_stop');
+    expect(items.map((event) => event.type)).not.toContain('message_delta');
+  });
+
+  it('ends the chat stream without finish_reason and without [DONE]', async () => {
+    provider.enqueue({ type: 'truncated-stream', text: 'only this' });
+    const { items, error } = await drain(
+      await openai.chat.completions.create({ ...chatParams, stream: true }),
+    );
+    expect(error).toBeUndefined();
+    expect(items.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('only this');
+    expect(items.some((chunk) => chunk.choices[0]?.finish_reason)).toBe(false);
+  });
+});
+
+describe('hang, stall and abort', () => {
+  it('hang: the SDK timeout fires as APIConnectionTimeoutError', async () => {
+    provider.enqueue({ type: 'hang' }, { type: 'hang' });
+    const impatient = new Anthropic({
+      apiKey: 'k',
+      baseURL: provider.anthropicBaseUrl,
+      maxRetries: 0,
+      timeout: 150,
+    });
+    await expect(impatient.messages.create(anthropicParams)).rejects.toBeInstanceOf(
+      Anthropic.APIConnectionTimeoutError,
+    );
+    const impatientOpenai = new OpenAI({
+      apiKey: 'k',
+      baseURL: provider.openaiBaseUrl,
+      maxRetries: 0,
+      timeout: 150,
+    });
+    await expect(impatientOpenai.chat.completions.create(chatParams)).rejects.toBeInstanceOf(
+      OpenAI.APIConnectionTimeoutError,
+    );
+  });
+
+  it('hang: aborting the caller signal gives APIUserAbortError', async () => {
+    provider.enqueue({ type: 'hang' });
+    const controller = new AbortController();
+    const pending = openai.chat.completions.create(chatParams, { signal: controller.signal });
+    await vi.waitFor(() => expect(provider.requests).toHaveLength(1));
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
+  });
+
+  it('stall: headers and N chunks arrive, then silence until the connection is closed', async () => {
+    provider.enqueue({ type: 'stall', afterChunks: 1 });
+    const stream = await openai.chat.completions.create({ ...chatParams, stream: true });
+    const seen: string[] = [];
+    let finished = false;
+    const error = await (async () => {
+      try {
+        for await (const chunk of stream) {
+          const text = chunk.choices[0]?.delta.content;
+          if (chunk.choices[0]?.finish_reason) finished = true;
+          if (text) {
+            seen.push(text);
+            void provider.close();
+          }
+        }
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(seen).toHaveLength(1);
+    expect(finished).toBe(false);
+    expect(error).toBeInstanceOf(Error);
+  });
+
+  it('aborting mid-stream stops the Anthropic stream without an error (SDK behaviour)', async () => {
+    provider.enqueue({ type: 'ok', text: 'x'.repeat(400), chunkDelayMs: 20, chunkSize: 4 });
+    const controller = new AbortController();
+    const stream = await anthropic.messages.create(
+      { ...anthropicParams, stream: true },
+      { signal: controller.signal },
+    );
+    const deltas: string[] = [];
+    for await (const event of stream) {
+      if (event.type === 'content_block_delta') {
+        deltas.push(event.type);
+        controller.abort();
+      }
+    }
+    expect(deltas).toHaveLength(1);
+    await vi.waitFor(() => expect(provider.requests).toHaveLength(1));
+  });
+
+  it('close() ends hanging and stalled requests with connection errors, and is idempotent', async () => {
+    provider.enqueue({ type: 'hang' }, { type: 'stall' });
+    const hanging = anthropic.messages.create(anthropicParams).catch((error: unknown) => error);
+    const stalled = await anthropic.messages.create({ ...anthropicParams, stream: true });
+    await vi.waitFor(() => expect(provider.requests).toHaveLength(2));
+    const draining = drain(stalled);
+    await Promise.all([provider.close(), provider.close()]);
+    await provider.close();
+    expect(await hanging).toBeInstanceOf(Anthropic.APIConnectionError);
+    const { items, error } = await draining;
+    expect(items).toHaveLength(0);
+    expect(error).toBeInstanceOf(Error);
+  });
+});
+
+describe('slow tokens', () => {
+  it('chunkDelayMs and chunkSize shape the stream without changing its content', async () => {
+    provider.enqueue({ type: 'ok', text: 'slow and steady', chunkDelayMs: 5, chunkSize: 3 });
+    const { items, error } = await drain(
+      await anthropic.messages.create({ ...anthropicParams, stream: true }),
+    );
+    expect(error).toBeUndefined();
+    const texts = items.flatMap((event) =>
+      event.type === 'content_block_delta' && event.delta.type === 'text_delta'
+        ? [event.delta.text]
+        : [],
+    );
+    expect(texts).toEqual(['slo', 'w a', 'nd ', 'ste', 'ady']);
+  });
+});
