@@ -1,0 +1,14 @@
+import { ANTHROPIC_FIXTURES } from './anthropic-errors';
+import type { ErrorFixture } from './error-fixture';
+import { GATEWAY_FIXTURES } from './gateway-errors';
+import { GOOGLE_BEDROCK_FIXTURES } from './google-bedrock-errors';
+import { OPENAI_FIXTURES } from './openai-errors';
+import { TRANSPORT_FIXTURES } from './transport-errors';
+
+export const ALL_FIXTURES: readonly ErrorFixture[] = [
+  ...ANTHROPIC_FIXTURES,
+  ...OPENAI_FIXTURES,
+  ...GOOGLE_BEDROCK_FIXTURES,
+  ...GATEWAY_FIXTURES,
+  ...TRANSPORT_FIXTURES,
+];

@@ -1,0 +1,94 @@
+import { BUILTIN_RULES } from './builtin-rules';
+import type { ClassifierRule, RuleContext, RuleMatch } from './classifier-rule';
+import { collectErrorFacts, type ErrorFacts } from './collect-error-facts';
+import { detectProvider } from './detect-provider';
+import type { ClassifyErrorOptions, ErrorClassification } from './error-classification';
+import { isErrorKind } from './error-kind';
+import { KIND_POLICY } from './kind-policy';
+import { parseRetryAfter } from './parse-retry-after';
+import { sanitizeForLog } from './sanitize-for-log';
+
+export interface ClassifierOptions {
+  /** Application rules, tried in order before the built-in ones. */
+  rules?: readonly ClassifierRule[];
+}
+
+export interface Classifier {
+  classify(error: unknown, options?: ClassifyErrorOptions): ErrorClassification;
+}
+
+/** Google RPC `RetryInfo.retryDelay` (`"13s"`, `"0.5s"`) found in an error body, in ms. */
+function retryDelayFromBody(facts: ErrorFacts): number | undefined {
+  for (const node of facts.nodes) {
+    if (typeof node !== 'object' || node === null) continue;
+    const details = (node as { details?: unknown }).details;
+    if (!Array.isArray(details)) continue;
+    for (const detail of details) {
+      const delay = (detail as { retryDelay?: unknown } | null)?.retryDelay;
+      const match = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
+      if (match?.[1]) {
+        const ms = Number(match[1]) * 1000;
+        return ms >= 0 && ms <= 60_000 ? Math.round(ms) : undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+function runRule(
+  rule: ClassifierRule,
+  error: unknown,
+  context: RuleContext,
+): RuleMatch | undefined {
+  try {
+    const result = rule.match(error, context);
+    if (result === undefined) return undefined;
+    if (typeof result === 'string') return isErrorKind(result) ? result : undefined;
+    return isErrorKind(result.kind) ? result : undefined;
+  } catch {
+    // A broken rule must not turn one failure into another: skip it.
+    return undefined;
+  }
+}
+
+function build(match: RuleMatch, facts: ErrorFacts): ErrorClassification {
+  const kind = typeof match === 'string' ? match : match.kind;
+  const overrides: Partial<ErrorClassification> = typeof match === 'string' ? {} : match;
+  const provider = overrides.provider ?? detectProvider(facts);
+  const code = overrides.code ?? facts.codes[0];
+  const retryAfterMs =
+    overrides.retryAfterMs ?? parseRetryAfter(facts.headers) ?? retryDelayFromBody(facts);
+  const message = overrides.message ?? facts.primaryMessage;
+  const status = overrides.status ?? facts.status;
+  return {
+    kind,
+    retryable: overrides.retryable ?? KIND_POLICY[kind].retryable,
+    ...(status !== undefined ? { status } : {}),
+    ...(code !== undefined ? { code: sanitizeForLog(code, { maxLength: 100 }) } : {}),
+    ...(provider !== undefined ? { provider } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    ...(message !== undefined ? { message: sanitizeForLog(message) } : {}),
+  };
+}
+
+/**
+ * A classifier with application rules that run before the built-in ones (which include the
+ * caller-abort and `keelKind` rules). The first rule that matches decides the kind.
+ */
+export function createClassifier(options: ClassifierOptions = {}): Classifier {
+  const rules = [...(options.rules ?? []), ...BUILTIN_RULES];
+  return {
+    classify(error, classifyOptions = {}) {
+      const facts = collectErrorFacts(error);
+      const context: RuleContext = {
+        facts,
+        ...(classifyOptions.signal !== undefined ? { signal: classifyOptions.signal } : {}),
+      };
+      for (const rule of rules) {
+        const match = runRule(rule, error, context);
+        if (match !== undefined) return build(match, facts);
+      }
+      return build('unknown', facts);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/** Every kind of the taxonomy, in the order of DESIGN.md's table. */
+export const ERROR_KINDS = [
+  'caller_abort',
+  'provider_abort',
+  'connection',
+  'timeout',
+  'rate_limit',
+  'overloaded',
+  'server_error',
+  'auth',
+  'billing',
+  'context_overflow',
+  'invalid_request',
+  'model_not_found',
+  'content_policy',
+  'session_takeover',
+  'coordination',
+  'unknown',
+] as const;
+
+/** What went wrong, as the one stable name every retry, rotation and fallback decision uses. */
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+const KIND_SET: ReadonlySet<string> = new Set(ERROR_KINDS);
+
+/** True when `value` is one of the 16 `ErrorKind` literals. */
+export function isErrorKind(value: unknown): value is ErrorKind {
+  return typeof value === 'string' && KIND_SET.has(value);
+}
