@@ -1,1 +1,59 @@
-export const placeholder = true;
+export { createTransport, type TransportOptions } from './create-transport';
+export {
+  type AnthropicMessagesEvent,
+  fromAnthropicMessagesStream,
+} from './from-anthropic-messages-stream';
+export { fromOpenAIChatStream, type OpenAIChatChunk } from './from-openai-chat-stream';
+export {
+  type FromOpenAIResponsesStreamOptions,
+  fromOpenAIResponsesStream,
+  type OpenAIResponsesEvent,
+  type ResponsesStreamFailure,
+} from './from-openai-responses-stream';
+export type { SdkLoader } from './load-sdk';
+export {
+  type AnthropicMessagesBody,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  type ToAnthropicMessagesOptions,
+  toAnthropicMessages,
+} from './to-anthropic-messages';
+export { type MaxTokensField, type ToOpenAIChatOptions, toOpenAIChat } from './to-openai-chat';
+export { type ToOpenAIResponsesOptions, toOpenAIResponses } from './to-openai-responses';
+export {
+  IncompleteStreamError,
+  MalformedResponseError,
+  MissingSdkError,
+  type MissingSdkErrorOptions,
+  type TimeoutKind,
+  TransportAbortError,
+  TransportError,
+  type TransportErrorKind,
+  type TransportErrorOptions,
+  TransportTimeoutError,
+  type TransportTimeoutErrorOptions,
+  UnsupportedRequestError,
+} from './transport-error';
+export type {
+  AnthropicMessagesTransportOptions,
+  AnthropicSdk,
+  OpenAIChatTransportOptions,
+  OpenAIResponsesTransportOptions,
+  OpenAISdk,
+  SdkTransportOptionsBase,
+} from './transport-options';
+export type {
+  BindingInvalidReason,
+  CallOptions,
+  ContentBlock,
+  FinishReason,
+  Message,
+  MessageRole,
+  ModelRequest,
+  RequestInfo,
+  ToolDefinition,
+  Transport,
+  TransportApi,
+  TransportEvent,
+  TransportHooks,
+} from './types';
+export { retryPinOf, withRetryPin } from './with-retry-pin';

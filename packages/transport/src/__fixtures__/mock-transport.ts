@@ -1,0 +1,60 @@
+import type { MockProvider } from '@keel/testing';
+import { createTransport, type TransportOptions } from '../create-transport';
+import type { SdkTransportOptionsBase } from '../transport-options';
+import type { Transport, TransportEvent } from '../types';
+
+/** The SDK-backed APIs, each tested against the loopback mock provider. */
+export const SDK_APIS = ['openai-chat', 'openai-responses', 'anthropic-messages'] as const;
+export type SdkApi = (typeof SDK_APIS)[number];
+
+/** An API key that must never show up in hooks or errors. */
+export const SECRET_KEY = 'sk-keel-test-7f3a9c1e5b2d4f60';
+
+export function baseUrlFor(api: SdkApi, mock: MockProvider): string {
+  return api === 'anthropic-messages' ? mock.anthropicBaseUrl : mock.openaiBaseUrl;
+}
+
+/** A transport for `api` pointed at `mock`, with SDK retries off unless overridden. */
+export function transportFor(
+  api: SdkApi,
+  mock: MockProvider,
+  overrides: Partial<SdkTransportOptionsBase> = {},
+): Transport {
+  const options = {
+    api,
+    baseUrl: baseUrlFor(api, mock),
+    apiKey: SECRET_KEY,
+    model: 'mock-model',
+    maxRetries: 0,
+    ...overrides,
+  } as TransportOptions;
+  return createTransport(options);
+}
+
+export interface Drained {
+  events: TransportEvent[];
+  error: unknown;
+}
+
+/** Reads a stream to its end; a thrown error is returned, not rethrown. */
+export async function drain(
+  stream: AsyncIterable<TransportEvent>,
+  onEvent?: (event: TransportEvent) => void,
+): Promise<Drained> {
+  const events: TransportEvent[] = [];
+  try {
+    for await (const event of stream) {
+      events.push(event);
+      onEvent?.(event);
+    }
+    return { events, error: undefined };
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+export function textOf(events: TransportEvent[]): string {
+  return events.map((event) => (event.type === 'text-delta' ? event.text : '')).join('');
+}
+
+export const hello = { messages: [{ role: 'user' as const, content: 'Say hello.' }] };

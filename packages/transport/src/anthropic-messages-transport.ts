@@ -1,0 +1,59 @@
+import type { Anthropic } from '@anthropic-ai/sdk';
+import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import { createSdkTransport, DEFAULT_MAX_RETRIES } from './create-sdk-transport';
+import { fromAnthropicMessagesStream } from './from-anthropic-messages-stream';
+import { loadSdk } from './load-sdk';
+import { sanitizeUrl } from './sanitize-url';
+import { toAnthropicMessages } from './to-anthropic-messages';
+import type { AnthropicMessagesTransportOptions, AnthropicSdk } from './transport-options';
+import type { Transport } from './types';
+
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+const importAnthropic = (): Promise<AnthropicSdk> => import('@anthropic-ai/sdk');
+
+/** The Anthropic Messages API. */
+export function createAnthropicMessagesTransport(
+  options: AnthropicMessagesTransportOptions,
+): Transport {
+  let loading: Promise<Anthropic> | undefined;
+  const client = () => {
+    loading ??= loadSdk(
+      '@anthropic-ai/sdk',
+      'anthropic-messages',
+      options.loadSdk ?? importAnthropic,
+    ).then(
+      (sdk) =>
+        options.client ??
+        new sdk.Anthropic({
+          ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+          ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
+          ...(options.defaultHeaders === undefined
+            ? {}
+            : { defaultHeaders: options.defaultHeaders }),
+          maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+        }),
+    );
+    return loading;
+  };
+  return createSdkTransport<RawMessageStreamEvent>({
+    api: 'anthropic-messages',
+    provider: options.provider ?? 'anthropic',
+    model: options.model,
+    url: sanitizeUrl(options.client?.baseURL ?? options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL),
+    secret: options.apiKey,
+    hooks: options.hooks,
+    defaults: options,
+    async open(request, context) {
+      const body = toAnthropicMessages(request, {
+        model: context.model,
+        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      });
+      const { data, response } = await (await client()).messages
+        .create(body, { signal: context.signal, maxRetries: context.maxRetries })
+        .withResponse();
+      return { status: response.status, chunks: data };
+    },
+    decode: fromAnthropicMessagesStream,
+  });
+}

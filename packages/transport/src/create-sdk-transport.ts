@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { classifyError } from '@keel/error-classification';
+import { type AttemptWatchdog, createAttemptWatchdog } from './attempt-watchdog';
+import { redactSecret } from './redact-secret';
+import { TransportAbortError } from './transport-error';
+import type {
+  CallOptions,
+  ModelRequest,
+  RequestInfo,
+  Transport,
+  TransportApi,
+  TransportEvent,
+  TransportHooks,
+} from './types';
+
+/** Per-transport defaults of the per-call options. */
+export interface CallDefaults {
+  maxRetries?: number | undefined;
+  timeoutMs?: number | undefined;
+  firstTokenTimeoutMs?: number | undefined;
+  stallTimeoutMs?: number | undefined;
+}
+
+/** The SDK's default, used when neither the transport nor the call sets `maxRetries`. */
+export const DEFAULT_MAX_RETRIES = 2;
+
+export interface OpenStreamContext {
+  model: string;
+  /** Forward to the SDK as the request's `signal`. */
+  signal: AbortSignal;
+  /** Forward to the SDK as the request's `maxRetries`. */
+  maxRetries: number;
+}
+
+export interface OpenedStream<Chunk> {
+  /** HTTP status of the streaming response. */
+  status: number | undefined;
+  chunks: AsyncIterable<Chunk>;
+}
+
+/** What one SDK-backed API contributes; the rest (clocks, hooks, errors) is shared. */
+export interface SdkTransportSpec<Chunk> {
+  api: Exclude<TransportApi, 'claude-cli'>;
+  provider: string;
+  model: string;
+  /** Sanitized base URL for hooks. */
+  url: string;
+  /** The API key, only to redact it from errors. */
+  secret: string | undefined;
+  hooks: TransportHooks | undefined;
+  defaults: CallDefaults;
+  open(request: ModelRequest, context: OpenStreamContext): Promise<OpenedStream<Chunk>>;
+  decode(chunks: AsyncIterable<Chunk>): AsyncIterable<TransportEvent>;
+}
+
+function callHook<C>(hook: ((context: C) => void) | undefined, context: () => C): void {
+  if (hook === undefined) return;
+  try {
+    hook(context());
+  } catch {
+    // Observation never breaks a call.
+  }
+}
+
+function statusOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const status = (error as { status?: unknown }).status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** Feeds the stall clock: armed while waiting for a chunk, stopped when one arrives. */
+async function* watchChunks<Chunk>(
+  source: AsyncIterable<Chunk>,
+  watchdog: AttemptWatchdog,
+): AsyncGenerator<Chunk> {
+  const iterator = source[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    while (true) {
+      watchdog.waitForChunk();
+      const next = await iterator.next();
+      watchdog.chunkReceived();
+      if (next.done === true) {
+        finished = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    watchdog.chunkReceived();
+    if (!finished) await iterator.return?.();
+  }
+}
+
+/** The error a failed call throws: caller abort first, then a fired clock, else the cause itself. */
+function finalError(error: unknown, watchdog: AttemptWatchdog, options: CallOptions): unknown {
+  if (options.signal?.aborted === true) {
+    return new TransportAbortError({
+      message: 'The model call was aborted by the caller.',
+      cause: error,
+    });
+  }
+  return watchdog.timeout ?? error;
+}
+
+/** Builds a `Transport` around one SDK call: clocks, retries, abort, hooks and error hygiene. */
+export function createSdkTransport<Chunk>(spec: SdkTransportSpec<Chunk>): Transport {
+  async function* stream(
+    request: ModelRequest,
+    options: CallOptions = {},
+  ): AsyncGenerator<TransportEvent> {
+    const info: RequestInfo = {
+      provider: spec.provider,
+      api: spec.api,
+      model: request.model ?? spec.model,
+      url: spec.url,
+      attemptId: randomUUID(),
+    };
+    const watchdog = createAttemptWatchdog({
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? spec.defaults.timeoutMs,
+      firstTokenTimeoutMs: options.firstTokenTimeoutMs ?? spec.defaults.firstTokenTimeoutMs,
+      stallTimeoutMs: options.stallTimeoutMs ?? spec.defaults.stallTimeoutMs,
+    });
+    const started = performance.now();
+    const elapsedMs = () => Math.round(performance.now() - started);
+    let status: number | undefined;
+    let completed = false;
+    callHook(spec.hooks?.onRequestStart, () => ({ ...info }));
+    try {
+      const opened = await spec.open(request, {
+        model: info.model,
+        signal: watchdog.signal,
+        maxRetries: options.maxRetries ?? spec.defaults.maxRetries ?? DEFAULT_MAX_RETRIES,
+      });
+      status = opened.status;
+      let first = true;
+      for await (const event of spec.decode(watchChunks(opened.chunks, watchdog))) {
+        if (first) {
+          watchdog.firstEvent();
+          first = false;
+        }
+        yield event;
+      }
+      completed = true;
+      callHook(spec.hooks?.onResponse, () => ({ ...info, status, elapsedMs: elapsedMs() }));
+    } catch (error) {
+      const thrown = redactSecret(finalError(error, watchdog, options), spec.secret);
+      callHook(spec.hooks?.onRequestError, () => ({
+        ...info,
+        status: statusOf(thrown) ?? status,
+        elapsedMs: elapsedMs(),
+        errorKind: classifyError(thrown, { signal: options.signal }).kind,
+      }));
+      completed = true;
+      throw thrown;
+    } finally {
+      if (!completed) watchdog.abort();
+      watchdog.dispose();
+    }
+  }
+
+  return {
+    api: spec.api,
+    provider: spec.provider,
+    stream,
+  };
+}

@@ -1,0 +1,34 @@
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { createOpenAIClient } from './create-openai-client';
+import { createSdkTransport } from './create-sdk-transport';
+import { fromOpenAIChatStream } from './from-openai-chat-stream';
+import { toOpenAIChat } from './to-openai-chat';
+import type { OpenAIChatTransportOptions } from './transport-options';
+import type { Transport } from './types';
+
+/** Chat Completions, for OpenAI and every OpenAI-compatible server (`baseUrl`). */
+export function createOpenAIChatTransport(options: OpenAIChatTransportOptions): Transport {
+  const handle = createOpenAIClient(options);
+  return createSdkTransport<ChatCompletionChunk>({
+    api: 'openai-chat',
+    provider: options.provider ?? 'openai',
+    model: options.model,
+    url: handle.url,
+    secret: options.apiKey,
+    hooks: options.hooks,
+    defaults: options,
+    async open(request, context) {
+      const body = toOpenAIChat(request, {
+        model: context.model,
+        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+        ...(options.maxTokensField === undefined ? {} : { maxTokensField: options.maxTokensField }),
+      });
+      const { client } = await handle.get();
+      const { data, response } = await client.chat.completions
+        .create(body, { signal: context.signal, maxRetries: context.maxRetries })
+        .withResponse();
+      return { status: response.status, chunks: data };
+    },
+    decode: fromOpenAIChatStream,
+  });
+}

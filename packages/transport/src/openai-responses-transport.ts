@@ -1,0 +1,44 @@
+import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { createOpenAIClient } from './create-openai-client';
+import { createSdkTransport } from './create-sdk-transport';
+import { fromOpenAIResponsesStream } from './from-openai-responses-stream';
+import { toOpenAIResponses } from './to-openai-responses';
+import type { OpenAIResponsesTransportOptions, OpenAISdk } from './transport-options';
+import type { Transport } from './types';
+
+/** The OpenAI Responses API (stateless: `store: false`, the whole history each call). */
+export function createOpenAIResponsesTransport(
+  options: OpenAIResponsesTransportOptions,
+): Transport {
+  const handle = createOpenAIClient(options);
+  let sdk: OpenAISdk | undefined;
+  return createSdkTransport<ResponseStreamEvent>({
+    api: 'openai-responses',
+    provider: options.provider ?? 'openai',
+    model: options.model,
+    url: handle.url,
+    secret: options.apiKey,
+    hooks: options.hooks,
+    defaults: options,
+    async open(request, context) {
+      const body = toOpenAIResponses(request, {
+        model: context.model,
+        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      });
+      const loaded = await handle.get();
+      sdk = loaded.sdk;
+      const { data, response } = await loaded.client.responses
+        .create(body, { signal: context.signal, maxRetries: context.maxRetries })
+        .withResponse();
+      return { status: response.status, chunks: data };
+    },
+    decode: (chunks) =>
+      fromOpenAIResponsesStream(chunks, {
+        // The same error the SDK throws for a Chat Completions error chunk.
+        createStreamError: (failure) => {
+          if (sdk === undefined) return new Error(failure.message);
+          return new sdk.APIError(undefined, failure, undefined, undefined);
+        },
+      }),
+  });
+}

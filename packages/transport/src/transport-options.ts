@@ -1,0 +1,57 @@
+import type { Anthropic } from '@anthropic-ai/sdk';
+import type { OpenAI } from 'openai';
+import type { SdkLoader } from './load-sdk';
+import type { MaxTokensField } from './to-openai-chat';
+import type { TransportHooks } from './types';
+
+/** What `@keel/transport` uses of the `openai` module. */
+export type OpenAISdk = Pick<typeof import('openai'), 'OpenAI' | 'APIError'>;
+/** What `@keel/transport` uses of the `@anthropic-ai/sdk` module. */
+export type AnthropicSdk = Pick<typeof import('@anthropic-ai/sdk'), 'Anthropic'>;
+
+/** Options shared by every SDK-backed API. */
+export interface SdkTransportOptionsBase {
+  /** Provider id for hooks and errors, e.g. `openai`, `ollama`, `openrouter`. Defaults to the api's vendor. */
+  provider?: string;
+  /** Never reaches a hook, a log or an error message. Defaults to the SDK's environment variable. */
+  apiKey?: string;
+  /** Any OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter, Groq) with `openai-chat`. */
+  baseUrl?: string;
+  /** Model used when a request does not name one. */
+  model: string;
+  /** Output-token limit used when a request does not set one. */
+  maxTokens?: number;
+  /** SDK-level retries per call (default 2). A per-call option overrides it; a retry pin overrides both. */
+  maxRetries?: number;
+  /** Whole-attempt timeout in ms (per call overridable). */
+  timeoutMs?: number;
+  /** Time allowed until the first event, in ms (per call overridable). */
+  firstTokenTimeoutMs?: number;
+  /** Longest allowed silence between two chunks once the response started, in ms. */
+  stallTimeoutMs?: number;
+  hooks?: TransportHooks;
+  defaultHeaders?: Record<string, string>;
+}
+
+export interface OpenAIChatTransportOptions extends SdkTransportOptionsBase {
+  api: 'openai-chat';
+  /** A ready client; `apiKey`, `baseUrl` and `defaultHeaders` are then ignored. */
+  client?: OpenAI;
+  /** Loads the `openai` module (default: `import('openai')`). */
+  loadSdk?: SdkLoader<OpenAISdk>;
+  /** Default `max_completion_tokens`; older OpenAI-compatible servers may need `max_tokens`. */
+  maxTokensField?: MaxTokensField;
+}
+
+export interface OpenAIResponsesTransportOptions extends SdkTransportOptionsBase {
+  api: 'openai-responses';
+  client?: OpenAI;
+  loadSdk?: SdkLoader<OpenAISdk>;
+}
+
+export interface AnthropicMessagesTransportOptions extends SdkTransportOptionsBase {
+  api: 'anthropic-messages';
+  client?: Anthropic;
+  /** Loads the `@anthropic-ai/sdk` module (default: `import('@anthropic-ai/sdk')`). */
+  loadSdk?: SdkLoader<AnthropicSdk>;
+}

@@ -1,0 +1,155 @@
+import { createMockProvider, type MockProvider, type RecordedRequest } from '@keel/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  drain,
+  hello,
+  SDK_APIS,
+  type SdkApi,
+  textOf,
+  transportFor,
+} from './__fixtures__/mock-transport';
+import type { Message, TransportEvent } from './types';
+
+let mock: MockProvider;
+beforeAll(async () => {
+  mock = await createMockProvider();
+});
+beforeEach(() => mock.reset());
+afterAll(() => mock.close());
+
+/** The tool-call ids and tool-result ids the provider received, per wire format. */
+function idsInRecordedBody(api: SdkApi, request: RecordedRequest | undefined) {
+  const body = request?.body as Record<string, unknown>;
+  const calls: string[] = [];
+  const results: string[] = [];
+  switch (api) {
+    case 'openai-chat':
+      for (const message of body['messages'] as Array<Record<string, unknown>>) {
+        for (const call of (message['tool_calls'] as Array<{ id: string }> | undefined) ?? []) {
+          calls.push(call.id);
+        }
+        if (message['role'] === 'tool') results.push(message['tool_call_id'] as string);
+      }
+      break;
+    case 'openai-responses':
+      for (const item of body['input'] as Array<Record<string, unknown>>) {
+        if (item['type'] === 'function_call') calls.push(item['call_id'] as string);
+        if (item['type'] === 'function_call_output') results.push(item['call_id'] as string);
+      }
+      break;
+    case 'anthropic-messages':
+      for (const message of body['messages'] as Array<{ content: unknown }>) {
+        if (!Array.isArray(message.content)) continue;
+        for (const block of message.content as Array<Record<string, unknown>>) {
+          if (block['type'] === 'tool_use') calls.push(block['id'] as string);
+          if (block['type'] === 'tool_result') results.push(block['tool_use_id'] as string);
+        }
+      }
+      break;
+  }
+  return { calls, results };
+}
+
+describe.each(SDK_APIS)('%s against the mock provider', (api) => {
+  it('streams text, then usage, then finish', async () => {
+    mock.enqueue({
+      type: 'ok',
+      text: 'Hello from the loopback model, in several chunks.',
+      usage: { inputTokens: 31, outputTokens: 9 },
+      chunkSize: 5,
+    });
+    const { events, error } = await drain(transportFor(api, mock).stream(hello));
+    expect(error).toBeUndefined();
+    expect(textOf(events)).toBe('Hello from the loopback model, in several chunks.');
+    expect(events.filter((event) => event.type === 'text-delta').length).toBeGreaterThan(1);
+    expect(events.slice(-2)).toEqual([
+      { type: 'usage', inputTokens: 31, outputTokens: 9 },
+      { type: 'finish', reason: 'stop' },
+    ]);
+    expect(mock.requests).toHaveLength(1);
+    expect(mock.requests[0]?.model).toBe('mock-model');
+    expect(mock.requests[0]?.stream).toBe(true);
+  });
+
+  it('assembles tool calls and round-trips their ids into the follow-up request', async () => {
+    mock.enqueue({
+      type: 'ok',
+      toolCalls: [
+        { id: 'call_keel_1', name: 'weather', input: { city: 'Oslo', days: [1, 2] } },
+        { name: 'clock', input: {} },
+      ],
+    });
+    const transport = transportFor(api, mock);
+    const tools = [
+      {
+        name: 'weather',
+        description: 'Weather by city',
+        inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+      { name: 'clock', inputSchema: { type: 'object', properties: {} } },
+    ];
+    const first = await drain(transport.stream({ ...hello, tools, model: 'mock-tools' }));
+    expect(first.error).toBeUndefined();
+    const calls = first.events.filter(
+      (event): event is Extract<TransportEvent, { type: 'tool-call' }> =>
+        event.type === 'tool-call',
+    );
+    expect(calls.map(({ name, input }) => ({ name, input }))).toEqual([
+      { name: 'weather', input: { city: 'Oslo', days: [1, 2] } },
+      { name: 'clock', input: {} },
+    ]);
+    expect(calls[0]?.id).toBe('call_keel_1');
+    expect(calls[1]?.id).toMatch(/mock/);
+    expect(first.events.at(-1)).toEqual({ type: 'finish', reason: 'tool-calls' });
+    expect(mock.requests[0]?.model).toBe('mock-tools');
+
+    const followUp: Message[] = [
+      ...hello.messages,
+      {
+        role: 'assistant',
+        content: calls.map((call) => ({
+          type: 'tool_use' as const,
+          id: call.id,
+          name: call.name,
+          input: call.input,
+        })),
+      },
+      {
+        role: 'tool',
+        content: calls.map((call, index) => ({
+          type: 'tool_result' as const,
+          toolUseId: call.id,
+          content: `result ${index}`,
+          ...(index === 1 ? { isError: true } : {}),
+        })),
+      },
+    ];
+    mock.enqueue({ type: 'ok', text: 'Done.' });
+    const second = await drain(transport.stream({ messages: followUp, tools }));
+    expect(second.error).toBeUndefined();
+    expect(textOf(second.events)).toBe('Done.');
+    const ids = calls.map((call) => call.id);
+    expect(idsInRecordedBody(api, mock.requests[1])).toEqual({ calls: ids, results: ids });
+  });
+
+  it('sends the transport defaults for model and max tokens', async () => {
+    mock.enqueue({ type: 'ok', text: 'ok' });
+    const transport = transportFor(api, mock, { model: 'configured-model', maxTokens: 123 });
+    const { error } = await drain(transport.stream({ ...hello, system: 'Be brief.' }));
+    expect(error).toBeUndefined();
+    const recorded = mock.requests[0];
+    expect(recorded?.model).toBe('configured-model');
+    const body = recorded?.body as Record<string, unknown>;
+    const limitField = {
+      'openai-chat': 'max_completion_tokens',
+      'openai-responses': 'max_output_tokens',
+      'anthropic-messages': 'max_tokens',
+    }[api];
+    expect(body[limitField]).toBe(123);
+    if (api === 'openai-chat') {
+      expect(body['messages']).toContainEqual({ role: 'system', content: 'Be brief.' });
+    } else {
+      expect(recorded?.system).toBe('Be brief.');
+    }
+  });
+});

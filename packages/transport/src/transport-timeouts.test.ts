@@ -1,0 +1,101 @@
+import { classifyError } from '@keel/error-classification';
+import { createMockProvider, type MockProvider } from '@keel/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { drain, hello, SDK_APIS, textOf, transportFor } from './__fixtures__/mock-transport';
+import { TransportAbortError, TransportTimeoutError } from './transport-error';
+
+let mock: MockProvider;
+beforeAll(async () => {
+  mock = await createMockProvider();
+});
+beforeEach(() => mock.reset());
+afterAll(() => mock.close());
+
+describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
+  it('a hanging provider hits the per-attempt timeout (transport option)', async () => {
+    mock.enqueue({ type: 'hang' });
+    const signal = new AbortController().signal;
+    const transport = transportFor(api, mock, { timeoutMs: 150 });
+    const { events, error } = await drain(transport.stream(hello, { signal }));
+    expect(events).toEqual([]);
+    expect(error).toBeInstanceOf(TransportTimeoutError);
+    expect(error).toMatchObject({ keelKind: 'timeout', timeoutKind: 'attempt', timeoutMs: 150 });
+    expect(classifyError(error, { signal }).kind).toBe('timeout');
+  });
+
+  it('a hanging provider hits the first-token timeout (per-call option)', async () => {
+    mock.enqueue({ type: 'hang' });
+    const { error } = await drain(
+      transportFor(api, mock).stream(hello, { firstTokenTimeoutMs: 150 }),
+    );
+    expect(error).toMatchObject({ keelKind: 'timeout', timeoutKind: 'first-token' });
+    expect(classifyError(error).kind).toBe('timeout');
+  });
+
+  it('a stream that goes silent hits the stall timeout after its first chunks', async () => {
+    mock.enqueue({ type: 'stall', afterChunks: 1 });
+    const { events, error } = await drain(
+      transportFor(api, mock, { stallTimeoutMs: 2_000 }).stream(hello, { stallTimeoutMs: 150 }),
+    );
+    expect(textOf(events).length).toBeGreaterThan(0);
+    expect(error).toBeInstanceOf(TransportTimeoutError);
+    expect(error).toMatchObject({ timeoutKind: 'stall', timeoutMs: 150 });
+    expect(classifyError(error).kind).toBe('timeout');
+  });
+
+  it('slow tokens within the stall timeout succeed', async () => {
+    mock.enqueue({ type: 'ok', text: 'slow but steady tokens', chunkSize: 4, chunkDelayMs: 40 });
+    const { events, error } = await drain(
+      transportFor(api, mock, {
+        stallTimeoutMs: 1_000,
+        firstTokenTimeoutMs: 5_000,
+        timeoutMs: 15_000,
+      }).stream(hello),
+    );
+    expect(error).toBeUndefined();
+    expect(textOf(events)).toBe('slow but steady tokens');
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop' });
+  });
+
+  it('a caller abort mid-stream is a caller_abort, not a timeout', async () => {
+    mock.enqueue({
+      type: 'ok',
+      text: 'a long answer that keeps coming',
+      chunkSize: 3,
+      chunkDelayMs: 50,
+    });
+    const controller = new AbortController();
+    const { events, error } = await drain(
+      transportFor(api, mock, { stallTimeoutMs: 5_000 }).stream(hello, {
+        signal: controller.signal,
+      }),
+      (event) => {
+        if (event.type === 'text-delta') controller.abort();
+      },
+    );
+    expect(events.filter((event) => event.type === 'text-delta')).toHaveLength(1);
+    expect(error).toBeInstanceOf(TransportAbortError);
+    expect(error).not.toBeInstanceOf(TransportTimeoutError);
+    expect(classifyError(error, { signal: controller.signal }).kind).toBe('caller_abort');
+  });
+
+  it('a caller abort while waiting for headers is a caller_abort', async () => {
+    mock.enqueue({ type: 'hang' });
+    const controller = new AbortController();
+    const run = drain(
+      transportFor(api, mock, { timeoutMs: 10_000 }).stream(hello, { signal: controller.signal }),
+    );
+    await expect.poll(() => mock.requests.length).toBe(1);
+    controller.abort();
+    const { error } = await run;
+    expect(error).toBeInstanceOf(TransportAbortError);
+    expect(classifyError(error, { signal: controller.signal }).kind).toBe('caller_abort');
+  });
+
+  it('an already aborted signal sends no request', async () => {
+    const signal = AbortSignal.abort();
+    const { error } = await drain(transportFor(api, mock).stream(hello, { signal }));
+    expect(error).toBeInstanceOf(TransportAbortError);
+    expect(mock.requests.filter((request) => request.api === api)).toHaveLength(0);
+  });
+});
