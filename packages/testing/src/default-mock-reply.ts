@@ -14,7 +14,9 @@ function textOfContent(content: unknown): string {
     if (typeof record['text'] === 'string') parts.push(record['text']);
     else if (record['type'] === 'tool_result') parts.push(textOfContent(record['content']));
   }
-  return parts.join('\n');
+  // Agent CLIs (Claude Code) put `<system-reminder>` blocks beside the user's words: skip them.
+  const spoken = parts.filter((part) => !part.trimStart().startsWith('<system-reminder>'));
+  return (spoken.length > 0 ? spoken : parts).join('\n');
 }
 
 /**

@@ -133,7 +133,9 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
     const requestId = `req_mock_${requestNumber}`;
 
     if (api === 'other') {
-      const known = (method === 'GET' || method === 'HEAD') && pathname === '/';
+      // `HEAD /api/hello` is the Claude Code CLI's connectivity check.
+      const known =
+        (method === 'GET' || method === 'HEAD') && (pathname === '/' || pathname === '/api/hello');
       if (known) {
         writer.head(200, { 'content-type': 'text/plain; charset=utf-8' });
         writer.end(method === 'HEAD' ? undefined : 'keel mock provider\n');
