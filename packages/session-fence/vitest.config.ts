@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
+    globalSetup: ['./vitest.global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 20_000,

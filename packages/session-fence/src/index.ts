@@ -1,1 +1,75 @@
-export const placeholder = true;
+export type {
+  ClaudeCliTranscriptHasAssistantOptions,
+  ResolveClaudeCliTranscriptPathOptions,
+} from './claude-cli-transcript';
+export {
+  claudeCliProjectSlug,
+  claudeCliTranscriptHasAssistant,
+  defaultClaudeProjectsRoot,
+  resolveClaudeCliTranscriptPath,
+} from './claude-cli-transcript';
+export type { FindOrphanedToolUsesOptions } from './find-orphaned-tool-uses';
+export { DEFAULT_INSPECT_TAIL_BYTES, findOrphanedToolUses } from './find-orphaned-tool-uses';
+export type { TranscriptFormat } from './find-trailing-orphans';
+export type {
+  GetTranscriptFileStatusOptions,
+  TranscriptFileStatus,
+} from './get-transcript-file-status';
+export { getTranscriptFileStatus } from './get-transcript-file-status';
+export type { MigrateResult } from './migrate-transcript-entry';
+export { migrateTranscriptEntry } from './migrate-transcript-entry';
+export type { RepairOrphanedToolUsesOptions } from './repair-orphaned-tool-uses';
+export { INTERRUPTED_TOOL_RESULT, repairOrphanedToolUses } from './repair-orphaned-tool-uses';
+export type {
+  FenceCallOptions,
+  SessionFence,
+  SessionFenceOptions,
+  SessionFenceStatus,
+} from './session-fence';
+export { createSessionFence } from './session-fence';
+export type {
+  InvalidSessionIdErrorOptions,
+  SessionFenceErrorOptions,
+  SessionLockTimeoutErrorOptions,
+  SessionTakeoverErrorOptions,
+  SessionTakeoverPhase,
+  TranscriptChangeKind,
+  UnsafeTranscriptPathErrorOptions,
+} from './session-fence-error';
+export {
+  InvalidSessionIdError,
+  SessionFenceError,
+  SessionLockTimeoutError,
+  SessionTakeoverError,
+  UnsafeTranscriptPathError,
+} from './session-fence-error';
+export { assertValidSessionId, isValidSessionId, SESSION_ID_PATTERN } from './session-id';
+export type {
+  LockOwner,
+  SessionLock,
+  SessionLockAcquireOptions,
+  SessionLockHandle,
+  SessionLockOptions,
+} from './session-lock';
+export { createSessionLock, isProcessAlive } from './session-lock';
+export type {
+  AppendResult,
+  ReadTailOptions,
+  SessionStorage,
+  StorageCallOptions,
+  TranscriptRead,
+  TranscriptState,
+} from './session-storage';
+export type { TranscriptStore, TranscriptStoreOptions } from './transcript-store';
+export { createTranscriptStore } from './transcript-store';
+export type {
+  CompactionEntry,
+  ContentBlock,
+  MessageEntry,
+  Role,
+  TranscriptEntry,
+  TranscriptHeader,
+  TranscriptIssue,
+  TurnEntry,
+} from './transcript-types';
+export { TRANSCRIPT_FORMAT_VERSION } from './transcript-types';

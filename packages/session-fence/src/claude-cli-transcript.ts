@@ -1,0 +1,90 @@
+import { constants } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { sleep } from './abort';
+import { toConversationLine } from './find-trailing-orphans';
+import { readLines } from './read-lines';
+import { lstatIfExists, openRegularFile } from './safe-file';
+import { assertValidSessionId } from './session-id';
+
+/**
+ * The project directory name Claude Code uses for a working directory: every character other
+ * than an ASCII letter or digit becomes `-` (checked against Claude Code 2.1.332:
+ * `/tmp/a/my.dir_x y+z@w` → `-tmp-a-my-dir-x-y-z-w`).
+ */
+export function claudeCliProjectSlug(cwd: string): string {
+  return cwd.replace(/[^A-Za-z0-9]/g, '-');
+}
+
+/** `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
+export function defaultClaudeProjectsRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const configDir = env['CLAUDE_CONFIG_DIR'];
+  return configDir ? join(configDir, 'projects') : join(homedir(), '.claude', 'projects');
+}
+
+export interface ResolveClaudeCliTranscriptPathOptions {
+  /** The CLI's working directory (absolute). */
+  cwd: string;
+  /** The CLI session id (validated like a Keel session id; CLI ids are UUIDs). */
+  sessionId: string;
+  /** Default `defaultClaudeProjectsRoot()`. */
+  projectsRoot?: string;
+}
+
+/** `<projectsRoot>/<slug of cwd>/<sessionId>.jsonl`. */
+export function resolveClaudeCliTranscriptPath(
+  options: ResolveClaudeCliTranscriptPathOptions,
+): string {
+  assertValidSessionId(options.sessionId);
+  const root = options.projectsRoot ?? defaultClaudeProjectsRoot();
+  return join(root, claudeCliProjectSlug(options.cwd), `${options.sessionId}.jsonl`);
+}
+
+export interface ClaudeCliTranscriptHasAssistantOptions {
+  signal?: AbortSignal;
+  /** Wait before the one re-scan done when the first scan finds nothing; default 150. */
+  rescanDelayMs?: number;
+}
+
+/**
+ * Whether a claude-cli transcript holds at least one main-chain assistant record (synthetic API
+ * error lines do not count). If the first scan finds none, it waits `rescanDelayMs` and scans
+ * once more, in case the CLI had not flushed yet. Missing, symlinked or non-regular → false.
+ * The scan streams from the start and stops at the first assistant record.
+ */
+export async function claudeCliTranscriptHasAssistant(
+  path: string,
+  options: ClaudeCliTranscriptHasAssistantOptions = {},
+): Promise<boolean> {
+  if (await scanForAssistant(path, options.signal)) return true;
+  await sleep(options.rescanDelayMs ?? 150, options.signal);
+  return scanForAssistant(path, options.signal);
+}
+
+async function scanForAssistant(path: string, signal: AbortSignal | undefined): Promise<boolean> {
+  signal?.throwIfAborted();
+  const stats = await lstatIfExists(path);
+  if (stats === undefined || !stats.isFile()) return false;
+  let handle: Awaited<ReturnType<typeof openRegularFile>>;
+  try {
+    handle = await openRegularFile(path, constants.O_RDONLY);
+  } catch {
+    return false;
+  }
+  try {
+    const size = (await handle.stat()).size;
+    for await (const line of readLines(handle, { start: 0, end: size })) {
+      signal?.throwIfAborted();
+      let value: unknown;
+      try {
+        value = JSON.parse(line.text);
+      } catch {
+        continue;
+      }
+      if (toConversationLine(value, 'claude-cli')?.assistant) return true;
+    }
+    return false;
+  } finally {
+    await handle.close();
+  }
+}

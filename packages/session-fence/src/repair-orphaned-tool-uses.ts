@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type ConversationLine,
+  findTrailingOrphans,
+  toConversationLine,
+} from './find-trailing-orphans';
+import type { SessionFence } from './session-fence';
+import type { SessionStorage } from './session-storage';
+import type { MessageEntry } from './transcript-types';
+
+export interface RepairOrphanedToolUsesOptions {
+  storage: SessionStorage;
+  sessionId: string;
+  /** Write through this fence (so the turn's expected state advances); else straight to storage. */
+  fence?: SessionFence;
+  /** Text of each error tool_result. */
+  content?: string;
+  /** Bytes of the tail to inspect; default 1 MiB. */
+  tailBytes?: number;
+  signal?: AbortSignal;
+}
+
+export const INTERRUPTED_TOOL_RESULT =
+  'The tool run was interrupted before it returned a result (the process stopped). Its outcome is unknown.';
+
+/**
+ * For a keel transcript: durably appends one `tool` message holding an error `tool_result` for
+ * each trailing orphaned tool_use, so the history is valid to send again. Returns the repaired
+ * ids (`[]` when nothing was orphaned and nothing was written).
+ */
+export async function repairOrphanedToolUses(
+  options: RepairOrphanedToolUsesOptions,
+): Promise<string[]> {
+  const { storage, sessionId, signal } = options;
+  const tail = await storage.readTail(sessionId, { maxBytes: options.tailBytes, signal });
+  const lines: ConversationLine[] = [];
+  for (const entry of tail.entries) {
+    const line = toConversationLine(entry, 'keel');
+    if (line !== undefined) lines.push(line);
+  }
+  const orphans = findTrailingOrphans(lines);
+  if (orphans.length === 0) return [];
+  const entry: MessageEntry = {
+    type: 'message',
+    id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    role: 'tool',
+    content: orphans.map((toolUseId) => ({
+      type: 'tool_result',
+      toolUseId,
+      content: options.content ?? INTERRUPTED_TOOL_RESULT,
+      isError: true,
+    })),
+  };
+  if (options.fence !== undefined) await options.fence.append([entry], { signal });
+  else await storage.append(sessionId, [entry], { signal });
+  return orphans;
+}

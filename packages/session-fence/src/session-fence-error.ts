@@ -1,0 +1,159 @@
+const baseMarker = Symbol.for('keel.error.SessionFenceError');
+
+export interface SessionFenceErrorOptions {
+  message: string;
+  cause?: unknown;
+}
+
+/** Base class of every error `@keel/session-fence` raises. Use `isInstance`, not `instanceof`. */
+export class SessionFenceError extends Error {
+  readonly [baseMarker] = true;
+
+  constructor(options: SessionFenceErrorOptions) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SessionFenceError';
+  }
+
+  static isInstance(error: unknown): error is SessionFenceError {
+    return hasMarker(error, baseMarker);
+  }
+}
+
+function hasMarker(error: unknown, marker: symbol): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[marker] === true
+  );
+}
+
+const invalidSessionIdMarker = Symbol.for('keel.error.InvalidSessionIdError');
+
+export interface InvalidSessionIdErrorOptions {
+  sessionId: unknown;
+  message?: string;
+}
+
+/** A session id does not match `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`. */
+export class InvalidSessionIdError extends SessionFenceError {
+  readonly [invalidSessionIdMarker] = true;
+  readonly sessionId: unknown;
+
+  constructor(options: InvalidSessionIdErrorOptions) {
+    super({
+      message:
+        options.message ??
+        'Invalid session id: expected 1-128 characters [A-Za-z0-9._-], starting with a letter or digit',
+    });
+    this.name = 'InvalidSessionIdError';
+    this.sessionId = options.sessionId;
+  }
+
+  static override isInstance(error: unknown): error is InvalidSessionIdError {
+    return hasMarker(error, invalidSessionIdMarker);
+  }
+}
+
+const unsafePathMarker = Symbol.for('keel.error.UnsafeTranscriptPathError');
+
+export interface UnsafeTranscriptPathErrorOptions {
+  path: string;
+  reason: 'symlink' | 'not-regular';
+  cause?: unknown;
+}
+
+/** A transcript or lock path is a symlink or not a regular file; it is never followed. */
+export class UnsafeTranscriptPathError extends SessionFenceError {
+  readonly [unsafePathMarker] = true;
+  readonly path: string;
+  readonly reason: 'symlink' | 'not-regular';
+
+  constructor(options: UnsafeTranscriptPathErrorOptions) {
+    super({
+      message: `Refusing to use ${options.path}: ${options.reason === 'symlink' ? 'it is a symbolic link' : 'it is not a regular file'}`,
+      cause: options.cause,
+    });
+    this.name = 'UnsafeTranscriptPathError';
+    this.path = options.path;
+    this.reason = options.reason;
+  }
+
+  static override isInstance(error: unknown): error is UnsafeTranscriptPathError {
+    return hasMarker(error, unsafePathMarker);
+  }
+}
+
+const lockTimeoutMarker = Symbol.for('keel.error.SessionLockTimeoutError');
+
+export interface SessionLockTimeoutErrorOptions {
+  lockPath: string;
+  timeoutMs: number;
+  /** The owner seen last, if the lock file could be read. */
+  owner?: { pid: number; host: string } | undefined;
+}
+
+/** The session lock could not be acquired within `timeoutMs`. Classified as `coordination`. */
+export class SessionLockTimeoutError extends SessionFenceError {
+  readonly [lockTimeoutMarker] = true;
+  readonly keelKind = 'coordination' as const;
+  readonly lockPath: string;
+  readonly timeoutMs: number;
+  readonly owner: { pid: number; host: string } | undefined;
+
+  constructor(options: SessionLockTimeoutErrorOptions) {
+    const held = options.owner
+      ? ` (held by pid ${options.owner.pid} on ${options.owner.host})`
+      : '';
+    super({ message: `Timed out after ${options.timeoutMs} ms acquiring the session lock${held}` });
+    this.name = 'SessionLockTimeoutError';
+    this.lockPath = options.lockPath;
+    this.timeoutMs = options.timeoutMs;
+    this.owner = options.owner;
+  }
+
+  static override isInstance(error: unknown): error is SessionLockTimeoutError {
+    return hasMarker(error, lockTimeoutMarker);
+  }
+}
+
+const takeoverMarker = Symbol.for('keel.error.SessionTakeoverError');
+
+/** Where the fence noticed the foreign change. */
+export type SessionTakeoverPhase = 'prompt_reacquire' | 'cleanup' | 'write' | 'fence_check';
+
+/** What changed: the file was replaced or removed, shrank, grew, or kept its size with other tail bytes. */
+export type TranscriptChangeKind = 'replaced' | 'missing' | 'truncated' | 'appended' | 'rewritten';
+
+export interface SessionTakeoverErrorOptions {
+  sessionId: string;
+  phase: SessionTakeoverPhase;
+  change: TranscriptChangeKind;
+  message?: string;
+  cause?: unknown;
+}
+
+/** The transcript changed under a released fence. Classified as `session_takeover`. */
+export class SessionTakeoverError extends SessionFenceError {
+  readonly [takeoverMarker] = true;
+  readonly keelKind = 'session_takeover' as const;
+  readonly sessionId: string;
+  readonly phase: SessionTakeoverPhase;
+  readonly change: TranscriptChangeKind;
+
+  constructor(options: SessionTakeoverErrorOptions) {
+    super({
+      message:
+        options.message ??
+        `Session ${options.sessionId} was changed by another writer (${options.change}, detected at ${options.phase})`,
+      cause: options.cause,
+    });
+    this.name = 'SessionTakeoverError';
+    this.sessionId = options.sessionId;
+    this.phase = options.phase;
+    this.change = options.change;
+  }
+
+  static override isInstance(error: unknown): error is SessionTakeoverError {
+    return hasMarker(error, takeoverMarker);
+  }
+}

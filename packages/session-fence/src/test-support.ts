@@ -1,0 +1,66 @@
+/** Helpers shared by this package's tests (not exported from the package). */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Absolute file URL of this package's built entry, for child processes. */
+export const distUrl = new URL('../dist/index.js', import.meta.url).href;
+
+/** The real Claude Code fixtures beside the repository (never copied into it). */
+export function fixturePath(name: string): string {
+  return fileURLToPath(
+    new URL(`../../../../shared/fixtures/claude-transcripts/${name}`, import.meta.url),
+  );
+}
+
+export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'keel-session-fence-'));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Polls `condition` every `intervalMs` until it is truthy or `timeoutMs` passes (then throws). */
+export async function waitFor<T>(
+  condition: () => T | Promise<T>,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  for (;;) {
+    const value = await condition();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${options.what ?? 'condition'}`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 20));
+  }
+}
+
+export interface NodeChild {
+  child: ChildProcess;
+  /** Everything the child wrote to stdout so far. */
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+/** Writes `source` (an ES module; `DIST` is replaced with the dist URL) to `dir` and runs it with node. */
+export async function spawnNodeScript(
+  dir: string,
+  name: string,
+  source: string,
+  args: string[] = [],
+): Promise<NodeChild> {
+  const file = join(dir, name);
+  await writeFile(file, source.replaceAll('DIST', JSON.stringify(distUrl)));
+  const child = spawn(process.execPath, [file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
