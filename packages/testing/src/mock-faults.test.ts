@@ -131,7 +131,7 @@ describe('mockFaults against @anthropic-ai/sdk', () => {
     });
     const apiError = error as InstanceType<typeof Anthropic.APIError>;
     expect(apiError.status).toBe(502);
-    expect(apiError.headers.get('x-custom')).toBe('yes');
+    expect(apiError.headers?.get('x-custom')).toBe('yes');
     expect(apiError.message).toContain('bad gateway');
   });
 });
