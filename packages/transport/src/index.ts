@@ -1,3 +1,27 @@
+export type {
+  BindingFile,
+  BindingStore,
+  BuildCliPromptOptions,
+  ClaudeCliErrorOptions,
+  ClaudeCliReseedOptions,
+  ClaudeCliTransportOptions,
+  CliBinding,
+  CliErrorFacts,
+  FileBindingStoreOptions,
+  ReseedContext,
+  ReseedLoadContext,
+} from './claude-cli';
+export {
+  BINDING_FILE_VERSION,
+  buildCliPrompt,
+  ClaudeCliError,
+  cliErrorKind,
+  createClaudeCliTransport,
+  createFileBindingStore,
+  createMemoryBindingStore,
+  migrateBindingFile,
+  omittedMarker,
+} from './claude-cli';
 export { createTransport, type TransportOptions } from './create-transport';
 export {
   type AnthropicMessagesEvent,

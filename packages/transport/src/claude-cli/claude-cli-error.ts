@@ -1,0 +1,44 @@
+import type { ErrorKind } from '@keel/error-classification';
+import { TransportError, type TransportErrorOptions } from '../transport-error';
+
+const MARKER = Symbol.for('keel.error.ClaudeCliError');
+
+export interface ClaudeCliErrorOptions extends TransportErrorOptions {
+  keelKind: ErrorKind;
+  /** The CLI's exit code, when it exited. */
+  exitCode?: number | null;
+  /** The signal that ended the CLI, when one did. */
+  exitSignal?: string | null;
+  /** HTTP status the CLI reported for an API error (`api_error_status`). */
+  status?: number;
+  /** The tail of the CLI's stderr, sanitized (no control characters, capped). */
+  stderr?: string;
+  /** The CLI session the run belonged to, when known. */
+  cliSessionId?: string;
+}
+
+/** The Claude Code CLI failed: a non-zero exit, an error `result`, or no result at all. */
+export class ClaudeCliError extends TransportError {
+  readonly [MARKER] = true;
+  readonly keelKind: ErrorKind;
+  readonly exitCode: number | null | undefined;
+  readonly exitSignal: string | null | undefined;
+  readonly status: number | undefined;
+  readonly stderr: string | undefined;
+  readonly cliSessionId: string | undefined;
+
+  constructor(options: ClaudeCliErrorOptions) {
+    super(options);
+    this.name = 'ClaudeCliError';
+    this.keelKind = options.keelKind;
+    this.exitCode = options.exitCode;
+    this.exitSignal = options.exitSignal;
+    this.status = options.status;
+    this.stderr = options.stderr;
+    this.cliSessionId = options.cliSessionId;
+  }
+
+  static override isInstance(error: unknown): error is ClaudeCliError {
+    return typeof error === 'object' && error !== null && MARKER in error;
+  }
+}

@@ -1,0 +1,188 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TransportEvent } from '../types';
+import { createFileBindingStore } from './binding-store';
+import {
+  assistantTurn,
+  type CliTestFixture,
+  collect,
+  createCliTestFixture,
+  userTurn,
+} from './cli-test-fixture';
+import { createClaudeCliTransport } from './create-claude-cli-transport';
+
+let fixture: CliTestFixture | undefined;
+afterEach(() => {
+  fixture?.cleanup();
+  fixture = undefined;
+});
+
+function setup(scenario: Parameters<typeof createCliTestFixture>[0]) {
+  fixture = createCliTestFixture(scenario);
+  const bindingsPath = join(fixture.dir, 'state', 'claude-cli-bindings.json');
+  const transport = createClaudeCliTransport({
+    command: fixture.fake.command,
+    cwd: fixture.cwd,
+    env: fixture.fake.env,
+    model: 'claude-test-model',
+    allowedTools: ['Bash', 'Read'],
+    extraArgs: ['--permission-mode', 'default'],
+    bindings: createFileBindingStore({ path: bindingsPath }),
+    abortGraceMs: 2_000,
+  });
+  return { fixture, transport, bindingsPath };
+}
+
+const promptOf = (argv: string[]) => argv[argv.indexOf('--') + 1];
+
+describe('createClaudeCliTransport: stream mapping', () => {
+  it('maps init, text, tool_use and result to events and passes the configured flags', async () => {
+    const { fixture, transport } = setup({
+      turns: [
+        {
+          sessionId: 'cli-session-1',
+          steps: [
+            { type: 'text', text: 'Let me look. ' },
+            {
+              type: 'tool_use',
+              id: 'toolu_1',
+              name: 'Bash',
+              input: { command: 'ls' },
+              result: 'a.txt',
+            },
+            { type: 'text', text: 'There is a.txt.' },
+          ],
+          usage: { inputTokens: 42, outputTokens: 7 },
+        },
+      ],
+    });
+    const { events, error } = await collect(
+      transport.stream(
+        { system: 'Be brief.', messages: [userTurn('What is here?')] },
+        { sessionId: 'gw-1' },
+      ),
+    );
+    expect(error).toBeUndefined();
+    expect(events).toEqual<TransportEvent[]>([
+      { type: 'session-bound', sessionId: 'gw-1', cliSessionId: 'cli-session-1', resumed: false },
+      { type: 'text-delta', text: 'Let me look. ' },
+      { type: 'tool-call', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
+      { type: 'text-delta', text: 'There is a.txt.' },
+      { type: 'usage', inputTokens: 42, outputTokens: 7 },
+      { type: 'finish', reason: 'stop' },
+    ]);
+    const [call] = fixture.fake.log().filter((entry) => entry.type === 'call');
+    expect(call?.type === 'call' && call.cwd).toBe(fixture.cwd);
+    const argv = fixture.fake.calls()[0] ?? [];
+    expect(argv.slice(0, 4)).toEqual(['-p', '--output-format', 'stream-json', '--verbose']);
+    expect(argv).toContain('--model');
+    expect(argv[argv.indexOf('--model') + 1]).toBe('claude-test-model');
+    expect(argv[argv.indexOf('--append-system-prompt') + 1]).toBe('Be brief.');
+    expect(argv.slice(argv.indexOf('--allowedTools') + 1, argv.indexOf('--'))).toEqual([
+      'Bash',
+      'Read',
+    ]);
+    expect(argv[argv.indexOf('--permission-mode') + 1]).toBe('default');
+    expect(argv).not.toContain('--resume');
+    expect(promptOf(argv)).toBe('What is here?');
+  });
+
+  it('treats a run that ends without a result message as an error', async () => {
+    const { transport } = setup({
+      turns: [{ steps: [{ type: 'text', text: 'partial' }], result: false }],
+    });
+    const { events, error } = await collect(transport.stream({ messages: [userTurn('hi')] }));
+    expect(events.map((event) => event.type)).toEqual(['text-delta']);
+    expect(error).toMatchObject({ name: 'ClaudeCliError', keelKind: 'unknown' });
+    expect(String((error as Error).message)).toContain('without a result');
+  });
+});
+
+describe('createClaudeCliTransport: bindings', () => {
+  it('persists the binding and resumes it with --resume on the next call', async () => {
+    const { fixture, transport, bindingsPath } = setup({
+      turns: [
+        { sessionId: 'cli-a', steps: [{ type: 'text', text: 'first answer' }] },
+        { steps: [{ type: 'text', text: 'second answer' }] },
+      ],
+    });
+    const first = await collect(
+      transport.stream({ messages: [userTurn('one')] }, { sessionId: 'gw-2' }),
+    );
+    expect(first.error).toBeUndefined();
+    const file = JSON.parse(readFileSync(bindingsPath, 'utf8'));
+    expect(file).toMatchObject({
+      version: 1,
+      bindings: { 'gw-2': { cliSessionId: 'cli-a', cwd: fixture.cwd } },
+    });
+
+    const second = await collect(
+      transport.stream(
+        { messages: [userTurn('one'), assistantTurn('first answer'), userTurn('two')] },
+        { sessionId: 'gw-2' },
+      ),
+    );
+    expect(second.error).toBeUndefined();
+    expect(second.events[0]).toEqual({
+      type: 'session-bound',
+      sessionId: 'gw-2',
+      cliSessionId: 'cli-a',
+      resumed: true,
+    });
+    expect(second.events).toContainEqual({ type: 'text-delta', text: 'second answer' });
+    const argv = fixture.fake.calls()[1] ?? [];
+    expect(argv[argv.indexOf('--resume') + 1]).toBe('cli-a');
+    // The CLI owns the conversation when resumed: only the new message is sent.
+    expect(promptOf(argv)).toBe('two');
+  });
+
+  it('drops a binding whose transcript is gone, starts fresh and reseeds the prior context', async () => {
+    const { fixture, transport, bindingsPath } = setup({
+      turns: [
+        { sessionId: 'cli-old', steps: [{ type: 'text', text: 'Paris.' }] },
+        { sessionId: 'cli-new', steps: [{ type: 'text', text: 'About 2 million.' }] },
+      ],
+    });
+    await collect(
+      transport.stream({ messages: [userTurn('Capital of France?')] }, { sessionId: 'gw-3' }),
+    );
+    const { rmSync } = await import('node:fs');
+    rmSync(fixture.fake.transcriptPath(fixture.cwd, 'cli-old'));
+
+    const { events, error } = await collect(
+      transport.stream(
+        {
+          messages: [
+            userTurn('Capital of France?'),
+            assistantTurn('Paris.'),
+            userTurn('Population?'),
+          ],
+        },
+        { sessionId: 'gw-3' },
+      ),
+    );
+    expect(error).toBeUndefined();
+    expect(events[0]).toEqual({
+      type: 'binding-invalidated',
+      sessionId: 'gw-3',
+      cliSessionId: 'cli-old',
+      reason: 'missing-transcript',
+    });
+    expect(events[1]).toEqual({
+      type: 'session-bound',
+      sessionId: 'gw-3',
+      cliSessionId: 'cli-new',
+      resumed: false,
+    });
+    const argv = fixture.fake.calls()[1] ?? [];
+    expect(argv).not.toContain('--resume');
+    const prompt = promptOf(argv) ?? '';
+    expect(prompt).toContain('User: Capital of France?');
+    expect(prompt).toContain('Assistant: Paris.');
+    expect(prompt.indexOf('Assistant: Paris.')).toBeLessThan(prompt.indexOf('Population?'));
+    expect(prompt.trimEnd().endsWith('Population?')).toBe(true);
+    const file = JSON.parse(readFileSync(bindingsPath, 'utf8'));
+    expect(file.bindings['gw-3'].cliSessionId).toBe('cli-new');
+  });
+});

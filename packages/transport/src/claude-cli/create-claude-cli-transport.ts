@@ -1,0 +1,332 @@
+import { randomUUID } from 'node:crypto';
+import { classifyError } from '@keel/error-classification';
+import {
+  claudeCliTranscriptHasAssistant,
+  resolveClaudeCliTranscriptPath,
+} from '@keel/session-fence';
+import { createAttemptWatchdog } from '../attempt-watchdog';
+import { TransportAbortError } from '../transport-error';
+import type {
+  BindingInvalidReason,
+  CallOptions,
+  FinishReason,
+  ModelRequest,
+  RequestInfo,
+  Transport,
+  TransportEvent,
+} from '../types';
+import { type BindingStore, createMemoryBindingStore } from './binding-store';
+import { buildCliPrompt, type ReseedContext, splitPendingMessages } from './build-cli-prompt';
+import { checkCliBinding, cliProjectsRoot } from './check-cli-binding';
+import type { ClaudeCliTransportOptions } from './claude-cli-options';
+import { cliFailure, secretValues } from './cli-failure';
+import { type CliExit, type CliProcess, spawnCliProcess } from './cli-process';
+import { type CliMessage, parseCliMessage } from './parse-cli-message';
+
+const DEFAULT_ABORT_GRACE_MS = 5_000;
+const DEFAULT_NO_OUTPUT_TIMEOUT_MS = 300_000;
+const DEFAULT_STDERR_LIMIT = 16_384;
+const DEFAULT_RESEED_MAX_CHARS = 24_000;
+
+function callHook<C>(hook: ((context: C) => void) | undefined, context: () => C): void {
+  if (hook === undefined) return;
+  try {
+    hook(context());
+  } catch {
+    // Observation never breaks a call.
+  }
+}
+
+function finishReason(stopReason: string | undefined): FinishReason {
+  switch (stopReason) {
+    case undefined:
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'max_tokens':
+      return 'length';
+    case 'tool_use':
+      return 'tool-calls';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Text deltas and tool calls of one top-level assistant message of the CLI. */
+function assistantEvents(message: Extract<CliMessage, { type: 'assistant' }>): TransportEvent[] {
+  if (message.synthetic || message.parentToolUseId !== null) return [];
+  const events: TransportEvent[] = [];
+  for (const block of message.blocks) {
+    if (!isRecord(block)) continue;
+    if (block['type'] === 'text' && typeof block['text'] === 'string' && block['text'] !== '') {
+      events.push({ type: 'text-delta', text: block['text'] });
+    } else if (block['type'] === 'tool_use' && typeof block['id'] === 'string') {
+      events.push({
+        type: 'tool-call',
+        id: block['id'],
+        name: typeof block['name'] === 'string' ? block['name'] : 'unknown',
+        input: isRecord(block['input']) ? block['input'] : {},
+      });
+    }
+  }
+  return events;
+}
+
+function syntheticText(message: Extract<CliMessage, { type: 'assistant' }>): string[] {
+  if (!message.synthetic) return [];
+  return message.blocks.flatMap((block) =>
+    isRecord(block) && typeof block['text'] === 'string' ? [block['text']] : [],
+  );
+}
+
+function childEnv(
+  overrides: Record<string, string | undefined> | undefined,
+  maxRetries: number | undefined,
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [name, value] of Object.entries(overrides ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  // The CLI's own API retries; a retry pin (maxRetries 0) must reach them too.
+  if (maxRetries !== undefined) env['CLAUDE_CODE_MAX_RETRIES'] = String(maxRetries);
+  return env;
+}
+
+/**
+ * The Claude Code CLI as a transport: one `claude -p --output-format stream-json --verbose`
+ * run per call, resumed with `--resume` while the gateway session's binding is valid, and
+ * started fresh (with the prior context reseeded into the prompt) when it is not.
+ */
+export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}): Transport {
+  const provider = options.provider ?? 'claude-cli';
+  const command = options.command ?? 'claude';
+  const bindings: BindingStore = options.bindings ?? createMemoryBindingStore();
+  const graceMs = options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS;
+
+  async function* stream(
+    request: ModelRequest,
+    callOptions: CallOptions = {},
+  ): AsyncGenerator<TransportEvent> {
+    const sessionId = callOptions.sessionId;
+    const cwd = options.cwd ?? process.cwd();
+    const env = childEnv(options.env, callOptions.maxRetries);
+    const secrets = secretValues(env);
+    const projectsRoot = options.projectsRoot ?? cliProjectsRoot(env);
+    const info: RequestInfo = {
+      provider,
+      api: 'claude-cli',
+      model: request.model ?? options.model ?? 'default',
+      url: `cli:${command.split(/[\\/]/).pop() ?? command}`,
+      attemptId: randomUUID(),
+    };
+    const watchdog = createAttemptWatchdog({
+      signal: callOptions.signal,
+      timeoutMs: callOptions.timeoutMs,
+      firstTokenTimeoutMs: callOptions.firstTokenTimeoutMs,
+      stallTimeoutMs:
+        callOptions.stallTimeoutMs ?? options.noOutputTimeoutMs ?? DEFAULT_NO_OUTPUT_TIMEOUT_MS,
+    });
+    const started = performance.now();
+    const elapsedMs = () => Math.round(performance.now() - started);
+    const failed = (error: unknown) =>
+      callOptions.signal?.aborted === true
+        ? new TransportAbortError({
+            message: 'The model call was aborted by the caller.',
+            cause: error,
+          })
+        : (watchdog.timeout ?? error);
+    let cli: CliProcess | undefined;
+    let exit: CliExit | undefined;
+    let cliSessionId: string | undefined;
+    callHook(options.hooks?.onRequestStart, () => ({ ...info }));
+    try {
+      if (watchdog.signal.aborted) throw watchdog.signal.reason;
+      let resumeId: string | undefined;
+      let freshReason: BindingInvalidReason | 'unbound' = 'unbound';
+      const binding = sessionId === undefined ? undefined : await bindings.get(sessionId);
+      if (sessionId !== undefined && binding !== undefined) {
+        const check = await checkCliBinding({
+          projectsRoot,
+          cwd,
+          cliSessionId: binding.cliSessionId,
+          signal: watchdog.signal,
+        });
+        if (check.valid) {
+          resumeId = binding.cliSessionId;
+        } else {
+          freshReason = check.reason;
+          await bindings.delete(sessionId);
+          yield {
+            type: 'binding-invalidated',
+            sessionId,
+            cliSessionId: binding.cliSessionId,
+            reason: check.reason,
+            ...(check.orphanedToolUseIds === undefined
+              ? {}
+              : { orphanedToolUseIds: check.orphanedToolUseIds }),
+          };
+        }
+      }
+      const { prior, pending } = splitPendingMessages(request.messages);
+      let reseed: ReseedContext | undefined;
+      if (resumeId === undefined) {
+        reseed = options.reseed?.load
+          ? await options.reseed.load({
+              sessionId,
+              request,
+              reason: freshReason,
+              signal: watchdog.signal,
+            })
+          : { messages: prior };
+      }
+      const prompt = buildCliPrompt({
+        latest: pending,
+        ...(reseed === undefined ? {} : { reseed }),
+        maxChars: options.reseed?.maxChars ?? DEFAULT_RESEED_MAX_CHARS,
+      });
+      const model = request.model ?? options.model;
+      const args = [
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        ...(resumeId === undefined ? [] : ['--resume', resumeId]),
+        ...(model === undefined ? [] : ['--model', model]),
+        ...(request.system === undefined ? [] : ['--append-system-prompt', request.system]),
+        ...(options.extraArgs ?? []),
+        ...(options.allowedTools?.length ? ['--allowedTools', ...options.allowedTools] : []),
+        '--',
+        prompt,
+      ];
+      watchdog.signal.throwIfAborted();
+      const running = spawnCliProcess({
+        command,
+        args,
+        cwd,
+        env,
+        stderrLimit: options.stderrLimit ?? DEFAULT_STDERR_LIMIT,
+      });
+      cli = running;
+      watchdog.signal.addEventListener('abort', () => void running.terminate(graceMs), {
+        once: true,
+      });
+      let result: Extract<CliMessage, { type: 'result' }> | undefined;
+      const syntheticTexts: string[] = [];
+      let first = true;
+      while (exit === undefined) {
+        watchdog.waitForChunk();
+        const output = await running.next();
+        watchdog.chunkReceived();
+        if (output.type === 'exit') {
+          exit = output;
+          break;
+        }
+        if (watchdog.signal.aborted) continue;
+        const message = parseCliMessage(output.line);
+        if (message === undefined) continue;
+        const events: TransportEvent[] = [];
+        switch (message.type) {
+          case 'init':
+            cliSessionId = message.sessionId;
+            if (sessionId !== undefined) {
+              events.push({
+                type: 'session-bound',
+                sessionId,
+                cliSessionId,
+                resumed: resumeId !== undefined,
+              });
+            }
+            break;
+          case 'assistant':
+            events.push(...assistantEvents(message));
+            syntheticTexts.push(...syntheticText(message));
+            break;
+          case 'result':
+            result = message;
+            cliSessionId ??= message.sessionId;
+            break;
+          case 'other':
+            break;
+          default: {
+            const unreachable: never = message;
+            throw new TypeError(`Unhandled CLI message ${String(unreachable)}`);
+          }
+        }
+        for (const event of events) {
+          if (first && event.type !== 'session-bound') {
+            watchdog.firstEvent();
+            first = false;
+          }
+          yield event;
+        }
+      }
+      if (watchdog.signal.aborted) throw watchdog.signal.reason;
+      const failure = cliFailure({
+        command,
+        exit,
+        result,
+        syntheticTexts,
+        stderr: running.stderr(),
+        secrets,
+        cliSessionId,
+      });
+      if (failure !== undefined) throw failure;
+      if (result?.usage !== undefined) yield { type: 'usage', ...result.usage };
+      yield { type: 'finish', reason: finishReason(result?.stopReason) };
+      callHook(options.hooks?.onResponse, () => ({
+        ...info,
+        status: undefined,
+        elapsedMs: elapsedMs(),
+      }));
+    } catch (error) {
+      const thrown = failed(error);
+      callHook(options.hooks?.onRequestError, () => ({
+        ...info,
+        status: undefined,
+        elapsedMs: elapsedMs(),
+        errorKind: classifyError(thrown, { signal: callOptions.signal }).kind,
+      }));
+      throw thrown;
+    } finally {
+      watchdog.dispose();
+      // The consumer stopped early, or the call failed: nothing the CLI started may outlive it.
+      if (cli !== undefined && (exit === undefined || watchdog.signal.aborted)) {
+        await cli.terminate(graceMs);
+      }
+      if (sessionId !== undefined && cliSessionId !== undefined) {
+        await bindAfterRun(bindings, { sessionId, cliSessionId, cwd, projectsRoot });
+      }
+    }
+  }
+
+  return { api: 'claude-cli', provider, stream };
+}
+
+/** Binds the session to the CLI session that ran, if that session has anything to resume. */
+async function bindAfterRun(
+  bindings: BindingStore,
+  run: { sessionId: string; cliSessionId: string; cwd: string; projectsRoot: string },
+): Promise<void> {
+  try {
+    const path = resolveClaudeCliTranscriptPath({
+      projectsRoot: run.projectsRoot,
+      cwd: run.cwd,
+      sessionId: run.cliSessionId,
+    });
+    if (!(await claudeCliTranscriptHasAssistant(path))) return;
+    await bindings.set(run.sessionId, {
+      cliSessionId: run.cliSessionId,
+      cwd: run.cwd,
+      boundAt: new Date().toISOString(),
+    });
+  } catch {
+    // Without a binding the next turn starts fresh and reseeds: degraded, never wrong.
+  }
+}

@@ -1,0 +1,94 @@
+/** One stdout line of `claude -p --output-format stream-json --verbose`, reduced to what we use. */
+export type CliMessage =
+  | { type: 'init'; sessionId: string; model: string | undefined }
+  | {
+      type: 'assistant';
+      blocks: unknown[];
+      /** Lines the CLI wrote itself (API errors, login prompts): `model: "<synthetic>"`. */
+      synthetic: boolean;
+      /** Set for a subagent's messages; only top-level ones (`null`) become events. */
+      parentToolUseId: string | null;
+    }
+  | {
+      type: 'result';
+      isError: boolean;
+      subtype: string;
+      text: string | undefined;
+      errors: string[];
+      status: number | undefined;
+      errorType: string | undefined;
+      stopReason: string | undefined;
+      usage: { inputTokens: number; outputTokens: number } | undefined;
+      sessionId: string | undefined;
+    }
+  /** Anything else (`user` echoes, `system/api_retry`, `stream_event`, unknown types). */
+  | { type: 'other'; kind: string };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function asString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function asNumber(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function parseUsage(value: unknown): { inputTokens: number; outputTokens: number } | undefined {
+  if (!isRecord(value)) return undefined;
+  const input =
+    (asNumber(value['input_tokens']) ?? 0) +
+    (asNumber(value['cache_creation_input_tokens']) ?? 0) +
+    (asNumber(value['cache_read_input_tokens']) ?? 0);
+  return { inputTokens: input, outputTokens: asNumber(value['output_tokens']) ?? 0 };
+}
+
+/** Parses one line; `undefined` for a line that is not a JSON object (blank, log noise). */
+export function parseCliMessage(line: string): CliMessage | undefined {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value)) return undefined;
+  const type = asString(value['type']) ?? 'unknown';
+  if (type === 'system' && value['subtype'] === 'init') {
+    const sessionId = asString(value['session_id']) ?? asString(value['sessionId']);
+    if (sessionId !== undefined) {
+      return { type: 'init', sessionId, model: asString(value['model']) };
+    }
+  }
+  if (type === 'assistant' && isRecord(value['message'])) {
+    const message = value['message'];
+    return {
+      type: 'assistant',
+      blocks: Array.isArray(message['content']) ? message['content'] : [],
+      synthetic: message['model'] === '<synthetic>',
+      parentToolUseId: asString(value['parent_tool_use_id']) ?? null,
+    };
+  }
+  if (type === 'result') {
+    const errors = Array.isArray(value['errors'])
+      ? value['errors'].filter((error): error is string => typeof error === 'string')
+      : [];
+    const subtype = asString(value['subtype']) ?? 'success';
+    return {
+      type: 'result',
+      isError: value['is_error'] === true || subtype.startsWith('error'),
+      subtype,
+      text: asString(value['result']),
+      errors,
+      status: asNumber(value['api_error_status']),
+      errorType: asString(value['api_error_type']) ?? asString(value['error']),
+      stopReason: asString(value['stop_reason']),
+      usage: parseUsage(value['usage']),
+      sessionId: asString(value['session_id']),
+    };
+  }
+  return { type: 'other', kind: type };
+}
