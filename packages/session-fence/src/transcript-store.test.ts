@@ -1,0 +1,189 @@
+import { appendFile, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidSessionIdError, UnsafeTranscriptPathError } from './session-fence-error';
+import { makeTempDir } from './test-support';
+import { createTranscriptStore, type TranscriptStore } from './transcript-store';
+import type { MessageEntry } from './transcript-types';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let store: TranscriptStore;
+beforeEach(async () => {
+  ({ dir, cleanup } = await makeTempDir());
+  store = createTranscriptStore({ sessionsDir: join(dir, 'sessions') });
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+function message(id: string, text: string, role: MessageEntry['role'] = 'user'): MessageEntry {
+  return {
+    type: 'message',
+    id,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    role,
+    content: [{ type: 'text', text }],
+  };
+}
+
+describe('createTranscriptStore', () => {
+  it('writes a versioned header and whole lines, and reads them back', async () => {
+    await store.append('s1', [message('1', 'hello')]);
+    await store.append('s1', [
+      message('2', 'multi\nline'),
+      { type: 'turn', id: '3', timestamp: 't', turnId: 'x', phase: 'start' },
+    ]);
+    const text = await readFile(store.transcriptPath('s1'), 'utf8');
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(5);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+      type: 'header',
+      version: 1,
+      sessionId: 's1',
+    });
+    const read = await store.read('s1');
+    expect(read.header?.version).toBe(1);
+    expect(read.entries.map((entry) => entry.id)).toEqual(['1', '2', '3']);
+    expect(read.issues).toEqual([]);
+  });
+
+  it('reads a missing session as empty', async () => {
+    expect(await store.read('nobody')).toMatchObject({ exists: false, entries: [], issues: [] });
+  });
+
+  it('rejects invalid session ids with a typed error and never leaves sessionsDir', async () => {
+    for (const bad of [
+      '',
+      '../escape',
+      'a/b',
+      '.hidden',
+      '-x',
+      'a'.repeat(129),
+      'a b',
+      'x\u0000',
+    ]) {
+      await expect(store.append(bad, [message('1', 'x')])).rejects.toSatisfy(
+        InvalidSessionIdError.isInstance,
+      );
+      expect(() => store.transcriptPath(bad)).toThrow(InvalidSessionIdError);
+    }
+    expect(store.transcriptPath('a.b_c-D9')).toBe(join(dir, 'sessions', 'a.b_c-D9.jsonl'));
+    expect(store.transcriptPath('a'.repeat(128))).toContain('a'.repeat(128));
+  });
+
+  it('does not follow a symlinked transcript', async () => {
+    await store.append('s1', [message('1', 'x')]);
+    const victim = join(dir, 'victim.txt');
+    await writeFile(victim, 'do not touch\n');
+    await symlink(victim, store.transcriptPath('evil'));
+    await expect(store.append('evil', [message('1', 'x')])).rejects.toSatisfy(
+      UnsafeTranscriptPathError.isInstance,
+    );
+    await expect(store.read('evil')).rejects.toSatisfy(UnsafeTranscriptPathError.isInstance);
+    await expect(store.state('evil')).rejects.toSatisfy(UnsafeTranscriptPathError.isInstance);
+    expect(await readFile(victim, 'utf8')).toBe('do not touch\n');
+  });
+
+  it('skips a torn last line on read and drops it on the next append', async () => {
+    await store.append('s1', [message('1', 'a'), message('2', 'b')]);
+    const path = store.transcriptPath('s1');
+    await appendFile(path, '{"type":"message","id":"3","times');
+    const torn = await store.read('s1');
+    expect(torn.entries.map((entry) => entry.id)).toEqual(['1', '2']);
+    expect(torn.issues).toEqual([expect.objectContaining({ line: 4, reason: 'torn-last-line' })]);
+
+    const result = await store.append('s1', [message('4', 'd')]);
+    expect(result.repaired).toBe('dropped-torn-line');
+    const repaired = await store.read('s1');
+    expect(repaired.entries.map((entry) => entry.id)).toEqual(['1', '2', '4']);
+    expect(repaired.issues).toEqual([]);
+    expect((await readFile(path, 'utf8')).endsWith('\n')).toBe(true);
+  });
+
+  it('keeps a complete last line that only lacks its newline', async () => {
+    await store.append('s1', [message('1', 'a')]);
+    const path = store.transcriptPath('s1');
+    await appendFile(path, JSON.stringify(message('2', 'b')));
+    expect((await store.read('s1')).entries.map((entry) => entry.id)).toEqual(['1', '2']);
+    const result = await store.append('s1', [message('3', 'c')]);
+    expect(result.repaired).toBe('terminated-last-line');
+    expect((await store.read('s1')).entries.map((entry) => entry.id)).toEqual(['1', '2', '3']);
+  });
+
+  it('reports a corrupt middle line with its line number and keeps reading', async () => {
+    await store.append('s1', [message('1', 'a')]);
+    const path = store.transcriptPath('s1');
+    await appendFile(path, 'this is not json\n{"type":"message","id":"x"}\n');
+    await store.append('s1', [message('2', 'b')]);
+    const read = await store.read('s1');
+    expect(read.entries.map((entry) => entry.id)).toEqual(['1', '2']);
+    expect(read.issues).toEqual([
+      expect.objectContaining({ line: 3, reason: 'invalid-json' }),
+      expect.objectContaining({ line: 4, reason: 'invalid-entry' }),
+    ]);
+  });
+
+  it('reads the tail without the rest of the file', async () => {
+    const entries = Array.from({ length: 200 }, (_, index) =>
+      message(String(index), 'x'.repeat(100)),
+    );
+    await store.append('s1', entries);
+    const tail = await store.readTail('s1', { maxBytes: 1000 });
+    expect(tail.header?.version).toBe(1);
+    expect(tail.entries.length).toBeGreaterThan(0);
+    expect(tail.entries.length).toBeLessThan(10);
+    expect(tail.entries.at(-1)?.id).toBe('199');
+    expect(tail.issues).toEqual([]);
+  });
+
+  it('migrates a headerless version 0 transcript', async () => {
+    const path = store.transcriptPath('old');
+    await store.append('tmp', []);
+    await writeFile(
+      path,
+      `${JSON.stringify({ id: 'a', timestamp: 't', role: 'user', content: 'hi' })}\n${JSON.stringify(
+        {
+          id: 'b',
+          timestamp: 't',
+          role: 'tool',
+          content: [{ type: 'tool_result', tool_use_id: 'tu', content: 'done', is_error: false }],
+        },
+      )}\n`,
+    );
+    const read = await store.read('old');
+    expect(read.version).toBe(0);
+    expect(read.entries).toEqual([
+      {
+        type: 'message',
+        id: 'a',
+        timestamp: 't',
+        role: 'user',
+        content: [{ type: 'text', text: 'hi' }],
+      },
+      {
+        type: 'message',
+        id: 'b',
+        timestamp: 't',
+        role: 'tool',
+        content: [{ type: 'tool_result', toolUseId: 'tu', content: 'done', isError: false }],
+      },
+    ]);
+  });
+
+  it('returns the state after each append and detects changes against it', async () => {
+    const first = await store.append('s1', [message('1', 'a')]);
+    expect(first.state.size).toBe((await stat(store.transcriptPath('s1'))).size);
+    expect(await store.compare('s1', first.state)).toBeUndefined();
+    await appendFile(store.transcriptPath('s1'), `${JSON.stringify(message('2', 'b'))}\n`);
+    expect(await store.compare('s1', first.state)).toBe('appended');
+    await truncate(store.transcriptPath('s1'), 10);
+    expect(await store.compare('s1', first.state)).toBe('truncated');
+  });
+
+  it('can skip fsync', async () => {
+    const fast = createTranscriptStore({ sessionsDir: join(dir, 'fast'), fsync: false });
+    await fast.append('s1', [message('1', 'a')]);
+    expect((await fast.read('s1')).entries).toHaveLength(1);
+  });
+});
