@@ -1,0 +1,44 @@
+import type { CompactionTrigger } from './compaction-events';
+import type { CompactionPlan } from './plan-compaction';
+import type { CompactionEntry } from './types';
+
+export interface BeforeCompactContext {
+  sessionId: string;
+  trigger: CompactionTrigger;
+  plan: CompactionPlan;
+  /** Identifiers any summary must keep verbatim. */
+  requiredIdentifiers: readonly string[];
+  /** Summary budget in estimated tokens. */
+  budgetTokens: number;
+  signal: AbortSignal;
+}
+
+/** `cancel`: skip this compaction; `supply`: use this summary (validated like any producer's). */
+export type BeforeCompactResult =
+  | undefined
+  | { action: 'cancel'; reason?: string }
+  | { action: 'supply'; summary: string };
+
+export interface AfterCompactContext {
+  sessionId: string;
+  trigger: CompactionTrigger;
+  entry: CompactionEntry;
+  plan: CompactionPlan;
+}
+
+export interface CompactionHooks {
+  /**
+   * Runs after the plan is made and before any producer, only when there is something to
+   * compact. May cancel, or supply a summary: a supplied summary is validated like any other and,
+   * when rejected, the configured producers run as if no summary had been supplied.
+   * May throw: the error propagates out of `compact()` and nothing is written.
+   */
+  beforeCompact?(
+    context: BeforeCompactContext,
+  ): BeforeCompactResult | undefined | Promise<BeforeCompactResult | undefined>;
+  /**
+   * Runs after the compaction entry was appended. Observes only; must not throw — a throwing or
+   * rejecting hook is caught and ignored, the compaction stays committed.
+   */
+  afterCompact?(context: AfterCompactContext): void | Promise<void>;
+}

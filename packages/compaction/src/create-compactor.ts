@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import type { BackoffOptions } from './backoff';
+import type { CompactionAttempt } from './compaction-error';
+import { CompactionError } from './compaction-error';
+import type {
+  CompactionEvent,
+  CompactionEventListener,
+  CompactionSkipReason,
+  CompactionTrigger,
+} from './compaction-events';
+import type { CompactionHooks } from './compaction-hooks';
+import type { CompactionProvider } from './compaction-provider';
+import type { CompactionRegistry } from './compaction-registry';
+import type { CompactionStore } from './compaction-store';
+import { estimateTextTokens } from './estimate-tokens';
+import { collectIdentifiers } from './extract-identifiers';
+import type { CompactionModelPort } from './model-port';
+import { createModelSummarizer } from './model-summarizer';
+import type { CompactionBudgetOptions, CompactionPlan } from './plan-compaction';
+import { planCompaction } from './plan-compaction';
+import type { ProduceRequest, Producer } from './producer';
+import { createProviderProducer } from './provider-producer';
+import { messageText } from './render-messages';
+import { runProducers } from './run-producers';
+import { computeSourceDigest } from './source-digest';
+import { SUMMARY_SECTIONS } from './summary-sections';
+import type { CompactionEntry, TranscriptEntry } from './types';
+import { validateSummary } from './validate-summary';
+
+/** Producer id recorded when `beforeCompact` supplied the summary. */
+export const HOOK_PRODUCER_ID = 'hook:beforeCompact';
+
+export interface CompactorOptions extends Partial<CompactionBudgetOptions> {
+  /** The built-in summarizer's model; without it only providers (and the hook) can summarize. */
+  model?: CompactionModelPort;
+  modelName?: string;
+  /** Where provider ids in `providers` are looked up; its providers run when `providers` is unset. */
+  registry?: CompactionRegistry;
+  /** Providers tried in order before the built-in summarizer: objects or registry ids. */
+  providers?: ReadonlyArray<string | CompactionProvider>;
+  /** Largest summary, in estimated tokens; default `reserveTokens / 2`, between 256 and 8192. */
+  summaryMaxTokens?: number;
+  /** Largest chunk per built-in summarizer call; default `(window − reserve) / 2`. */
+  chunkMaxTokens?: number;
+  /** Most identifiers a summary is required to keep (the newest win); default 64. */
+  maxIdentifiers?: number;
+  /** Built-in summarizer retries: attempts per chunk (default 3) and backoff. */
+  retry?: BackoffOptions & { maxAttemptsPerChunk?: number };
+  /** Longest time one provider call may take; default 120 000 ms. */
+  providerTimeoutMs?: number;
+  /** Consecutive automatic failures after which automatic compaction pauses; default 3. */
+  maxConsecutiveFailures?: number;
+  hooks?: CompactionHooks;
+  onEvent?: CompactionEventListener;
+  now?: () => Date;
+  createId?: () => string;
+}
+
+export interface CompactRequest {
+  sessionId: string;
+  store: CompactionStore;
+  /** Default `threshold`: compacts only when the plan says so. `overflow` and `manual` always try. */
+  trigger?: CompactionTrigger;
+  /** Extra instructions for the summary (e.g. from a `/compact <focus>` command). */
+  focus?: string;
+  signal: AbortSignal;
+}
+
+export type CompactResult =
+  | { status: 'compacted'; entry: CompactionEntry; plan: CompactionPlan }
+  | { status: 'skipped'; reason: CompactionSkipReason };
+
+export interface Compactor {
+  /** The pure plan for a transcript with this compactor's budget. */
+  plan(entries: readonly TranscriptEntry[]): CompactionPlan;
+  /**
+   * Reads the transcript, summarizes the compacted range and appends one `compaction` entry.
+   * Throws `CompactionError` when every producer fails (nothing written), and the signal's reason
+   * on caller abort (nothing written).
+   */
+  compact(request: CompactRequest): Promise<CompactResult>;
+  /** Whether automatic (`threshold`, `overflow`) compaction is paused for the session. */
+  isPaused(sessionId: string): boolean;
+  /** Clears the session's failure count and resumes automatic compaction. */
+  resume(sessionId: string): void;
+  /** Adds an event listener; returns the function that removes it. */
+  subscribe(listener: CompactionEventListener): () => void;
+}
+
+/** Creates a compactor: plan, providers in order, the built-in summarizer, validation, commit. */
+export function createCompactor(options: CompactorOptions = {}): Compactor {
+  const budget: CompactionBudgetOptions = {
+    contextWindowTokens: options.contextWindowTokens ?? 200_000,
+    reserveTokens: options.reserveTokens ?? 16_384,
+    keepRecentTokens: options.keepRecentTokens ?? 20_000,
+  };
+  const summaryMaxTokens =
+    options.summaryMaxTokens ?? Math.min(8192, Math.max(256, Math.floor(budget.reserveTokens / 2)));
+  const maxFailures = options.maxConsecutiveFailures ?? 3;
+  const listeners = new Set<CompactionEventListener>();
+  if (options.onEvent !== undefined) listeners.add(options.onEvent);
+  const failures = new Map<string, number>();
+  const paused = new Set<string>();
+  const builtin =
+    options.model === undefined
+      ? undefined
+      : createModelSummarizer({ ...options.retry, model: options.model, ...nameOf(options) });
+
+  function emit(event: CompactionEvent): void {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch {
+        // observers never break a compaction
+      }
+    }
+  }
+
+  function plan(entries: readonly TranscriptEntry[]): CompactionPlan {
+    return planCompaction(entries, {
+      ...budget,
+      ...(options.chunkMaxTokens === undefined ? {} : { chunkMaxTokens: options.chunkMaxTokens }),
+    });
+  }
+
+  function producers(attempts: CompactionAttempt[]): Producer[] {
+    const list: Producer[] = [];
+    const configured = options.providers ?? options.registry?.list() ?? [];
+    for (const item of configured) {
+      const provider = typeof item === 'string' ? options.registry?.get(item) : item;
+      if (provider === undefined) {
+        attempts.push({ producerId: String(item), attempt: 0, reason: 'provider not registered' });
+        continue;
+      }
+      list.push(
+        createProviderProducer(provider, {
+          ...(options.providerTimeoutMs === undefined
+            ? {}
+            : { timeoutMs: options.providerTimeoutMs }),
+        }),
+      );
+    }
+    if (builtin !== undefined) list.push(builtin);
+    return list;
+  }
+
+  function recordFailure(sessionId: string, trigger: CompactionTrigger): void {
+    if (trigger === 'manual') return;
+    const count = (failures.get(sessionId) ?? 0) + 1;
+    failures.set(sessionId, count);
+    if (count >= maxFailures && !paused.has(sessionId)) {
+      paused.add(sessionId);
+      emit({ type: 'compaction-paused', sessionId, consecutiveFailures: count });
+    }
+  }
+
+  function recordSuccess(sessionId: string): void {
+    failures.delete(sessionId);
+    if (paused.delete(sessionId)) emit({ type: 'compaction-resumed', sessionId });
+  }
+
+  async function compact(request: CompactRequest): Promise<CompactResult> {
+    const { sessionId, signal, store } = request;
+    const trigger = request.trigger ?? 'threshold';
+    signal.throwIfAborted();
+    const skip = (reason: CompactionSkipReason): CompactResult => {
+      emit({ type: 'compaction-skipped', sessionId, trigger, reason });
+      return { status: 'skipped', reason };
+    };
+    if (trigger !== 'manual' && paused.has(sessionId)) return skip('paused');
+    const entries = await store.readEntries({ signal });
+    signal.throwIfAborted();
+    const current = plan(entries);
+    if (current.compacted.length === 0) return skip('nothing-to-compact');
+    if (trigger === 'threshold' && !current.shouldCompact) return skip('not-needed');
+
+    const texts = current.compacted.map(messageText);
+    if (current.previousSummary !== undefined) texts.unshift(current.previousSummary);
+    const requiredIdentifiers = collectIdentifiers(texts, options.maxIdentifiers ?? 64);
+    const validate = (summary: string) =>
+      validateSummary(summary, { budgetTokens: summaryMaxTokens, requiredIdentifiers });
+    const attempts: CompactionAttempt[] = [];
+    emit({
+      type: 'compaction-start',
+      sessionId,
+      trigger,
+      tokensBefore: current.tokensBefore,
+      compactedMessages: current.compacted.length,
+      keptMessages: current.kept.length,
+    });
+    const end = (
+      outcome: 'compacted' | 'failed' | 'aborted' | 'cancelled',
+      entry?: CompactionEntry,
+    ) =>
+      emit({
+        type: 'compaction-end',
+        sessionId,
+        trigger,
+        outcome,
+        attempts,
+        ...(entry ? { entry } : {}),
+      });
+
+    try {
+      let produced: { summary: string; producerId: string; calls: number } | undefined;
+      const decision = await options.hooks?.beforeCompact?.({
+        sessionId,
+        trigger,
+        plan: current,
+        requiredIdentifiers,
+        budgetTokens: summaryMaxTokens,
+        signal,
+      });
+      signal.throwIfAborted();
+      if (decision?.action === 'cancel') {
+        end('cancelled');
+        return skip('cancelled');
+      }
+      if (decision?.action === 'supply') {
+        const validation = validate(decision.summary);
+        if (validation.valid) {
+          produced = { summary: decision.summary.trim(), producerId: HOOK_PRODUCER_ID, calls: 1 };
+        } else {
+          const problems = validation.problems.map((problem) => problem.type).join(', ');
+          attempts.push({
+            producerId: HOOK_PRODUCER_ID,
+            attempt: 1,
+            reason: `invalid summary: ${problems}`,
+          });
+        }
+      }
+      if (produced === undefined) {
+        const produceRequest: ProduceRequest = {
+          sessionId,
+          compacted: current.compacted,
+          chunks: current.chunks,
+          chunkMaxTokens: current.chunkMaxTokens,
+          previousSummary: current.previousSummary,
+          budgetTokens: summaryMaxTokens,
+          requiredIdentifiers,
+          requiredSections: SUMMARY_SECTIONS,
+          focus: request.focus,
+          signal,
+          emit,
+        };
+        const result = await runProducers(producers(attempts), produceRequest, validate, attempts);
+        if (result.ok) produced = result;
+      }
+      if (produced === undefined) {
+        recordFailure(sessionId, trigger);
+        end('failed');
+        throw new CompactionError({
+          code: 'all-producers-failed',
+          sessionId,
+          attempts,
+          message: `compaction failed: no valid summary after ${attempts.length} failed attempt(s); the transcript is unchanged`,
+        });
+      }
+      const entry: CompactionEntry = {
+        type: 'compaction',
+        id: options.createId?.() ?? randomUUID(),
+        timestamp: (options.now?.() ?? new Date()).toISOString(),
+        summary: produced.summary,
+        firstKeptEntryId: current.firstKeptEntryId,
+        provenance: {
+          producerId: produced.producerId,
+          attempts: produced.calls,
+          tokensBefore: current.tokensBefore,
+          tokensAfter: estimateTextTokens(produced.summary) + current.keptTokens,
+          sourceDigest: computeSourceDigest(current.compacted),
+        },
+      };
+      signal.throwIfAborted();
+      await store.append(entry, { signal });
+      recordSuccess(sessionId);
+      end('compacted', entry);
+      try {
+        await options.hooks?.afterCompact?.({ sessionId, trigger, entry, plan: current });
+      } catch {
+        // afterCompact observes only
+      }
+      return { status: 'compacted', entry, plan: current };
+    } catch (error) {
+      if (!CompactionError.isInstance(error)) end(signal.aborted ? 'aborted' : 'failed');
+      throw error;
+    }
+  }
+
+  return {
+    plan,
+    compact,
+    isPaused: (sessionId) => paused.has(sessionId),
+    resume(sessionId) {
+      failures.delete(sessionId);
+      if (paused.delete(sessionId)) emit({ type: 'compaction-resumed', sessionId });
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+  };
+}
+
+function nameOf(options: CompactorOptions): { modelName?: string } {
+  return options.modelName === undefined ? {} : { modelName: options.modelName };
+}

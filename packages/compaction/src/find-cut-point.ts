@@ -1,0 +1,80 @@
+import type { MessageEntry } from './types';
+
+export interface FindCutPointOptions {
+  /** Recent context to keep verbatim, in tokens. */
+  keepRecentTokens: number;
+  /** Tokens of each message (same length as the messages). */
+  tokens: readonly number[];
+}
+
+/** Index of the newest user message that asks something (holds text, not only tool results). */
+export function findLatestUserRequest(messages: readonly MessageEntry[]): number {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message?.role !== 'user') continue;
+    if (typeof message.content === 'string') return index;
+    if (message.content.some((block) => block.type === 'text')) return index;
+  }
+  return -1;
+}
+
+/**
+ * Marks, for each cut position `i` (messages `[0, i)` compacted, `[i, n)` kept), whether a
+ * tool_use / tool_result pair straddles it. Position `i` is blocked when some pair has its
+ * tool_use before `i` and its tool_result at or after `i` (or the other way round). O(n + blocks).
+ */
+export function findBlockedCuts(messages: readonly MessageEntry[]): Uint8Array {
+  const count = messages.length;
+  const usePosition = new Map<string, number>();
+  const resultPositions: Array<[string, number]> = [];
+  for (let index = 0; index < count; index += 1) {
+    const content = messages[index]?.content;
+    if (content === undefined || typeof content === 'string') continue;
+    for (const block of content) {
+      if (block.type === 'tool_use' && !usePosition.has(block.id)) usePosition.set(block.id, index);
+      else if (block.type === 'tool_result') resultPositions.push([block.toolUseId, index]);
+    }
+  }
+  // difference array over cut positions 0..count
+  const delta = new Int32Array(count + 2);
+  for (const [id, resultIndex] of resultPositions) {
+    const useIndex = usePosition.get(id);
+    if (useIndex === undefined || useIndex === resultIndex) continue;
+    const low = Math.min(useIndex, resultIndex);
+    const high = Math.max(useIndex, resultIndex);
+    delta[low + 1] = (delta[low + 1] ?? 0) + 1;
+    delta[high + 1] = (delta[high + 1] ?? 0) - 1;
+  }
+  const blocked = new Uint8Array(count + 1);
+  let open = 0;
+  for (let position = 0; position <= count; position += 1) {
+    open += delta[position] ?? 0;
+    blocked[position] = open > 0 ? 1 : 0;
+  }
+  return blocked;
+}
+
+/**
+ * Where to cut: the largest index `i` such that messages `[i, n)` hold at least
+ * `keepRecentTokens`, the latest user request is at or after `i`, and no tool pair straddles
+ * `i`. Returns 0 when nothing can be compacted. Linear in the number of messages and blocks.
+ */
+export function findCutPoint(
+  messages: readonly MessageEntry[],
+  options: FindCutPointOptions,
+): number {
+  let limit = messages.length;
+  let kept = 0;
+  while (limit > 0 && kept < options.keepRecentTokens) {
+    limit -= 1;
+    kept += options.tokens[limit] ?? 0;
+  }
+  if (kept < options.keepRecentTokens) return 0;
+  const latestRequest = findLatestUserRequest(messages);
+  if (latestRequest >= 0) limit = Math.min(limit, latestRequest);
+  const blocked = findBlockedCuts(messages);
+  for (let cut = limit; cut > 0; cut -= 1) {
+    if (blocked[cut] === 0) return cut;
+  }
+  return 0;
+}

@@ -1,0 +1,31 @@
+import type { CompactionChunk } from './chunk-messages';
+import type { CompactionAttempt } from './compaction-error';
+import type { CompactionEvent } from './compaction-events';
+import type { MessageEntry } from './types';
+
+/** Internal: what the compactor hands every producer. */
+export interface ProduceRequest {
+  sessionId: string;
+  compacted: readonly MessageEntry[];
+  chunks: readonly CompactionChunk[];
+  chunkMaxTokens: number;
+  previousSummary: string | undefined;
+  budgetTokens: number;
+  requiredIdentifiers: readonly string[];
+  requiredSections: readonly string[];
+  focus: string | undefined;
+  /** Set on the corrective retry: the rejected summary and why it was rejected. */
+  correction?: { rejectedSummary: string; problems: string };
+  signal: AbortSignal;
+  emit(event: CompactionEvent): void;
+}
+
+export type ProduceOutcome =
+  | { ok: true; summary: string; calls: number }
+  | { ok: false; calls: number; attempts: CompactionAttempt[] };
+
+/** Internal: one source of summaries. Rejects only on caller abort (with `signal.reason`). */
+export interface Producer {
+  readonly id: string;
+  produce(request: ProduceRequest): Promise<ProduceOutcome>;
+}

@@ -1,0 +1,20 @@
+import type { RecordedRequest } from '@keel/testing';
+import { lastUserText } from '@keel/testing';
+import { SUMMARY_SECTIONS } from '../summary-sections';
+
+const IDENTIFIER_LINE = 'Copy each of these identifiers verbatim into the summary: ';
+
+/**
+ * The loopback model's deterministic "summarizer": a summary with every required section that
+ * copies the identifiers the prompt lists, as an obedient model would.
+ */
+export function structuredSummaryReply(request: Pick<RecordedRequest, 'messages'>): string {
+  const prompt = lastUserText(request);
+  const line = prompt.split('\n').find((candidate) => candidate.startsWith(IDENTIFIER_LINE));
+  const identifiers = line === undefined ? [] : line.slice(IDENTIFIER_LINE.length).split(' ');
+  return SUMMARY_SECTIONS.map((section) => {
+    const body =
+      section === 'Exact identifiers' ? identifiers.map((id) => `- ${id}`).join('\n') : '- noted';
+    return `## ${section}\n${body || '- none'}`;
+  }).join('\n\n');
+}
