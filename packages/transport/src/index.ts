@@ -22,7 +22,11 @@ export {
   migrateBindingFile,
   omittedMarker,
 } from './claude-cli';
-export { createTransport, type TransportOptions } from './create-transport';
+export {
+  type ClaudeCliApiOptions,
+  createTransport,
+  type TransportOptions,
+} from './create-transport';
 export {
   type AnthropicMessagesEvent,
   fromAnthropicMessagesStream,

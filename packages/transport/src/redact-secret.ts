@@ -13,8 +13,9 @@ function redactValue(value: unknown, secret: string): unknown {
 }
 
 /**
- * Removes `secret` from an error's `message`, `stack` and provider body (`error`), down its
- * `cause` chain, in place (the error keeps its class, so classification is unchanged).
+ * Removes `secret` from an error's `message`, `stack` and every own field (provider body,
+ * `apiMessage`, …), down its `cause` chain, in place: the error keeps its class, so
+ * classification is unchanged.
  */
 export function redactSecret<T>(error: T, secret: string | undefined): T {
   if (secret === undefined || secret.length < 4) return error;
@@ -22,7 +23,9 @@ export function redactSecret<T>(error: T, secret: string | undefined): T {
   for (let depth = 0; depth < MAX_DEPTH; depth += 1) {
     if (typeof current !== 'object' || current === null) break;
     const record = current as Record<string, unknown>;
-    for (const key of ['message', 'stack', 'error'] as const) {
+    const keys = new Set(['message', 'stack', ...Object.keys(record)]);
+    keys.delete('cause');
+    for (const key of keys) {
       try {
         const value = record[key];
         const redacted = redactValue(value, secret);

@@ -1,0 +1,99 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { createMockProvider, type MockProvider } from '@keel/testing';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { drain, hello, SDK_APIS, textOf } from './__fixtures__/mock-transport';
+import { createTransport, type TransportOptions } from './create-transport';
+import { MissingSdkError } from './transport-error';
+
+let mock: MockProvider;
+beforeAll(async () => {
+  mock = await createMockProvider();
+});
+beforeEach(() => mock.reset());
+afterAll(() => mock.close());
+
+/** Imports a package that is not installed, exactly as the default loader would fail. */
+function importMissing<T>(): Promise<T> {
+  const name = 'keel-test-package-that-is-not-installed';
+  return import(/* @vite-ignore */ name) as Promise<T>;
+}
+
+const packageOf = {
+  'openai-chat': 'openai',
+  'openai-responses': 'openai',
+  'anthropic-messages': '@anthropic-ai/sdk',
+} as const;
+
+describe.each(SDK_APIS)('createTransport({ api: %s })', (api) => {
+  it('fails the call with an error naming the SDK package when it is not installed', async () => {
+    const transport = createTransport({
+      api,
+      model: 'mock-model',
+      apiKey: 'unused',
+      baseUrl: mock.url,
+      loadSdk: importMissing,
+    } as TransportOptions);
+    expect(transport.api).toBe(api);
+    const { events, error } = await drain(transport.stream(hello));
+    expect(events).toEqual([]);
+    expect(error).toBeInstanceOf(MissingSdkError);
+    expect(MissingSdkError.isInstance(error)).toBe(true);
+    const missing = error as MissingSdkError;
+    expect(missing.packageName).toBe(packageOf[api]);
+    expect(missing.message).toContain(`npm install ${packageOf[api]}`);
+    expect(missing.message).toContain(`"${api}"`);
+    expect(missing.cause).toBeInstanceOf(Error);
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it('sends defaultHeaders and names the provider', async () => {
+    mock.enqueue({ type: 'ok', text: 'with headers' });
+    const transport = createTransport({
+      api,
+      provider: 'my-gateway',
+      model: 'mock-model',
+      apiKey: 'k-1234',
+      baseUrl: api === 'anthropic-messages' ? mock.anthropicBaseUrl : mock.openaiBaseUrl,
+      defaultHeaders: { 'x-keel-test': 'yes' },
+    } as TransportOptions);
+    expect(transport.provider).toBe('my-gateway');
+    const { events, error } = await drain(transport.stream(hello));
+    expect(error).toBeUndefined();
+    expect(textOf(events)).toBe('with headers');
+    expect(mock.requests[0]?.headers['x-keel-test']).toBe('yes');
+  });
+});
+
+describe('an injected SDK client', () => {
+  it('is used for openai-chat instead of building one', async () => {
+    mock.enqueue({ type: 'ok', text: 'from injected' });
+    const client = new OpenAI({
+      apiKey: 'injected-openai',
+      baseURL: mock.openaiBaseUrl,
+      defaultHeaders: { 'x-injected': 'openai' },
+    });
+    const transport = createTransport({ api: 'openai-chat', model: 'm', client, maxRetries: 0 });
+    const { events } = await drain(transport.stream(hello));
+    expect(textOf(events)).toBe('from injected');
+    expect(mock.requests[0]?.apiKey).toBe('injected-openai');
+    expect(mock.requests[0]?.headers['x-injected']).toBe('openai');
+  });
+
+  it('is used for anthropic-messages instead of building one', async () => {
+    mock.enqueue({ type: 'ok', text: 'from injected' });
+    const client = new Anthropic({ apiKey: 'injected-anthropic', baseURL: mock.anthropicBaseUrl });
+    const transport = createTransport({ api: 'anthropic-messages', model: 'm', client });
+    const { events } = await drain(transport.stream(hello));
+    expect(textOf(events)).toBe('from injected');
+    expect(mock.requests[0]?.apiKey).toBe('injected-anthropic');
+  });
+});
+
+describe('createTransport({ api: claude-cli })', () => {
+  it('dispatches to the claude-cli transport', () => {
+    const transport = createTransport({ api: 'claude-cli', command: 'claude', provider: 'cli' });
+    expect(transport.api).toBe('claude-cli');
+    expect(transport.provider).toBe('cli');
+  });
+});

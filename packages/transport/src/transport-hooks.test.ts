@@ -1,0 +1,108 @@
+import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  baseUrlFor,
+  drain,
+  hello,
+  SDK_APIS,
+  SECRET_KEY,
+  transportFor,
+} from './__fixtures__/mock-transport';
+import type { TransportHooks } from './types';
+
+let mock: MockProvider;
+beforeAll(async () => {
+  mock = await createMockProvider();
+});
+beforeEach(() => mock.reset());
+afterAll(() => mock.close());
+
+interface HookCall {
+  hook: keyof TransportHooks;
+  context: Record<string, unknown>;
+}
+
+function recordingHooks(calls: HookCall[]): TransportHooks {
+  return {
+    onRequestStart: (context) => calls.push({ hook: 'onRequestStart', context: { ...context } }),
+    onResponse: (context) => calls.push({ hook: 'onResponse', context: { ...context } }),
+    onRequestError: (context) => calls.push({ hook: 'onRequestError', context: { ...context } }),
+  };
+}
+
+/** Everything an error exposes: message, stack, own fields and its cause chain, as text. */
+function errorText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth += 1) {
+    const record = current as Record<string, unknown>;
+    parts.push(String(record['message']), String(record['stack']));
+    try {
+      parts.push(JSON.stringify(current));
+    } catch {
+      parts.push('[unserialisable]');
+    }
+    current = record['cause'];
+  }
+  return parts.join('\n');
+}
+
+describe.each(SDK_APIS)('%s lifecycle hooks', (api) => {
+  it('reports start and response with sanitized fields only', async () => {
+    mock.enqueue({ type: 'ok', text: 'hi' });
+    const calls: HookCall[] = [];
+    const transport = transportFor(api, mock, { hooks: recordingHooks(calls), provider: 'local' });
+    const { error } = await drain(transport.stream({ ...hello, model: 'hooked-model' }));
+    expect(error).toBeUndefined();
+    expect(calls.map((call) => call.hook)).toEqual(['onRequestStart', 'onResponse']);
+    const [start, response] = calls;
+    expect(start?.context).toEqual({
+      provider: 'local',
+      api,
+      model: 'hooked-model',
+      url: baseUrlFor(api, mock),
+      attemptId: expect.any(String),
+    });
+    expect(response?.context).toMatchObject({
+      attemptId: start?.context['attemptId'],
+      status: 200,
+      elapsedMs: expect.any(Number),
+    });
+    expect(JSON.stringify(calls)).not.toContain(SECRET_KEY);
+    expect(mock.requests[0]?.apiKey).toBe(SECRET_KEY);
+  });
+
+  it('never lets the API key reach a hook or an error, even when the provider echoes it', async () => {
+    mock.enqueue({
+      ...mockFaults.unauthorized(),
+      message: `Incorrect API key provided: ${SECRET_KEY}.`,
+      openai: { message: `Incorrect API key provided: ${SECRET_KEY}.`, code: 'invalid_api_key' },
+    });
+    const calls: HookCall[] = [];
+    const transport = transportFor(api, mock, { hooks: recordingHooks(calls) });
+    const { error } = await drain(transport.stream(hello));
+    expect(error).toBeInstanceOf(Error);
+    expect(errorText(error)).toContain('Incorrect API key provided');
+    expect(errorText(error)).not.toContain(SECRET_KEY);
+    expect(calls.map((call) => call.hook)).toEqual(['onRequestStart', 'onRequestError']);
+    expect(calls[1]?.context).toMatchObject({ status: 401, errorKind: 'auth' });
+    expect(JSON.stringify(calls)).not.toContain(SECRET_KEY);
+  });
+
+  it('reports a stall timeout to onRequestError as timeout, and a throwing hook breaks nothing', async () => {
+    mock.enqueue({ type: 'stall', afterChunks: 1 });
+    const kinds: string[] = [];
+    const transport = transportFor(api, mock, {
+      stallTimeoutMs: 100,
+      hooks: {
+        onRequestStart: () => {
+          throw new Error('observer bug');
+        },
+        onRequestError: (context) => kinds.push(context.errorKind),
+      },
+    });
+    const { error } = await drain(transport.stream(hello));
+    expect(error).toMatchObject({ keelKind: 'timeout' });
+    expect(kinds).toEqual(['timeout']);
+  });
+});

@@ -1,0 +1,88 @@
+import { classifyError } from '@keel/error-classification';
+import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { drain, hello, SDK_APIS, textOf, transportFor } from './__fixtures__/mock-transport';
+import type { CallOptions, ModelRequest, Transport, TransportEvent } from './types';
+import { retryPinOf, withRetryPin } from './with-retry-pin';
+
+let mock: MockProvider;
+beforeAll(async () => {
+  mock = await createMockProvider();
+});
+beforeEach(() => mock.reset());
+afterAll(() => mock.close());
+
+describe.each(SDK_APIS)('%s retry pin, proven by request counts', (api) => {
+  it('without the pin, maxRetries 1 turns a 500 then OK into two requests and a reply', async () => {
+    mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'second time lucky' });
+    const transport = transportFor(api, mock, { maxRetries: 1 });
+    const { events, error } = await drain(transport.stream(hello));
+    expect(error).toBeUndefined();
+    expect(textOf(events)).toBe('second time lucky');
+    expect(mock.requests).toHaveLength(2);
+  });
+
+  it('with the pin, the same script yields exactly one request and a server_error', async () => {
+    mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'never sent' });
+    const pinned = withRetryPin(transportFor(api, mock, { maxRetries: 1 }), 0);
+    const { events, error } = await drain(pinned.stream(hello, { maxRetries: 3 }));
+    expect(events).toEqual([]);
+    expect(classifyError(error).kind).toBe('server_error');
+    expect(mock.requests).toHaveLength(1);
+    expect(mock.pending()).toBe(1);
+  });
+
+  it('a per-call maxRetries is forwarded to the SDK when not pinned', async () => {
+    mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'ok' });
+    const { error } = await drain(
+      transportFor(api, mock, { maxRetries: 1 }).stream(hello, { maxRetries: 0 }),
+    );
+    expect(classifyError(error).kind).toBe('server_error');
+    expect(mock.requests).toHaveLength(1);
+  });
+});
+
+describe('withRetryPin', () => {
+  function recordingTransport(seen: Array<CallOptions | undefined>): Transport {
+    return {
+      api: 'openai-chat',
+      provider: 'recording',
+      async *stream(_request: ModelRequest, options?: CallOptions): AsyncGenerator<TransportEvent> {
+        seen.push(options);
+        yield { type: 'finish', reason: 'stop' };
+      },
+    };
+  }
+
+  it('forces maxRetries last and keeps the other call options', async () => {
+    const seen: Array<CallOptions | undefined> = [];
+    const signal = new AbortController().signal;
+    const pinned = withRetryPin(recordingTransport(seen), 0);
+    await drain(pinned.stream(hello, { maxRetries: 5, signal, stallTimeoutMs: 10 }));
+    await drain(pinned.stream(hello));
+    expect(seen).toEqual([{ maxRetries: 0, signal, stallTimeoutMs: 10 }, { maxRetries: 0 }]);
+    expect(pinned.api).toBe('openai-chat');
+    expect(pinned.provider).toBe('recording');
+  });
+
+  it('pinning twice re-pins the inner transport: one wrapper, never wider', async () => {
+    const seen: Array<CallOptions | undefined> = [];
+    const inner = recordingTransport(seen);
+    const once = withRetryPin(inner, 0);
+    const twice = withRetryPin(once, 3);
+    expect(retryPinOf(twice)).toBe(0);
+    expect(retryPinOf(inner)).toBeUndefined();
+    const narrowed = withRetryPin(withRetryPin(inner, 2), 1);
+    expect(retryPinOf(narrowed)).toBe(1);
+    await drain(twice.stream(hello, { maxRetries: 9 }));
+    await drain(narrowed.stream(hello));
+    expect(seen.map((options) => options?.maxRetries)).toEqual([0, 1]);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('rejects a negative or fractional pin', () => {
+    const inner = recordingTransport([]);
+    expect(() => withRetryPin(inner, -1)).toThrow(RangeError);
+    expect(() => withRetryPin(inner, 0.5)).toThrow(RangeError);
+  });
+});
