@@ -1,0 +1,232 @@
+import {
+  appendFile,
+  chmod,
+  copyFile,
+  readFile,
+  rename,
+  truncate,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSessionFence, type SessionFence } from './session-fence';
+import { SessionLockTimeoutError, SessionTakeoverError } from './session-fence-error';
+import { createSessionLock } from './session-lock';
+import { makeTempDir, spawnNodeScript } from './test-support';
+import { createTranscriptStore, type TranscriptStore } from './transcript-store';
+import type { MessageEntry } from './transcript-types';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let store: TranscriptStore;
+let fence: SessionFence;
+let path: string;
+beforeEach(async () => {
+  ({ dir, cleanup } = await makeTempDir());
+  store = createTranscriptStore({ sessionsDir: join(dir, 'sessions'), lock: { staleMs: 5000 } });
+  await store.append('s1', [message('m0', 'first')]);
+  path = store.transcriptPath('s1');
+  fence = createSessionFence({ storage: store, sessionId: 's1' });
+});
+afterEach(async () => {
+  await fence.end().catch(() => {});
+  await cleanup();
+});
+
+function message(id: string, text: string): MessageEntry {
+  return {
+    type: 'message',
+    id,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    role: 'user',
+    content: [{ type: 'text', text }],
+  };
+}
+
+async function expectTakeover(
+  promise: Promise<unknown>,
+  phase: string,
+  change: string,
+): Promise<SessionTakeoverError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(SessionTakeoverError.isInstance(error), String(error)).toBe(true);
+  expect(error).toMatchObject({ keelKind: 'session_takeover', phase, change, sessionId: 's1' });
+  return error as SessionTakeoverError;
+}
+
+/** The lock is free again: another holder gets it at once. */
+async function expectLockFree(): Promise<void> {
+  const handle = await createSessionLock({ path: store.lockPath('s1') }).tryAcquire();
+  expect(handle).toBeDefined();
+  await handle?.release();
+}
+
+const foreignAppend = `
+import { appendFileSync } from 'node:fs';
+appendFileSync(process.argv[2], JSON.stringify({ type: 'message', id: 'foreign', timestamp: 't', role: 'user', content: [] }) + '\\n');
+`;
+
+describe('a released fence', () => {
+  it('detects an append by another process at reacquire, sticky for the turn', async () => {
+    await fence.acquire();
+    await fence.release();
+    const child = await spawnNodeScript(dir, 'append.mjs', foreignAppend, [path]);
+    expect(await child.exited).toBe(0);
+    const takeover = await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'appended');
+    expect(fence.takeover).toBe(takeover);
+    await expect(fence.append([message('late', 'x')])).rejects.toBe(takeover);
+    await expect(fence.check()).rejects.toBe(takeover);
+    await expectLockFree();
+    await fence.end();
+    expect((await store.read('s1')).entries.map((entry) => entry.id)).toEqual(['m0', 'foreign']);
+  });
+
+  it('detects a truncation', async () => {
+    await fence.acquire();
+    await fence.release();
+    await truncate(path, 5);
+    await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'truncated');
+  });
+
+  it('detects a file renamed over the transcript, even with identical bytes', async () => {
+    await fence.acquire();
+    await fence.release();
+    await copyFile(path, `${path}.new`);
+    await rename(`${path}.new`, path);
+    await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'replaced');
+  });
+
+  it('detects a same-size rewrite of the tail', async () => {
+    await fence.acquire();
+    await fence.release();
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, text.replace('first', 'FIRST'));
+    await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'rewritten');
+  });
+
+  it('detects a removed transcript', async () => {
+    await fence.acquire();
+    await fence.release();
+    await rename(path, `${path}.moved`);
+    await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'missing');
+  });
+
+  it('accepts owned appends made through it while released', async () => {
+    await fence.acquire();
+    await fence.release();
+    await fence.append([message('steer-1', 'also this')]);
+    await fence.append([message('steer-2', 'and this')]);
+    expect(fence.status).toBe('released');
+    await expectLockFree();
+    await fence.reacquire();
+    await fence.append([message('reply', 'done')]);
+    await fence.end();
+    expect(fence.takeover).toBeUndefined();
+    expect((await store.read('s1')).entries.map((entry) => entry.id)).toEqual([
+      'm0',
+      'steer-1',
+      'steer-2',
+      'reply',
+    ]);
+  });
+
+  it('is not taken over by touch or chmod', async () => {
+    await fence.acquire();
+    await fence.release();
+    const later = new Date(Date.now() + 60_000);
+    await utimes(path, later, later);
+    await chmod(path, 0o644);
+    await chmod(path, 0o600);
+    await fence.reacquire();
+    await fence.check();
+    await fence.end();
+    expect(fence.takeover).toBeUndefined();
+  });
+
+  it('refuses an owned append after a foreign one (phase write) and writes nothing', async () => {
+    await fence.acquire();
+    await fence.release();
+    await appendFile(path, `${JSON.stringify(message('foreign', 'x'))}\n`);
+    const before = await readFile(path, 'utf8');
+    await expectTakeover(fence.append([message('mine', 'y')]), 'write', 'appended');
+    expect(await readFile(path, 'utf8')).toBe(before);
+  });
+
+  it('sees a turn of another process that took the lock meanwhile', async () => {
+    await fence.acquire();
+    await fence.release();
+    const otherTurn = `
+import { createSessionFence, createTranscriptStore } from DIST;
+const store = createTranscriptStore({ sessionsDir: process.argv[2] });
+const fence = createSessionFence({ storage: store, sessionId: 's1' });
+await fence.acquire();
+await fence.append([{ type: 'message', id: 'other-turn', timestamp: 't', role: 'assistant', content: [] }]);
+await fence.end();
+`;
+    const child = await spawnNodeScript(dir, 'other-turn.mjs', otherTurn, [join(dir, 'sessions')]);
+    expect(await child.exited, child.stderr()).toBe(0);
+    await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'appended');
+  });
+
+  it('raises a coordination error when the lock stays busy at reacquire', async () => {
+    const quick = createSessionFence({ storage: store, sessionId: 's1', lockTimeoutMs: 100 });
+    await quick.acquire();
+    await quick.release();
+    const other = await createSessionLock({ path: store.lockPath('s1') }).acquire();
+    const error = await quick.reacquire().catch((caught: unknown) => caught);
+    expect(SessionLockTimeoutError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ keelKind: 'coordination' });
+    await other.release();
+    await quick.reacquire();
+    await quick.end();
+  });
+
+  it('wakes on abort while waiting for the lock', async () => {
+    await fence.acquire();
+    await fence.release();
+    const other = await createSessionLock({ path: store.lockPath('s1') }).acquire();
+    const controller = new AbortController();
+    const waiting = fence.reacquire({ signal: controller.signal });
+    setTimeout(() => controller.abort(), 30);
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+    await other.release();
+  });
+});
+
+describe('a held fence', () => {
+  it('notices a writer that ignored the lock (phase fence_check)', async () => {
+    await fence.acquire();
+    await appendFile(path, `${JSON.stringify(message('rogue', 'x'))}\n`);
+    await expectTakeover(fence.check(), 'fence_check', 'appended');
+    await expectLockFree();
+  });
+
+  it('notices a change at turn end (phase cleanup) and still lets the lock go', async () => {
+    await fence.acquire();
+    await fence.append([message('reply', 'r')]);
+    await truncate(path, 3);
+    await expectTakeover(fence.end(), 'cleanup', 'truncated');
+    expect(fence.status).toBe('ended');
+    await expectLockFree();
+  });
+
+  it('starts a session that has no transcript yet', async () => {
+    const fresh = createSessionFence({ storage: store, sessionId: 'new-session' });
+    await fresh.acquire();
+    await fresh.release();
+    await fresh.append([message('q', 'queued')]);
+    await fresh.reacquire();
+    await fresh.end();
+    expect((await store.read('new-session')).entries.map((entry) => entry.id)).toEqual(['q']);
+  });
+
+  it('rejects calls out of order', async () => {
+    await expect(fence.release()).rejects.toThrow(/idle/);
+    await fence.acquire();
+    await expect(fence.acquire()).rejects.toThrow(/held/);
+  });
+});
