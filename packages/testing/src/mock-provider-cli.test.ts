@@ -1,0 +1,144 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const cliPath = fileURLToPath(new URL('../dist/mock-provider-cli.js', import.meta.url));
+let directory: string;
+const children: ChildProcessWithoutNullStreams[] = [];
+
+beforeAll(() => {
+  if (!existsSync(cliPath)) throw new Error(`build first: ${cliPath} is missing (pnpm build)`);
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  if (directory) await rm(directory, { recursive: true, force: true });
+});
+
+function start(args: string[]): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, [cliPath, ...args], { stdio: 'pipe' });
+  children.push(child);
+  return child;
+}
+
+function exited(
+  child: ChildProcessWithoutNullStreams,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }> {
+  let stderr = '';
+  let stdout = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stderr, stdout })),
+  );
+}
+
+function urlLine(child: ChildProcessWithoutNullStreams): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(buffer);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.on('close', (code) => reject(new Error(`exited with ${code} before printing its URL`)));
+  });
+}
+
+async function scriptFile(content: unknown): Promise<string> {
+  directory = await mkdtemp(join(tmpdir(), 'keel-mock-cli-'));
+  const path = join(directory, 'script.json');
+  await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+describe('keel-mock-provider CLI', () => {
+  it('serves a script with a regex model match, then exits 0 on SIGTERM', async () => {
+    const path = await scriptFile([
+      {
+        behavior: { type: 'ok', text: 'from the script' },
+        match: { model: { regex: '^claude-' } },
+      },
+      { type: 'http-error', status: 529, errorType: 'overloaded_error' },
+    ]);
+    const child = start(['--port', '0', '--script', path]);
+    const done = exited(child);
+    const url = await urlLine(child);
+    const openai = new OpenAI({ apiKey: 'k', baseURL: `${url}/v1`, maxRetries: 0 });
+    await expect(
+      openai.chat.completions.create({
+        model: 'gpt-x',
+        messages: [{ role: 'user', content: 'q' }],
+      }),
+    ).rejects.toMatchObject({ status: 529 });
+    const anthropic = new Anthropic({ apiKey: 'k', baseURL: url, maxRetries: 0 });
+    const message = await anthropic.messages.create({
+      model: 'claude-x',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'q' }],
+    });
+    expect(message.content).toEqual([{ type: 'text', text: 'from the script' }]);
+    child.kill('SIGTERM');
+    expect((await done).code).toBe(0);
+  });
+
+  it('listens on the requested port and exits 0 on SIGINT', async () => {
+    const probe = start(['--port', '0']);
+    const probeUrl = await urlLine(probe);
+    const probeDone = exited(probe);
+    probe.kill('SIGINT');
+    expect((await probeDone).code).toBe(0);
+    const port = new URL(probeUrl).port;
+    const child = start([`--port=${port}`]);
+    const done = exited(child);
+    expect(await urlLine(child)).toBe(`http://127.0.0.1:${port}`);
+    const head = await fetch(`http://127.0.0.1:${port}/`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    child.kill('SIGINT');
+    expect((await done).code).toBe(0);
+  });
+
+  it.each([
+    [['--port', 'abc'], /--port must be an integer/],
+    [['--port', '70000'], /--port must be an integer/],
+    [['--port'], /--port needs a value/],
+    [['--bogus'], /unknown argument "--bogus"/],
+  ])('rejects %j with exit code 2 and a clear message', async (args, message) => {
+    const { code, stderr } = await exited(start(args));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr).toContain('Usage: keel-mock-provider');
+  });
+
+  it('rejects a bad script with exit code 2 naming the problem', async () => {
+    const notArray = await scriptFile({ type: 'ok' });
+    const first = await exited(start(['--script', notArray]));
+    expect(first.code).toBe(2);
+    expect(first.stderr).toContain('script must be a JSON array');
+    const missing = await exited(start(['--script', join(directory, 'nope.json')]));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read script');
+    const badType = await scriptFile([{ type: 'ok' }, { type: 'explode' }]);
+    const third = await exited(start(['--script', badType]));
+    expect(third.code).toBe(2);
+    expect(third.stderr).toContain('script[1]: unknown behaviour type "explode"');
+  });
+
+  it('prints usage for --help', async () => {
+    const { code, stdout } = await exited(start(['--help']));
+    expect(code).toBe(0);
+    expect(stdout).toContain('--script file.json');
+  });
+});
