@@ -124,18 +124,22 @@ function playStep(state: RunState, turn: FakeClaudeTurn, step: FakeClaudeStep): 
       return 'next';
     case 'tool_use': {
       const id = step.id ?? `toolu_fake_${randomUUID().slice(0, 8)}`;
+      // A hanging tool's process starts (and is logged) before its tool_use is announced, so
+      // whoever reacts to the announcement can rely on the log.
+      const child = step.hang
+        ? spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
+            detached: true,
+            stdio: 'ignore',
+          })
+        : undefined;
+      if (child?.pid !== undefined) log({ type: 'child', pid: child.pid, parentPid: process.pid });
       const uuid = assistantBlock(state, {
         type: 'tool_use',
         id,
         name: step.name,
         input: step.input ?? {},
       });
-      if (step.hang) {
-        const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
-          detached: true,
-          stdio: 'ignore',
-        });
-        if (child.pid !== undefined) log({ type: 'child', pid: child.pid, parentPid: process.pid });
+      if (child !== undefined) {
         state.runningTool = { id, assistantUuid: uuid, child };
         keepAlive();
         return 'stop';

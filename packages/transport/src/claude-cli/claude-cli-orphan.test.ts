@@ -1,0 +1,126 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Message } from '../types';
+import { createMemoryBindingStore } from './binding-store';
+import type { ReseedLoadContext } from './claude-cli-options';
+import {
+  assistantTurn,
+  type CliTestFixture,
+  collect,
+  createCliTestFixture,
+  userTurn,
+} from './cli-test-fixture';
+import { createClaudeCliTransport } from './create-claude-cli-transport';
+import { isProcessAlive } from './process-tree';
+
+let fixture: CliTestFixture | undefined;
+afterEach(() => {
+  fixture?.cleanup();
+  fixture = undefined;
+});
+
+describe('createClaudeCliTransport: orphaned tool_use', () => {
+  it('detects the orphan a killed run left, starts fresh and reseeds summary and recent turns', async () => {
+    fixture = createCliTestFixture({
+      turns: [
+        {
+          sessionId: 'cli-orphaned',
+          steps: [
+            { type: 'text', text: 'Running it.' },
+            {
+              type: 'tool_use',
+              id: 'toolu_orphan',
+              name: 'Bash',
+              input: { command: 'sleep' },
+              hang: true,
+            },
+          ],
+        },
+        { sessionId: 'cli-fresh', steps: [{ type: 'text', text: 'Back on track.' }] },
+      ],
+    });
+    const history: Message[] = [];
+    for (let index = 1; index <= 30; index += 1) {
+      history.push(
+        userTurn(`old question number ${index}`),
+        assistantTurn(`old answer number ${index}`),
+      );
+    }
+    const loads: ReseedLoadContext[] = [];
+    const transport = createClaudeCliTransport({
+      command: fixture.fake.command,
+      cwd: fixture.cwd,
+      env: fixture.fake.env,
+      bindings: createMemoryBindingStore(),
+      // A crash, not a polite stop: SIGKILL at once, so the CLI cannot answer its tool_use.
+      abortGraceMs: 0,
+      reseed: {
+        maxChars: 600,
+        load: (context) => {
+          loads.push(context);
+          return { summary: 'SUMMARY: the user plans a trip to Lyon.', messages: history };
+        },
+      },
+    });
+
+    const controller = new AbortController();
+    const killed = await collect(
+      transport.stream(
+        { messages: [userTurn('run the long command')] },
+        { sessionId: 'gw-o', signal: controller.signal },
+      ),
+      (event) => {
+        if (event.type === 'tool-call') controller.abort();
+      },
+    );
+    expect(killed.events.map((event) => event.type)).toEqual([
+      'session-bound',
+      'text-delta',
+      'tool-call',
+    ]);
+    expect(killed.error).toMatchObject({ keelKind: 'caller_abort' });
+    const pids = fixture.fake
+      .log()
+      .flatMap((entry) => (entry.type === 'signal' ? [] : [entry.pid]));
+    expect(pids).toHaveLength(2); // the fake CLI and the tool process it started
+    for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
+    // SIGKILL at once: the CLI never saw a SIGTERM.
+    expect(fixture.fake.log().some((entry) => entry.type === 'signal')).toBe(false);
+
+    const next = await collect(
+      transport.stream({ messages: [...history, userTurn('Where was I?')] }, { sessionId: 'gw-o' }),
+    );
+    expect(next.error).toBeUndefined();
+    expect(next.events[0]).toEqual({
+      type: 'binding-invalidated',
+      sessionId: 'gw-o',
+      cliSessionId: 'cli-orphaned',
+      reason: 'orphaned-tool-use',
+      orphanedToolUseIds: ['toolu_orphan'],
+    });
+    expect(next.events[1]).toEqual({
+      type: 'session-bound',
+      sessionId: 'gw-o',
+      cliSessionId: 'cli-fresh',
+      resumed: false,
+    });
+    expect(next.events).toContainEqual({ type: 'text-delta', text: 'Back on track.' });
+    expect(loads.map((load) => load.reason)).toEqual(['unbound', 'orphaned-tool-use']);
+
+    const argv = fixture.fake.calls()[1] ?? [];
+    expect(argv).not.toContain('--resume');
+    const prompt = argv[argv.indexOf('--') + 1] ?? '';
+    const summaryAt = prompt.indexOf('SUMMARY: the user plans a trip to Lyon.');
+    const marker = /\[… (\d+) earlier messages omitted …\]/.exec(prompt);
+    expect(summaryAt).toBeGreaterThan(-1);
+    expect(marker).not.toBeNull();
+    expect(summaryAt).toBeLessThan(marker?.index ?? -1);
+    expect(prompt).toContain('Assistant: old answer number 30');
+    expect(prompt).not.toContain('old question number 1\n');
+    const kept = (prompt.match(/old (question|answer) number/g) ?? []).length;
+    expect(Number(marker?.[1]) + kept).toBe(history.length);
+    expect(prompt.indexOf('Assistant: old answer number 30')).toBeLessThan(
+      prompt.indexOf('Where was I?'),
+    );
+    expect(prompt.length).toBeLessThan(600 + 400);
+  });
+});
