@@ -1,0 +1,91 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findOrphanedToolUses } from './find-orphaned-tool-uses';
+import { INTERRUPTED_TOOL_RESULT, repairOrphanedToolUses } from './repair-orphaned-tool-uses';
+import { createSessionFence } from './session-fence';
+import { makeTempDir } from './test-support';
+import { createTranscriptStore, type TranscriptStore } from './transcript-store';
+import type { MessageEntry } from './transcript-types';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let store: TranscriptStore;
+beforeEach(async () => {
+  ({ dir, cleanup } = await makeTempDir());
+  store = createTranscriptStore({ sessionsDir: join(dir, 'sessions') });
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+const t = '2026-01-01T00:00:00.000Z';
+const calls = (id: string, ...ids: string[]): MessageEntry => ({
+  type: 'message',
+  id,
+  timestamp: t,
+  role: 'assistant',
+  content: [
+    { type: 'text', text: 'running' },
+    ...ids.map((toolId) => ({ type: 'tool_use' as const, id: toolId, name: 'Bash', input: {} })),
+  ],
+});
+const answers = (id: string, ...ids: string[]): MessageEntry => ({
+  type: 'message',
+  id,
+  timestamp: t,
+  role: 'tool',
+  content: ids.map((toolUseId) => ({ type: 'tool_result' as const, toolUseId, content: 'ok' })),
+});
+
+describe('repairOrphanedToolUses', () => {
+  it('durably appends an error tool_result for each trailing orphan', async () => {
+    await store.append('s1', [
+      calls('a1', 'old'),
+      answers('r1', 'old'),
+      calls('a2', 'x', 'y', 'z'),
+      answers('r2', 'y'),
+    ]);
+    const path = store.transcriptPath('s1');
+    expect(await findOrphanedToolUses(path, { format: 'keel' })).toEqual(['x', 'z']);
+
+    expect(await repairOrphanedToolUses({ storage: store, sessionId: 's1' })).toEqual(['x', 'z']);
+    expect(await findOrphanedToolUses(path, { format: 'keel' })).toEqual([]);
+    const lastLine = JSON.parse((await readFile(path, 'utf8')).trim().split('\n').at(-1) ?? '');
+    expect(lastLine).toMatchObject({
+      type: 'message',
+      role: 'tool',
+      content: [
+        { type: 'tool_result', toolUseId: 'x', content: INTERRUPTED_TOOL_RESULT, isError: true },
+        { type: 'tool_result', toolUseId: 'z', content: INTERRUPTED_TOOL_RESULT, isError: true },
+      ],
+    });
+    expect(await repairOrphanedToolUses({ storage: store, sessionId: 's1' })).toEqual([]);
+  });
+
+  it('ignores an orphan that is not trailing, and writes nothing', async () => {
+    await store.append('s1', [
+      calls('a1', 'deep'),
+      { ...calls('a2'), content: [{ type: 'text', text: 'later' }] },
+    ]);
+    const before = await readFile(store.transcriptPath('s1'), 'utf8');
+    expect(await repairOrphanedToolUses({ storage: store, sessionId: 's1' })).toEqual([]);
+    expect(await readFile(store.transcriptPath('s1'), 'utf8')).toBe(before);
+  });
+
+  it('writes through a fence so the turn does not see its own repair as a takeover', async () => {
+    await store.append('s1', [calls('a1', 'x')]);
+    const fence = createSessionFence({ storage: store, sessionId: 's1' });
+    await fence.acquire();
+    expect(
+      await repairOrphanedToolUses({ storage: store, sessionId: 's1', fence, content: 'gone' }),
+    ).toEqual(['x']);
+    await fence.release();
+    await fence.reacquire();
+    await fence.end();
+    expect(fence.takeover).toBeUndefined();
+    expect((await store.read('s1')).entries.at(-1)).toMatchObject({
+      content: [{ toolUseId: 'x', content: 'gone' }],
+    });
+  });
+});
