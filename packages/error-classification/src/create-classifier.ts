@@ -35,6 +35,15 @@ function retryDelayFromBody(facts: ErrorFacts): number | undefined {
   return undefined;
 }
 
+/** Runs `read`, turning a throw (a hostile getter or proxy) into `undefined`. */
+function safely<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
 function runRule(
   rule: ClassifierRule,
   error: unknown,
@@ -54,10 +63,12 @@ function runRule(
 function build(match: RuleMatch, facts: ErrorFacts): ErrorClassification {
   const kind = typeof match === 'string' ? match : match.kind;
   const overrides: Partial<ErrorClassification> = typeof match === 'string' ? {} : match;
-  const provider = overrides.provider ?? detectProvider(facts);
+  const provider = overrides.provider ?? safely(() => detectProvider(facts));
   const code = overrides.code ?? facts.codes[0];
   const retryAfterMs =
-    overrides.retryAfterMs ?? parseRetryAfter(facts.headers) ?? retryDelayFromBody(facts);
+    overrides.retryAfterMs ??
+    safely(() => parseRetryAfter(facts.headers)) ??
+    safely(() => retryDelayFromBody(facts));
   const message = overrides.message ?? facts.primaryMessage;
   const status = overrides.status ?? facts.status;
   return {
@@ -79,7 +90,11 @@ export function createClassifier(options: ClassifierOptions = {}): Classifier {
   const rules = [...(options.rules ?? []), ...BUILTIN_RULES];
   return {
     classify(error, classifyOptions = {}) {
-      const facts = collectErrorFacts(error);
+      const facts = safely(() => collectErrorFacts(error));
+      if (facts === undefined) {
+        const kind = classifyOptions.signal?.aborted ? 'caller_abort' : 'unknown';
+        return { kind, retryable: KIND_POLICY[kind].retryable };
+      }
       const context: RuleContext = {
         facts,
         ...(classifyOptions.signal !== undefined ? { signal: classifyOptions.signal } : {}),

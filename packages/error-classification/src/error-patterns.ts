@@ -150,7 +150,7 @@ export const CONNECTION_CODES = codeSet(
 );
 
 export const CONNECTION_TEXT =
-  /connection error|fetch failed|socket hang up|\bterminated\b|other side closed|network error|premature close|connection (?:reset|refused|closed)|econnreset/;
+  /connection error|fetch failed|socket hang up|\bterminated\b|other side closed|network error|premature close|connection (?:reset|refused|closed)|econnreset|stream ended without producing|request ended without sending any chunks|missing finish_reason/;
 
 export const SERVER_ERROR_CODES = codeSet(
   'api_error',

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_KINDS, isErrorKind } from './error-kind';
+
+describe('ERROR_KINDS / isErrorKind', () => {
+  it('lists the 16 kinds once each', () => {
+    expect(ERROR_KINDS).toHaveLength(16);
+    expect(new Set(ERROR_KINDS).size).toBe(16);
+  });
+
+  it('recognises kinds only', () => {
+    expect(isErrorKind('rate_limit')).toBe(true);
+    expect(isErrorKind('RATE_LIMIT')).toBe(false);
+    expect(isErrorKind(undefined)).toBe(false);
+  });
+});
