@@ -1,0 +1,247 @@
+/**
+ * The claude-cli transport against the REAL Claude Code CLI (@anthropic-ai/claude-code 2.1.332),
+ * pointed at @keel/testing's loopback mock provider: bind, resume, a run killed mid-tool, and
+ * recovery from the orphaned tool_use it leaves.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { findOrphanedToolUses, resolveClaudeCliTranscriptPath } from '@keel/session-fence';
+import { createMockProvider, type MockProvider, type RecordedRequest } from '@keel/testing';
+import {
+  createClaudeCliTransport,
+  createFileBindingStore,
+  type Message,
+  type TransportEvent,
+} from '@keel/transport';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CLAUDE = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'node_modules',
+  '.bin',
+  'claude',
+);
+const MODEL = 'claude-keel-e2e';
+const HANG_COMMAND = 'timeout 97 tail -f /dev/null';
+
+let provider: MockProvider;
+let root: string;
+
+beforeAll(async () => {
+  provider = await createMockProvider();
+  root = mkdtempSync(join(tmpdir(), 'keel-claude-e2e-'));
+});
+
+afterAll(async () => {
+  await provider?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** Processes whose command line is exactly the scripted Bash command (ours alone use it). */
+function hangingToolPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (cmdline === HANG_COMMAND && state !== 'Z') pids.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return pids;
+}
+
+async function waitFor(what: string, check: () => boolean, signal: AbortSignal): Promise<void> {
+  while (!check()) {
+    if (signal.aborted) throw new Error(`gave up waiting for ${what}`);
+    await delay(50);
+  }
+}
+
+function mainRequests(): RecordedRequest[] {
+  return provider.requests.filter(
+    (request) => request.api === 'anthropic-messages' && request.model === MODEL,
+  );
+}
+
+const user = (text: string): Message => ({ role: 'user', content: text });
+const assistant = (text: string): Message => ({ role: 'assistant', content: text });
+
+describe('claude-cli transport with the real Claude Code CLI', () => {
+  it('binds, resumes, survives a run killed mid-tool, and reseeds a fresh session', async () => {
+    const cwd = join(root, 'work');
+    const home = join(root, 'home');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(cwd, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const bindingsPath = join(root, 'state', 'bindings.json');
+    const transport = createClaudeCliTransport({
+      command: CLAUDE,
+      cwd,
+      model: MODEL,
+      allowedTools: ['Bash'],
+      env: {
+        HOME: home,
+        ANTHROPIC_BASE_URL: provider.anthropicBaseUrl,
+        ANTHROPIC_API_KEY: 'test',
+        ANTHROPIC_AUTH_TOKEN: undefined,
+        CLAUDE_CONFIG_DIR: undefined,
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
+      bindings: createFileBindingStore({ path: bindingsPath }),
+      // A crash, not a polite stop: on SIGTERM the CLI answers its running tool itself.
+      abortGraceMs: 0,
+    });
+    const run = async (
+      messages: Message[],
+      signal?: AbortSignal,
+      onEvent?: (event: TransportEvent) => void,
+    ) => {
+      const events: TransportEvent[] = [];
+      try {
+        for await (const event of transport.stream(
+          { messages },
+          { sessionId: 'e2e', ...(signal ? { signal } : {}) },
+        )) {
+          events.push(event);
+          onEvent?.(event);
+        }
+        return { events, error: undefined as unknown };
+      } catch (error) {
+        return { events, error };
+      }
+    };
+    const text = (events: TransportEvent[]) =>
+      events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
+    const bound = (events: TransportEvent[]) =>
+      events.find((event) => event.type === 'session-bound');
+
+    // Turn 1: a fresh CLI session, bound to the gateway session.
+    provider.enqueue({
+      behavior: { type: 'ok', text: 'Noted: PELICAN.' },
+      match: { model: MODEL },
+    });
+    const u1 = user('Remember the code word PELICAN.');
+    const first = await run([u1]);
+    expect(first.error).toBeUndefined();
+    expect(text(first.events)).toBe('Noted: PELICAN.');
+    expect(first.events.at(-1)).toEqual({ type: 'finish', reason: 'stop' });
+    const firstBound = bound(first.events);
+    expect(firstBound).toMatchObject({ type: 'session-bound', sessionId: 'e2e', resumed: false });
+    const cliSessionId = firstBound?.type === 'session-bound' ? firstBound.cliSessionId : '';
+    expect(JSON.parse(readFileSync(bindingsPath, 'utf8')).bindings.e2e.cliSessionId).toBe(
+      cliSessionId,
+    );
+
+    // Turn 2: resumed: same CLI session, and the provider sees the earlier conversation.
+    provider.enqueue({
+      behavior: { type: 'ok', text: 'It was PELICAN.' },
+      match: { model: MODEL },
+    });
+    const a1 = assistant('Noted: PELICAN.');
+    const u2 = user('What was the code word?');
+    const before = mainRequests().length;
+    const second = await run([u1, a1, u2]);
+    expect(second.error).toBeUndefined();
+    expect(text(second.events)).toBe('It was PELICAN.');
+    expect(bound(second.events)).toEqual({
+      type: 'session-bound',
+      sessionId: 'e2e',
+      cliSessionId,
+      resumed: true,
+    });
+    const resumedRequest = JSON.stringify(mainRequests().slice(before).at(-1)?.messages);
+    expect(resumedRequest).toContain('Remember the code word PELICAN.');
+    expect(resumedRequest).toContain('Noted: PELICAN.');
+    expect(resumedRequest).toContain('What was the code word?');
+    expect(resumedRequest).not.toContain('could not be continued');
+
+    // Turn 3: the model starts a long Bash command; the run is killed while it runs.
+    provider.enqueue({
+      behavior: {
+        type: 'ok',
+        toolCalls: [
+          {
+            id: 'toolu_e2e_hang',
+            name: 'Bash',
+            input: { command: HANG_COMMAND, description: 'Wait' },
+          },
+        ],
+      },
+      match: { model: MODEL },
+    });
+    const transcriptPath = resolveClaudeCliTranscriptPath({
+      projectsRoot: join(home, '.claude', 'projects'),
+      cwd,
+      sessionId: cliSessionId,
+    });
+    const a2 = assistant('It was PELICAN.');
+    const u3 = user('Run the long command.');
+    const controller = new AbortController();
+    const patience = AbortSignal.timeout(45_000);
+    let watching: Promise<void> | undefined;
+    const killed = await run([u1, a1, u2, a2, u3], controller.signal, (event) => {
+      if (event.type !== 'tool-call' || watching) return;
+      watching = (async () => {
+        await waitFor(
+          'the tool_use line',
+          () =>
+            existsSync(transcriptPath) &&
+            readFileSync(transcriptPath, 'utf8').includes('"id":"toolu_e2e_hang"'),
+          patience,
+        );
+        await waitFor('the Bash tool process', () => hangingToolPids().length > 0, patience);
+        controller.abort();
+      })();
+    });
+    await watching;
+    expect(killed.events).toContainEqual({
+      type: 'tool-call',
+      id: 'toolu_e2e_hang',
+      name: 'Bash',
+      input: { command: HANG_COMMAND, description: 'Wait' },
+    });
+    expect(killed.error).toMatchObject({ keelKind: 'caller_abort' });
+    // Nothing the CLI started survives it, not even the tool in its own session.
+    expect(hangingToolPids()).toEqual([]);
+    expect(await findOrphanedToolUses(transcriptPath, { format: 'claude-cli' })).toEqual([
+      'toolu_e2e_hang',
+    ]);
+
+    // Turn 4: the orphan is detected; a fresh session gets the prior context and replies.
+    provider.enqueue({
+      behavior: { type: 'ok', text: 'Back again: PELICAN.' },
+      match: { model: MODEL },
+    });
+    const u4 = user('Are you still there?');
+    const beforeFresh = mainRequests().length;
+    const fourth = await run([u1, a1, u2, a2, u3, u4]);
+    expect(fourth.error).toBeUndefined();
+    expect(fourth.events[0]).toEqual({
+      type: 'binding-invalidated',
+      sessionId: 'e2e',
+      cliSessionId,
+      reason: 'orphaned-tool-use',
+      orphanedToolUseIds: ['toolu_e2e_hang'],
+    });
+    const freshBound = bound(fourth.events);
+    expect(freshBound).toMatchObject({ type: 'session-bound', sessionId: 'e2e', resumed: false });
+    const freshId = freshBound?.type === 'session-bound' ? freshBound.cliSessionId : '';
+    expect(freshId).not.toBe(cliSessionId);
+    expect(text(fourth.events)).toBe('Back again: PELICAN.');
+    const reseeded = JSON.stringify(mainRequests().slice(beforeFresh).at(-1)?.messages);
+    expect(reseeded).toContain('could not be continued');
+    expect(reseeded).toContain('User: Remember the code word PELICAN.');
+    expect(reseeded).toContain('Assistant: It was PELICAN.');
+    expect(reseeded).toContain('Are you still there?');
+    expect(reseeded).not.toContain('toolu_e2e_hang');
+    expect(JSON.parse(readFileSync(bindingsPath, 'utf8')).bindings.e2e.cliSessionId).toBe(freshId);
+  }, 120_000);
+});
