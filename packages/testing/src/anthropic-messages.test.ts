@@ -79,3 +79,42 @@ describe('anthropic messages', () => {
     expect(message.usage.output_tokens).toBe(17);
   });
 });
+
+describe('anthropic messages tool use', () => {
+  it('answers a non-streaming tool_use without a text block', async () => {
+    provider.enqueue({ type: 'ok', toolCalls: [{ name: 'Bash', input: { command: 'ls' } }] });
+    const message = await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 100,
+      messages: user('list'),
+    });
+    expect(message.content).toEqual([
+      { type: 'tool_use', id: 'toolu_mock_1', name: 'Bash', input: { command: 'ls' } },
+    ]);
+    expect(message.stop_reason).toBe('tool_use');
+  });
+
+  it('streams the documented event sequence', async () => {
+    provider.enqueue({ type: 'ok', text: 'hi', toolCalls: [{ name: 't', input: { k: 'v' } }] });
+    const stream = await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 100,
+      messages: user('x'),
+      stream: true,
+    });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+  });
+});

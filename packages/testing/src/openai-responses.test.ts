@@ -79,3 +79,47 @@ describe('openai responses', () => {
     ]);
   });
 });
+
+describe('openai responses faults', () => {
+  it('answers a non-streaming function call', async () => {
+    provider.enqueue({ type: 'ok', toolCalls: [{ id: 'call_7', name: 'f', input: { a: 1 } }] });
+    const response = await client.responses.create({ model: 'gpt-test', input: 'x' });
+    expect(response.output).toEqual([
+      {
+        id: 'fc_mock_1_0',
+        type: 'function_call',
+        status: 'completed',
+        arguments: '{"a":1}',
+        call_id: 'call_7',
+        name: 'f',
+      },
+    ]);
+    expect(response.output_text).toBe('');
+  });
+
+  it('truncated-stream ends without response.completed; reset-after-chunks fails the stream', async () => {
+    provider.enqueue(
+      { type: 'truncated-stream', chunks: 2 },
+      { type: 'reset-after-chunks', chunks: 1 },
+    );
+    const truncated = await client.responses.create({
+      model: 'gpt-test',
+      input: 'x',
+      stream: true,
+    });
+    const types: string[] = [];
+    for await (const event of truncated) types.push(event.type);
+    expect(types.filter((type) => type === 'response.output_text.delta')).toHaveLength(2);
+    expect(types).not.toContain('response.completed');
+
+    const reset = await client.responses.create({ model: 'gpt-test', input: 'x', stream: true });
+    const seen: string[] = [];
+    await expect(
+      (async () => {
+        for await (const event of reset) seen.push(event.type);
+      })(),
+    ).rejects.toBeInstanceOf(Error);
+    expect(seen.filter((type) => type === 'response.output_text.delta')).toHaveLength(1);
+    expect(seen).not.toContain('response.completed');
+  });
+});
