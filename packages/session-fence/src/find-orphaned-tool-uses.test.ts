@@ -79,6 +79,20 @@ describe('findOrphanedToolUses on hand-built claude-cli transcripts', () => {
     expect(orphans).toEqual(['t1']);
   });
 
+  it('finds an orphan in an earlier line of a message that continued after other results', async () => {
+    expect(
+      await scan([
+        assistant('msg_0', { type: 'text', text: 'before' }),
+        user(toolResult('unrelated')),
+        assistant('msg_1', toolUse('x')),
+        assistant('msg_1', toolUse('y')),
+        user(toolResult('y')),
+        assistant('msg_1', toolUse('z')),
+        user(toolResult('z')),
+      ]),
+    ).toEqual(['x']);
+  });
+
   it('accepts answers in any order', async () => {
     expect(
       await scan([

@@ -5,7 +5,7 @@ import {
   type TranscriptFormat,
   toConversationLine,
 } from './find-trailing-orphans';
-import { readLines } from './read-lines';
+import { readLinesBackward } from './read-lines-backward';
 import { lstatIfExists, openRegularFile } from './safe-file';
 
 export interface FindOrphanedToolUsesOptions {
@@ -20,7 +20,8 @@ export const DEFAULT_INSPECT_TAIL_BYTES = 1024 * 1024;
 
 /**
  * The ids of `tool_use` blocks (claude-cli also `server_tool_use` / `mcp_tool_use`) in the last
- * assistant message that no later tool result answers. Reads only the last `tailBytes` bytes.
+ * assistant message that no later tool result answers. Reads backwards from the end, at most
+ * `tailBytes` bytes, and stops once it has passed the start of the last assistant message.
  * Lines that do not parse (a torn last line, a corrupt line) are skipped. A missing, empty,
  * non-regular or symlinked file gives `[]`; use `getTranscriptFileStatus` to tell those apart.
  */
@@ -32,7 +33,11 @@ export async function findOrphanedToolUses(
   return findTrailingOrphans(lines);
 }
 
-/** Reads the conversation lines of a transcript's bounded tail; `[]` for anything unreadable as a file. */
+/**
+ * Reads conversation lines backwards from the end of the file, at most `tailBytes`, and stops at
+ * the first line of an earlier assistant message, so the work done is proportional to the size
+ * of the last exchange, not of the file. `[]` for anything unreadable as a regular file.
+ */
 export async function readConversationTail(
   path: string,
   options: FindOrphanedToolUsesOptions,
@@ -49,8 +54,9 @@ export async function readConversationTail(
   try {
     const size = (await handle.stat()).size;
     const start = Math.max(0, size - (options.tailBytes ?? DEFAULT_INSPECT_TAIL_BYTES));
-    const lines: ConversationLine[] = [];
-    for await (const line of readLines(handle, { start, end: size })) {
+    const reversed: ConversationLine[] = [];
+    let last: ConversationLine | undefined;
+    for await (const line of readLinesBackward(handle, { start, end: size })) {
       let value: unknown;
       try {
         value = JSON.parse(line.text);
@@ -58,8 +64,19 @@ export async function readConversationTail(
         continue;
       }
       const conversation = toConversationLine(value, options.format);
-      if (conversation !== undefined) lines.push(conversation);
+      if (conversation === undefined) continue;
+      if (conversation.assistant) {
+        // An assistant line of an earlier message: nothing before it can be a trailing orphan.
+        if (
+          last !== undefined &&
+          (last.messageKey === undefined || conversation.messageKey !== last.messageKey)
+        )
+          break;
+        last ??= conversation;
+      }
+      reversed.push(conversation);
     }
+    const lines = reversed.reverse();
     options.signal?.throwIfAborted();
     return lines;
   } finally {
