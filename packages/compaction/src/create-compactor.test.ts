@@ -1,0 +1,331 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CompactionError } from './compaction-error';
+import type { CompactionProvider, CompactionProviderRequest } from './compaction-provider';
+import { createCompactionRegistry } from './compaction-registry';
+import { createCompactor } from './create-compactor';
+import { BUILTIN_PRODUCER_ID } from './model-summarizer';
+import { SUMMARY_SECTIONS } from './summary-sections';
+import type { Harness } from './test-support/compactor-harness';
+import { createHarness } from './test-support/compactor-harness';
+import {
+  SAMPLE_IDENTIFIERS,
+  SMALL_WINDOW,
+  sampleTranscript,
+} from './test-support/sample-transcript';
+import { createAnthropicPort } from './test-support/sdk-model-ports';
+
+const fastRetry = { baseDelayMs: 1, maxDelayMs: 4 };
+let harness: Harness | undefined;
+
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function setup(): Promise<Harness> {
+  harness = await createHarness(sampleTranscript());
+  return harness;
+}
+
+function validSummary(request: CompactionProviderRequest, extra = ''): string {
+  return SUMMARY_SECTIONS.map((section) =>
+    section === 'Exact identifiers'
+      ? `## ${section}\n${request.requiredIdentifiers.join('\n')}`
+      : `## ${section}\n- ${extra || 'kept'}`,
+  ).join('\n');
+}
+
+function provider(id: string, summarize: CompactionProvider['summarize']): CompactionProvider {
+  return { specificationVersion: 'v1', id, summarize };
+}
+
+/** A provider that waits for its signal and rejects with its reason. */
+function waitingProvider(id: string, started: { count: number }): CompactionProvider {
+  return provider(
+    id,
+    (request) =>
+      new Promise((_, reject) => {
+        started.count += 1;
+        request.signal.addEventListener('abort', () => reject(request.signal.reason), {
+          once: true,
+        });
+      }),
+  );
+}
+
+describe('third-party providers', () => {
+  it('uses the first provider whose summary is valid, without calling the model', async () => {
+    const h = await setup();
+    const seen: CompactionProviderRequest[] = [];
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      providers: [
+        provider('acme', async (request) => {
+          seen.push(request);
+          return { summary: validSummary(request) };
+        }),
+      ],
+      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+    });
+    const result = await compactor.compact({
+      sessionId: 's-1',
+      store: h.store,
+      signal: new AbortController().signal,
+    });
+    if (result.status !== 'compacted') throw new Error('expected a compaction');
+    expect(result.entry.provenance).toMatchObject({ producerId: 'acme', attempts: 1 });
+    expect(h.mock.requests).toHaveLength(0);
+    expect(seen[0]?.entries).toEqual(result.plan.compacted);
+    expect(seen[0]?.requiredIdentifiers).toEqual(expect.arrayContaining(SAMPLE_IDENTIFIERS));
+    expect(seen[0]?.instructions).toContain('## Exact identifiers');
+  });
+
+  it('falls back to the built-in summarizer when a provider throws, returns empty or disconnects', async () => {
+    const h = await setup();
+    // a provider that itself calls a model and meets a socket reset
+    h.mock.enqueue({ type: 'reset-before-headers', match: { model: 'provider-model' } });
+    const client = new Anthropic({ apiKey: 'k', baseURL: h.mock.anthropicBaseUrl, maxRetries: 0 });
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      retry: fastRetry,
+      providers: [
+        provider('throws', async () => {
+          throw new Error('provider exploded');
+        }),
+        provider('empty', async () => ({ summary: '   ' })),
+        provider('disconnects', async (request) => {
+          await client.messages.create(
+            { model: 'provider-model', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] },
+            { signal: request.signal },
+          );
+          return { summary: 'unreachable' };
+        }),
+      ],
+      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+      onEvent: h.onEvent,
+    });
+    const result = await compactor.compact({
+      sessionId: 's-1',
+      store: h.store,
+      signal: new AbortController().signal,
+    });
+    if (result.status !== 'compacted') throw new Error('expected a compaction');
+    expect(result.entry.provenance.producerId).toBe(BUILTIN_PRODUCER_ID);
+    const fallbacks = h.events.filter((e) => e.type === 'compaction-fallback');
+    expect(fallbacks.map((e) => [e.producerId, e.nextProducerId])).toEqual([
+      ['throws', 'empty'],
+      ['empty', 'disconnects'],
+      ['disconnects', BUILTIN_PRODUCER_ID],
+    ]);
+    const end = h.events.at(-1);
+    expect(
+      end?.type === 'compaction-end' && end.attempts.map((a) => [a.producerId, a.kind]),
+    ).toEqual([
+      ['throws', 'unknown'],
+      ['empty', undefined],
+      ['disconnects', 'connection'],
+    ]);
+  });
+
+  it('falls back when a provider times out, and the provider sees its signal abort', async () => {
+    const h = await setup();
+    const started = { count: 0 };
+    let providerSignal: AbortSignal | undefined;
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      providerTimeoutMs: 50,
+      providers: [
+        provider('slow', (request) => {
+          providerSignal = request.signal;
+          return waitingProvider('slow', started).summarize(request);
+        }),
+      ],
+      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+      onEvent: h.onEvent,
+    });
+    const result = await compactor.compact({
+      sessionId: 's-1',
+      store: h.store,
+      signal: new AbortController().signal,
+    });
+    expect(result.status === 'compacted' && result.entry.provenance.producerId).toBe(
+      BUILTIN_PRODUCER_ID,
+    );
+    expect(providerSignal?.aborted).toBe(true);
+    const end = h.events.at(-1);
+    expect(end?.type === 'compaction-end' && end.attempts[0]).toMatchObject({
+      producerId: 'slow',
+      kind: 'timeout',
+    });
+  });
+
+  it('propagates a caller abort from the provider path without trying the built-in one', async () => {
+    const h = await setup();
+    const before = await h.bytes();
+    const started = { count: 0 };
+    const controller = new AbortController();
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      providers: [waitingProvider('waits', started)],
+      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+    });
+    const pending = compactor.compact({
+      sessionId: 's-1',
+      store: h.store,
+      signal: controller.signal,
+    });
+    while (started.count === 0) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(new Error('user stop'));
+    await expect(pending).rejects.toThrow('user stop');
+    expect(h.mock.requests).toHaveLength(0);
+    expect((await h.bytes()).equals(before)).toBe(true);
+  });
+
+  it('abandons a provider that ignores the caller abort', async () => {
+    const h = await setup();
+    const controller = new AbortController();
+    let called = false;
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      providers: [
+        provider('deaf', () => {
+          called = true;
+          controller.abort(new Error('stop now'));
+          return new Promise(() => undefined);
+        }),
+      ],
+      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+    });
+    await expect(
+      compactor.compact({ sessionId: 's-1', store: h.store, signal: controller.signal }),
+    ).rejects.toThrow('stop now');
+    expect(called).toBe(true);
+    expect(h.store.appendCount()).toBe(0);
+  });
+
+  it('looks providers up by id in a registry, in the configured order', async () => {
+    const h = await setup();
+    const registry = createCompactionRegistry();
+    const order: string[] = [];
+    registry.register(
+      provider('first', async () => {
+        order.push('first');
+        throw new Error('no');
+      }),
+    );
+    registry.register(
+      provider('second', async (request) => {
+        order.push('second');
+        return { summary: validSummary(request) };
+      }),
+    );
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      registry,
+      providers: ['second', 'missing', 'first'],
+    });
+    const result = await compactor.compact({
+      sessionId: 's-1',
+      store: h.store,
+      signal: new AbortController().signal,
+    });
+    expect(order).toEqual(['second']);
+    expect(result.status === 'compacted' && result.entry.provenance.producerId).toBe('second');
+  });
+});
+
+describe('validation of every producer', () => {
+  it('catches an empty built-in summary, asks once for a correction, then fails writing nothing', async () => {
+    const h = await setup();
+    h.mock.enqueue({ behavior: { type: 'ok', text: '' }, times: 2 });
+    const before = await h.bytes();
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+    });
+    const error = await compactor
+      .compact({ sessionId: 's-1', store: h.store, signal: new AbortController().signal })
+      .catch((caught: unknown) => caught);
+    expect(CompactionError.isInstance(error)).toBe(true);
+    if (!CompactionError.isInstance(error)) return;
+    expect(error.attempts.map((a) => a.reason)).toEqual([
+      'invalid summary: the summary is empty',
+      'invalid summary after correction: the summary is empty',
+    ]);
+    expect(h.mock.requests).toHaveLength(2);
+    expect(JSON.stringify(h.mock.requests[1]?.messages)).toContain('previous summary was rejected');
+    expect((await h.bytes()).equals(before)).toBe(true);
+  });
+
+  it('catches a section-less summary and keeps the corrected one', async () => {
+    const h = await setup();
+    h.mock.enqueue({ type: 'ok', text: 'The user fixed a parser. Everything went fine.' });
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+    });
+    const result = await compactor.compact({
+      sessionId: 's-1',
+      store: h.store,
+      signal: new AbortController().signal,
+    });
+    if (result.status !== 'compacted') throw new Error('expected a compaction');
+    expect(result.entry.provenance.attempts).toBe(2);
+    expect(result.entry.summary).toContain('## Goal');
+    const correction = JSON.stringify(h.mock.requests[1]?.messages);
+    expect(correction).toContain('missing sections: Goal, Constraints');
+    expect(correction).toContain('The user fixed a parser.');
+  });
+
+  it('rejects a provider summary that drops an identifier, then uses its corrected one', async () => {
+    const h = await setup();
+    const instructions: string[] = [];
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      providers: [
+        provider('forgetful', async (request) => {
+          instructions.push(request.instructions);
+          const summary = validSummary(request);
+          return { summary: instructions.length === 1 ? summary.replace('3f2a9c1d', '') : summary };
+        }),
+      ],
+    });
+    const result = await compactor.compact({
+      sessionId: 's-1',
+      store: h.store,
+      signal: new AbortController().signal,
+    });
+    expect(result.status === 'compacted' && result.entry.provenance).toMatchObject({
+      producerId: 'forgetful',
+      attempts: 2,
+    });
+    expect(instructions[1]).toContain('missing exact identifiers: 3f2a9c1d');
+  });
+
+  it('gives a CompactionError listing every attempt when every producer fails, the file byte-identical', async () => {
+    const h = await setup();
+    h.mock.enqueue({ behavior: { type: 'http-error', status: 500 }, times: 3 });
+    const before = await h.bytes();
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      retry: fastRetry,
+      providers: [provider('broken', async () => ({ summary: 'Error generating summary' }))],
+      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+    });
+    const error = await compactor
+      .compact({ sessionId: 's-1', store: h.store, signal: new AbortController().signal })
+      .catch((caught: unknown) => caught);
+    expect(CompactionError.isInstance(error)).toBe(true);
+    if (!CompactionError.isInstance(error)) return;
+    expect(error.attempts.map((a) => `${a.producerId}#${a.attempt}`)).toEqual([
+      'broken#1',
+      'broken#2',
+      `${BUILTIN_PRODUCER_ID}#1`,
+      `${BUILTIN_PRODUCER_ID}#2`,
+      `${BUILTIN_PRODUCER_ID}#3`,
+    ]);
+    expect((await h.bytes()).equals(before)).toBe(true);
+    expect(h.store.appendCount()).toBe(0);
+  });
+});
