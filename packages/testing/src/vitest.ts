@@ -1,1 +1,17 @@
-export const placeholder = true;
+export { describeCompactionProviderConformance } from './compaction-conformance';
+export {
+  CONFORMANCE_SECTIONS,
+  CONVERSATION_IDENTIFIERS,
+  conformanceRequest,
+  conversationEntries,
+  largeEntries,
+  TOOL_PAIR_IDENTIFIERS,
+  toolPairEntries,
+} from './compaction-conformance-fixtures';
+export type {
+  CompactionProviderConformanceOptions,
+  ConformanceCompactionProvider,
+  ConformanceContentBlock,
+  ConformanceMessageEntry,
+  ConformanceProviderRequest,
+} from './compaction-conformance-types';

@@ -1,0 +1,134 @@
+import type {
+  ConformanceMessageEntry,
+  ConformanceProviderRequest,
+} from './compaction-conformance-types';
+
+/** The headings `@keel/compaction` requires, in order. */
+export const CONFORMANCE_SECTIONS = [
+  'Goal',
+  'Constraints',
+  'Decisions',
+  'Progress',
+  'Open items',
+  'Exact identifiers',
+] as const;
+
+let counter = 0;
+
+function entry(
+  role: ConformanceMessageEntry['role'],
+  content: ConformanceMessageEntry['content'],
+): ConformanceMessageEntry {
+  counter += 1;
+  return {
+    type: 'message',
+    id: `conf-${counter}`,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    role,
+    content,
+  };
+}
+
+/** A short real conversation: a request with a path and a URL, an answer, a follow-up. */
+export function conversationEntries(): ConformanceMessageEntry[] {
+  return [
+    entry('user', [
+      {
+        type: 'text',
+        text: 'Our deploy to https://status.example.com/deploys/118 failed. The config is /srv/app/config.yaml; do not touch the database.',
+      },
+    ]),
+    entry('assistant', [
+      {
+        type: 'text',
+        text: 'I decided to roll back first, then look at the health check timeout.',
+      },
+    ]),
+    entry('user', 'Rollback done. Next, raise the timeout to 30 seconds.'),
+    entry('assistant', [{ type: 'text', text: 'Raised it; a redeploy is still pending.' }]),
+  ];
+}
+
+/** A conversation with tool_use / tool_result pairs, one answered by an error. */
+export function toolPairEntries(): ConformanceMessageEntry[] {
+  return [
+    entry('user', [{ type: 'text', text: 'Find why the build fails in /work/web/package.json.' }]),
+    entry('assistant', [
+      { type: 'text', text: 'Reading the manifest.' },
+      {
+        type: 'tool_use',
+        id: 'toolu_conf_1',
+        name: 'read_file',
+        input: { path: '/work/web/package.json' },
+      },
+      { type: 'tool_use', id: 'toolu_conf_2', name: 'run', input: { command: 'pnpm build' } },
+    ]),
+    entry('tool', [
+      {
+        type: 'tool_result',
+        toolUseId: 'toolu_conf_1',
+        content: '{ "name": "web", "version": "1.0.0" }',
+      },
+      {
+        type: 'tool_result',
+        toolUseId: 'toolu_conf_2',
+        content: 'exit 1: cannot find module ./src/main.ts',
+        isError: true,
+      },
+    ]),
+    entry('assistant', [{ type: 'text', text: 'The entry file ./src/main.ts is missing.' }]),
+  ];
+}
+
+/** About `tokens` estimated tokens of conversation (characters / 4). */
+export function largeEntries(tokens: number): ConformanceMessageEntry[] {
+  const entries: ConformanceMessageEntry[] = [];
+  const paragraph = 'We went through the migration plan step by step and checked every table. ';
+  const perEntryChars = 4000;
+  const count = Math.max(2, Math.ceil((tokens * 4) / perEntryChars));
+  for (let index = 0; index < count; index += 1) {
+    const text = paragraph
+      .repeat(Math.ceil(perEntryChars / paragraph.length))
+      .slice(0, perEntryChars);
+    entries.push(entry(index % 2 === 0 ? 'user' : 'assistant', [{ type: 'text', text }]));
+  }
+  return entries;
+}
+
+/** Identifiers a compactor would require for the fixtures above. */
+export const CONVERSATION_IDENTIFIERS = [
+  'https://status.example.com/deploys/118',
+  '/srv/app/config.yaml',
+];
+export const TOOL_PAIR_IDENTIFIERS = ['/work/web/package.json', './src/main.ts'];
+
+/** A request as `@keel/compaction` would build it. */
+export function conformanceRequest(
+  entries: readonly ConformanceMessageEntry[],
+  options: {
+    signal: AbortSignal;
+    budgetTokens: number;
+    requiredIdentifiers?: readonly string[];
+    previousSummary?: string;
+  },
+): ConformanceProviderRequest {
+  const requiredIdentifiers = options.requiredIdentifiers ?? [];
+  return {
+    entries,
+    previousSummary: options.previousSummary,
+    instructions: [
+      'Summarize the conversation so that work can continue from the summary alone.',
+      `Use exactly these Markdown headings, in this order: ${CONFORMANCE_SECTIONS.map((s) => `"## ${s}"`).join(', ')}.`,
+      `Stay under ${options.budgetTokens} tokens.`,
+      requiredIdentifiers.length > 0
+        ? `Copy each of these identifiers verbatim into the summary: ${requiredIdentifiers.join(' ')}`
+        : '',
+    ]
+      .filter((line) => line.length > 0)
+      .join('\n'),
+    signal: options.signal,
+    budgetTokens: options.budgetTokens,
+    requiredSections: CONFORMANCE_SECTIONS,
+    requiredIdentifiers,
+  };
+}
