@@ -1,1 +1,6 @@
-export const placeholder = true;
+export type { ExtractiveProviderOptions } from './create-extractive-provider';
+export { createExtractiveProvider } from './create-extractive-provider';
+export type { ExtractedSections } from './extract-sections';
+export { createSectionExtractor } from './extract-sections';
+export type { RenderSummaryOptions } from './render-summary';
+export { parseSummary, renderSummary } from './render-summary';
