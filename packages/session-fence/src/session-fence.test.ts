@@ -224,6 +224,15 @@ describe('a held fence', () => {
     expect((await store.read('new-session')).entries.map((entry) => entry.id)).toEqual(['q']);
   });
 
+  it('works on a sessions directory that does not exist yet', async () => {
+    const fresh = createTranscriptStore({ sessionsDir: join(dir, 'not', 'yet') });
+    const first = createSessionFence({ storage: fresh, sessionId: 'a' });
+    await first.acquire();
+    await first.append([message('1', 'x')]);
+    await first.end();
+    expect((await fresh.read('a')).entries).toHaveLength(1);
+  });
+
   it('rejects calls out of order', async () => {
     await expect(fence.release()).rejects.toThrow(/idle/);
     await fence.acquire();

@@ -132,6 +132,8 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
   }
 
   async function tryAcquire(): Promise<SessionLockHandle | undefined> {
+    const present = await observe();
+    if (present !== undefined && !isStale(present)) return undefined;
     const owner: LockOwner = {
       pid: process.pid,
       host,

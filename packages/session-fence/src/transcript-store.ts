@@ -133,10 +133,10 @@ export function createTranscriptStore(options: TranscriptStoreOptions): Transcri
       );
     },
 
-    lock(sessionId, acquireOptions) {
-      return createSessionLock({ ...options.lock, path: lockPath(sessionId) }).acquire(
-        acquireOptions,
-      );
+    async lock(sessionId, acquireOptions) {
+      const path = lockPath(sessionId);
+      await mkdir(sessionsDir, { recursive: true });
+      return createSessionLock({ ...options.lock, path }).acquire(acquireOptions);
     },
 
     async state(sessionId, callOptions = {}) {
