@@ -244,4 +244,90 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     expect(reseeded).not.toContain('toolu_e2e_hang');
     expect(JSON.parse(readFileSync(bindingsPath, 'utf8')).bindings.e2e.cliSessionId).toBe(freshId);
   }, 120_000);
+  it('a polite abort (SIGTERM) lets the CLI answer its tool, so the next turn resumes', async () => {
+    const cwd = join(root, 'polite-work');
+    const home = join(root, 'polite-home');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(cwd, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const transport = createClaudeCliTransport({
+      command: CLAUDE,
+      cwd,
+      model: MODEL,
+      allowedTools: ['Bash'],
+      env: {
+        HOME: home,
+        ANTHROPIC_BASE_URL: provider.anthropicBaseUrl,
+        ANTHROPIC_API_KEY: 'test',
+        ANTHROPIC_AUTH_TOKEN: undefined,
+        CLAUDE_CONFIG_DIR: undefined,
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
+      abortGraceMs: 20_000,
+    });
+    provider.enqueue({
+      behavior: {
+        type: 'ok',
+        toolCalls: [
+          {
+            id: 'toolu_e2e_polite',
+            name: 'Bash',
+            input: { command: HANG_COMMAND, description: 'Wait' },
+          },
+        ],
+      },
+      match: { model: MODEL },
+    });
+    const controller = new AbortController();
+    const patience = AbortSignal.timeout(45_000);
+    let watching: Promise<void> | undefined;
+    let cliSessionId = '';
+    let error: unknown;
+    try {
+      for await (const event of transport.stream(
+        { messages: [user('Run the long command.')] },
+        { sessionId: 'polite', signal: controller.signal },
+      )) {
+        if (event.type === 'session-bound') cliSessionId = event.cliSessionId;
+        if (event.type === 'tool-call' && !watching) {
+          watching = (async () => {
+            await waitFor('the Bash tool process', () => hangingToolPids().length > 0, patience);
+            controller.abort();
+          })();
+        }
+      }
+    } catch (caught) {
+      error = caught;
+    }
+    await watching;
+    expect(error).toMatchObject({ keelKind: 'caller_abort' });
+    expect(hangingToolPids()).toEqual([]);
+    const transcriptPath = resolveClaudeCliTranscriptPath({
+      projectsRoot: join(home, '.claude', 'projects'),
+      cwd,
+      sessionId: cliSessionId,
+    });
+    expect(await findOrphanedToolUses(transcriptPath, { format: 'claude-cli' })).toEqual([]);
+
+    provider.enqueue({
+      behavior: { type: 'ok', text: 'Stopped as asked.' },
+      match: { model: MODEL },
+    });
+    const events: TransportEvent[] = [];
+    for await (const event of transport.stream(
+      { messages: [user('Run the long command.'), user('Never mind.')] },
+      { sessionId: 'polite' },
+    )) {
+      events.push(event);
+    }
+    expect(events.some((event) => event.type === 'binding-invalidated')).toBe(false);
+    expect(events).toContainEqual({
+      type: 'session-bound',
+      sessionId: 'polite',
+      cliSessionId,
+      resumed: true,
+    });
+    expect(events).toContainEqual({ type: 'text-delta', text: 'Stopped as asked.' });
+  }, 120_000);
 });

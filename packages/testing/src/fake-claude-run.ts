@@ -181,18 +181,22 @@ function onSigterm(state: RunState, turn: FakeClaudeTurn): void {
   process.on('SIGTERM', () => {
     log({ type: 'signal', pid: process.pid, signal: 'SIGTERM' });
     if (turn.onSigterm === 'ignore') return;
-    const tool = state.runningTool;
-    if (tool) {
-      if (tool.child.pid !== undefined) {
-        try {
-          process.kill(-tool.child.pid, 'SIGKILL');
-        } catch {
-          // already gone
+    const finish = () => {
+      const tool = state.runningTool;
+      if (tool) {
+        if (tool.child.pid !== undefined) {
+          try {
+            process.kill(-tool.child.pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
         }
+        toolResult(state, tool.id, 'Exit code 143', true, tool.assistantUuid);
       }
-      toolResult(state, tool.id, 'Exit code 143', true, tool.assistantUuid);
-    }
-    process.exit(143);
+      process.exit(143);
+    };
+    if (turn.sigtermCleanupMs === undefined) finish();
+    else setTimeout(finish, turn.sigtermCleanupMs);
   });
 }
 

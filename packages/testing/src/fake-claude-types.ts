@@ -62,6 +62,8 @@ export interface FakeClaudeTurn {
    * ("Exit code 143"), as the real CLI does, and exits 143; `ignore` keeps running.
    */
   onSigterm?: 'exit' | 'ignore';
+  /** With `onSigterm: 'exit'`: how long the fake takes to clean up before it answers and exits. */
+  sigtermCleanupMs?: number;
   usage?: { inputTokens: number; outputTokens: number };
 }
 

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FakeClaudeTurn } from '@keel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliTestFixture, collect, createCliTestFixture, userTurn } from './cli-test-fixture';
@@ -57,6 +58,40 @@ describe('createClaudeCliTransport: abort', () => {
     expect(transcript).toContain('"tool_use_id":"toolu_long"');
   });
 
+  it('waits for a CLI behind a wrapper script (like npm .bin/claude) to finish its SIGTERM cleanup', async () => {
+    fixture = createCliTestFixture({
+      turns: [{ sessionId: 'cli-wrapped', steps: hangingTool, sigtermCleanupMs: 400 }],
+    });
+    // The shell stays the parent (no exec), as in npm's wrapper: it dies on SIGTERM at once,
+    // while the real CLI behind it is still writing its tool_result.
+    const wrapper = join(fixture.dir, 'claude-wrapper.sh');
+    writeFileSync(wrapper, `#!/bin/sh\n"${fixture.fake.command}" "$@"\nexit $?\n`);
+    chmodSync(wrapper, 0o755);
+    const transport = createClaudeCliTransport({
+      command: wrapper,
+      cwd: fixture.cwd,
+      env: fixture.fake.env,
+      abortGraceMs: 30_000,
+    });
+    const controller = new AbortController();
+    const { error } = await collect(
+      transport.stream({ messages: [userTurn('go')] }, { signal: controller.signal }),
+      (event) => {
+        if (event.type === 'tool-call') controller.abort();
+      },
+    );
+    expect(error).toMatchObject({ keelKind: 'caller_abort' });
+    expect(signals(fixture)).toEqual(['SIGTERM']);
+    const pids = processIds(fixture);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
+    const transcript = readFileSync(
+      fixture.fake.transcriptPath(fixture.cwd, 'cli-wrapped'),
+      'utf8',
+    );
+    expect(transcript).toContain('"tool_use_id":"toolu_long"');
+  });
+
   it('escalates to SIGKILL after the grace period and kills the tool process in its own session', async () => {
     const { fixture, transport } = setup({ steps: hangingTool, onSigterm: 'ignore' }, 300);
     const controller = new AbortController();
@@ -93,11 +128,11 @@ describe('createClaudeCliTransport: abort', () => {
       command: fixture.fake.command,
       cwd: fixture.cwd,
       env: fixture.fake.env,
-      noOutputTimeoutMs: 300,
+      noOutputTimeoutMs: 1_500,
       abortGraceMs: 100,
     });
     const { events, error } = await collect(transport.stream({ messages: [userTurn('go')] }));
-    expect(events).toContainEqual({ type: 'text-delta', text: 'thinking…' });
+    expect(events.filter((event) => event.type === 'finish')).toEqual([]);
     expect(error).toMatchObject({
       name: 'TransportTimeoutError',
       keelKind: 'timeout',

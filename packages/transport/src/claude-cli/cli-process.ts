@@ -37,7 +37,8 @@ export interface CliProcess {
   readonly exited: Promise<CliExit>;
   /**
    * Ends the process and everything it started: SIGTERM to its process group, SIGKILL to the
-   * group and every descendant after `graceMs` (at once when 0). Resolves once they are gone.
+   * group and every descendant still alive after `graceMs` (at once when 0). Resolves once they
+   * are gone. Later calls share the first one's work.
    */
   terminate(graceMs: number): Promise<void>;
 }
@@ -96,14 +97,44 @@ export function spawnCliProcess(options: CliProcessOptions): CliProcess {
   });
 
   const tracked = new Map<number, ProcessRecord>();
-  const track = () => {
-    if (child.pid === undefined) return;
-    for (const record of listDescendants(child.pid)) tracked.set(record.pid, record);
-  };
   let exitedYet = false;
   void exited.then(() => {
     exitedYet = true;
   });
+  const track = () => {
+    if (child.pid === undefined || exitedYet) return;
+    for (const record of listDescendants(child.pid)) tracked.set(record.pid, record);
+  };
+  // The CLI may sit behind a wrapper script (npm's `.bin/claude` is a shell script that runs
+  // the real binary as its child): the call is over only when the whole tree is gone.
+  const treeAlive = () =>
+    !exitedYet || [...tracked.values()].some((record) => isProcessAlive(record));
+  const waitTreeGone = async (ms: number) => {
+    const deadline = Date.now() + ms;
+    while (treeAlive() && Date.now() < deadline) {
+      track();
+      await delay(25);
+    }
+  };
+  const kill = async (graceMs: number) => {
+    const pid = child.pid;
+    if (pid === undefined) return;
+    track();
+    if (graceMs > 0 && treeAlive()) {
+      signalGroup(pid, 'SIGTERM');
+      await waitTreeGone(graceMs);
+    }
+    if (treeAlive()) {
+      track();
+      signalGroup(pid, 'SIGKILL');
+      signalProcesses([...tracked.values()], 'SIGKILL');
+    }
+    await exited;
+    // Whatever the CLI started and left behind (its tools' own sessions included) goes too.
+    signalProcesses([...tracked.values()], 'SIGKILL');
+    await waitTreeGone(REAP_WAIT_MS);
+  };
+  let termination: Promise<void> | undefined;
 
   return {
     pid: child.pid,
@@ -114,30 +145,9 @@ export function spawnCliProcess(options: CliProcessOptions): CliProcess {
     },
     stderr: () => stderrTail,
     exited,
-    async terminate(graceMs) {
-      const pid = child.pid;
-      if (pid === undefined) return;
-      if (!exitedYet) {
-        track();
-        if (graceMs > 0) {
-          signalGroup(pid, 'SIGTERM');
-          await Promise.race([exited, delay(graceMs, undefined, { ref: false })]);
-        }
-        if (!exitedYet) {
-          track();
-          signalGroup(pid, 'SIGKILL');
-          signalProcesses([...tracked.values()], 'SIGKILL');
-        }
-        await exited;
-      }
-      // Whatever the CLI started and left behind (its own tool sessions included) goes too.
-      signalGroup(pid, 'SIGKILL');
-      const leftovers = [...tracked.values()];
-      signalProcesses(leftovers, 'SIGKILL');
-      const deadline = Date.now() + REAP_WAIT_MS;
-      while (leftovers.some((record) => isProcessAlive(record)) && Date.now() < deadline) {
-        await delay(20);
-      }
+    terminate(graceMs) {
+      termination ??= kill(graceMs);
+      return termination;
     },
   };
 }
