@@ -161,6 +161,7 @@ export function createSdkTransport<Chunk>(spec: SdkTransportSpec<Chunk>): Transp
   }
 
   return {
+    specificationVersion: 'v1',
     api: spec.api,
     provider: spec.provider,
     stream,

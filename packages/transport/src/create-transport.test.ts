@@ -35,6 +35,7 @@ describe.each(SDK_APIS)('createTransport({ api: %s })', (api) => {
       loadSdk: importMissing,
     } as TransportOptions);
     expect(transport.api).toBe(api);
+    expect(transport.specificationVersion).toBe('v1');
     const { events, error } = await drain(transport.stream(hello));
     expect(events).toEqual([]);
     expect(error).toBeInstanceOf(MissingSdkError);

@@ -57,6 +57,23 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop' });
   });
 
+  it('time the consumer spends on an event does not count as a stall', async () => {
+    mock.enqueue({
+      type: 'ok',
+      text: 'steady provider, slow consumer',
+      chunkSize: 6,
+      chunkDelayMs: 20,
+    });
+    const transport = transportFor(api, mock, { stallTimeoutMs: 100 });
+    let text = '';
+    for await (const event of transport.stream(hello)) {
+      if (event.type === 'text-delta') text += event.text;
+      // A consumer busy with each event for longer than the stall timeout.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(text).toBe('steady provider, slow consumer');
+  });
+
   it('a caller abort mid-stream is a caller_abort, not a timeout', async () => {
     mock.enqueue({
       type: 'ok',

@@ -97,6 +97,8 @@ export interface TransportHooks {
 }
 
 export interface Transport {
+  /** The contract version a third-party transport implements. */
+  readonly specificationVersion?: 'v1';
   readonly api: TransportApi;
   readonly provider: string;
   /** One model call as a stream of events. Errors are thrown from the iterator. */

@@ -25,6 +25,9 @@ export function withRetryPin(transport: Transport, maxRetries: number): Transpor
   const inner = existing?.inner ?? transport;
   const pinned = Math.min(maxRetries, existing?.maxRetries ?? maxRetries);
   const result: PinnedTransport = {
+    ...(inner.specificationVersion === undefined
+      ? {}
+      : { specificationVersion: inner.specificationVersion }),
     api: inner.api,
     provider: inner.provider,
     [PIN]: { inner, maxRetries: pinned },
