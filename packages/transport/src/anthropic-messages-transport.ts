@@ -41,7 +41,7 @@ export function createAnthropicMessagesTransport(
     provider: options.provider ?? 'anthropic',
     model: options.model,
     url: sanitizeUrl(options.client?.baseURL ?? options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL),
-    secret: options.apiKey,
+    secret: options.apiKey ?? options.client?.apiKey ?? undefined,
     hooks: options.hooks,
     defaults: options,
     async open(request, context) {

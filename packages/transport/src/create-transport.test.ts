@@ -67,6 +67,21 @@ describe.each(SDK_APIS)('createTransport({ api: %s })', (api) => {
 });
 
 describe('an injected SDK client', () => {
+  it('has its API key redacted from errors too', async () => {
+    const key = 'sk-injected-secret-0123456789';
+    mock.enqueue({
+      type: 'http-error',
+      status: 401,
+      errorType: 'authentication_error',
+      message: `bad key ${key}`,
+    });
+    const client = new Anthropic({ apiKey: key, baseURL: mock.anthropicBaseUrl, maxRetries: 0 });
+    const transport = createTransport({ api: 'anthropic-messages', model: 'm', client });
+    const { error } = await drain(transport.stream(hello));
+    expect(String((error as Error).message)).toContain('bad key [redacted]');
+    expect(JSON.stringify(error)).not.toContain(key);
+  });
+
   it('is used for openai-chat instead of building one', async () => {
     mock.enqueue({ type: 'ok', text: 'from injected' });
     const client = new OpenAI({

@@ -14,7 +14,7 @@ export function createOpenAIChatTransport(options: OpenAIChatTransportOptions): 
     provider: options.provider ?? 'openai',
     model: options.model,
     url: handle.url,
-    secret: options.apiKey,
+    secret: options.apiKey ?? options.client?.apiKey ?? undefined,
     hooks: options.hooks,
     defaults: options,
     async open(request, context) {

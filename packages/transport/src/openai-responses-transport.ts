@@ -17,7 +17,7 @@ export function createOpenAIResponsesTransport(
     provider: options.provider ?? 'openai',
     model: options.model,
     url: handle.url,
-    secret: options.apiKey,
+    secret: options.apiKey ?? options.client?.apiKey ?? undefined,
     hooks: options.hooks,
     defaults: options,
     async open(request, context) {
