@@ -158,6 +158,24 @@ describe('status versus wording', () => {
   });
 });
 
+describe('invalid_request wording without a status', () => {
+  it('classifies unpaired tool_use / tool_result and max_tokens messages as invalid_request', () => {
+    expect(
+      classifyError(
+        'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01',
+      ).kind,
+    ).toBe('invalid_request');
+    expect(
+      classifyError(
+        'messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_02',
+      ).kind,
+    ).toBe('invalid_request');
+    expect(classifyError('max_tokens: 128000 > 64000, which is the maximum allowed').kind).toBe(
+      'invalid_request',
+    );
+  });
+});
+
 describe('plain strings and serialized errors', () => {
   it('classifies strings', () => {
     expect(classifyError('fetch failed').kind).toBe('connection');

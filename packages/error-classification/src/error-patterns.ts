@@ -37,7 +37,7 @@ export const CONTENT_POLICY_TEXT =
 export const TRANSIENT_SERVER_CODES = codeSet('ModelNotReadyException');
 
 export const INVALID_REQUEST_TEXT =
-  /max_tokens:\s*\d+\s*>\s*\d+|`tool_use` ids were found without `tool_result`|unexpected `tool_use_id`|tool_use_id.{0,80}tool_result|must be followed by tool messages|role 'tool' must be a response/;
+  /'max_tokens' or 'max_completion_tokens' is too large|max_tokens:\s*\d+\s*>\s*\d+|`tool_use` ids were found without `tool_result`|unexpected `tool_use_id`|tool_use_id.{0,80}tool_result|must be followed by tool messages|role 'tool' must be a response/;
 
 export const CONTEXT_OVERFLOW_CODES = codeSet(
   'context_length_exceeded',

@@ -275,6 +275,23 @@ export const GATEWAY_FIXTURES: readonly ErrorFixture[] = [
     }),
   },
   {
+    name: 'vllm 400 max_tokens too large is not a context overflow',
+    source:
+      'https://github.com/vllm-project/vllm/issues (public reports of "max_tokens ... is too large")',
+    kind: 'invalid_request',
+    error: Object.assign(new Error('Bad Request'), {
+      status: 400,
+      body: {
+        object: 'error',
+        message:
+          "'max_tokens' or 'max_completion_tokens' is too large: 5000. This model's maximum context length is 4096 tokens and your request has 120 input tokens (5000 > 4096 - 120).",
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
+    }),
+  },
+  {
     name: 'vllm 404 model does not exist (top-level ErrorResponse body)',
     source: 'https://github.com/vllm-project/vllm/issues (public reports of ErrorResponse bodies)',
     kind: 'model_not_found',
