@@ -46,6 +46,7 @@ describe('resolveClaudeCliTranscriptPath', () => {
 
   it('honours CLAUDE_CONFIG_DIR', () => {
     expect(defaultClaudeProjectsRoot({ CLAUDE_CONFIG_DIR: '/cfg' })).toBe('/cfg/projects');
+    expect(defaultClaudeProjectsRoot({ HOME: '/home/x' })).toBe('/home/x/.claude/projects');
   });
 });
 

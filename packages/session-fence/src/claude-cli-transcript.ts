@@ -16,10 +16,12 @@ export function claudeCliProjectSlug(cwd: string): string {
   return cwd.replace(/[^A-Za-z0-9]/g, '-');
 }
 
-/** `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
+/** `$CLAUDE_CONFIG_DIR/projects`, else `$HOME/.claude/projects` (of `env`, default `process.env`). */
 export function defaultClaudeProjectsRoot(env: NodeJS.ProcessEnv = process.env): string {
   const configDir = env['CLAUDE_CONFIG_DIR'];
-  return configDir ? join(configDir, 'projects') : join(homedir(), '.claude', 'projects');
+  return configDir
+    ? join(configDir, 'projects')
+    : join(env['HOME'] || homedir(), '.claude', 'projects');
 }
 
 export interface ResolveClaudeCliTranscriptPathOptions {
