@@ -105,4 +105,19 @@ describe.each(SDK_APIS)('%s lifecycle hooks', (api) => {
     expect(error).toMatchObject({ keelKind: 'timeout' });
     expect(kinds).toEqual(['timeout']);
   });
+
+  it('reports a caller abort to onRequestError as caller_abort', async () => {
+    mock.enqueue({ type: 'hang' });
+    const kinds: string[] = [];
+    const controller = new AbortController();
+    const transport = transportFor(api, mock, {
+      hooks: { onRequestError: (context) => kinds.push(context.errorKind) },
+    });
+    const run = drain(transport.stream(hello, { signal: controller.signal }));
+    await expect.poll(() => mock.requests.length).toBe(1);
+    controller.abort();
+    const { error } = await run;
+    expect(error).toMatchObject({ name: 'AbortError', keelKind: 'caller_abort' });
+    expect(kinds).toEqual(['caller_abort']);
+  });
 });

@@ -32,6 +32,13 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
     expect(classifyError(error).kind).toBe('timeout');
   });
 
+  it('a per-call timeoutMs overrides the transport one', async () => {
+    mock.enqueue({ type: 'hang' });
+    const transport = transportFor(api, mock, { timeoutMs: 60_000 });
+    const { error } = await drain(transport.stream(hello, { timeoutMs: 120 }));
+    expect(error).toMatchObject({ keelKind: 'timeout', timeoutKind: 'attempt', timeoutMs: 120 });
+  });
+
   it('a stream that goes silent hits the stall timeout after its first chunks', async () => {
     mock.enqueue({ type: 'stall', afterChunks: 1 });
     const { events, error } = await drain(
