@@ -244,6 +244,25 @@ describe.each(MATRIX_APIS.flatMap((api) => [[api, false] as const, [api, true] a
       expect(classifyError(error).kind).toBe('provider_abort');
     });
 
+    it('stall, then a transport stall timer aborts the SDK → its keelKind timeout wins', async () => {
+      mock.enqueue({ type: 'stall', afterChunks: 1 });
+      const caller = new AbortController();
+      const stallTimer = new AbortController();
+      const sdkError = await captureError(() =>
+        callMock(mock, api, {
+          stream,
+          signal: stallTimer.signal,
+          onFirstEvent: () => stallTimer.abort(),
+        }),
+      );
+      // What a transport throws when its own stall timer fired (CONTRIBUTING.md, keelKind).
+      const stall = Object.assign(new Error('no stream event for 30000 ms', { cause: sdkError }), {
+        keelKind: 'timeout',
+      });
+      expect(classifyError(stall, { signal: caller.signal }).kind).toBe('timeout');
+      expect(classifyError(sdkError, { signal: caller.signal }).kind).toBe('provider_abort');
+    });
+
     if (api === 'openai-responses') return;
 
     it('in-stream overloaded_error event on the raw stream → overloaded', async () => {
