@@ -222,7 +222,17 @@ export function runFakeClaude(argv: readonly string[]): void {
   const { turn, index } = nextTurn();
   const home = process.env['HOME'] ?? homedir();
   const cwd = process.cwd();
-  log({ type: 'call', pid: process.pid, argv: [...argv], cwd, home, turn: index });
+  const maxRetries = process.env['CLAUDE_CODE_MAX_RETRIES'];
+  log({
+    type: 'call',
+    pid: process.pid,
+    argv: [...argv],
+    cwd,
+    home,
+    turn: index,
+    envNames: Object.keys(process.env).sort(),
+    ...(maxRetries === undefined ? {} : { maxRetries }),
+  });
   const sessionId = args.resume ?? turn.sessionId ?? randomUUID();
   const transcript = createFakeClaudeTranscript({ home, cwd, sessionId });
   if (args.resume !== undefined && !transcript.exists()) missingSession(args, sessionId);

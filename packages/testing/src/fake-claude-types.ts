@@ -74,7 +74,18 @@ export interface FakeClaudeScenario {
 
 /** One line of the call log (`KEEL_FAKE_CLAUDE_LOG`). */
 export type FakeClaudeLogEntry =
-  | { type: 'call'; pid: number; argv: string[]; cwd: string; home: string; turn: number }
+  | {
+      type: 'call';
+      pid: number;
+      argv: string[];
+      cwd: string;
+      home: string;
+      turn: number;
+      /** Names (never values) of the environment variables the fake saw. */
+      envNames: string[];
+      /** `CLAUDE_CODE_MAX_RETRIES`, when set. */
+      maxRetries?: string;
+    }
   /** A child the fake started for a hanging tool. */
   | { type: 'child'; pid: number; parentPid: number }
   | { type: 'signal'; pid: number; signal: string };

@@ -99,6 +99,53 @@ describe('createClaudeCliTransport: stream mapping', () => {
   });
 });
 
+describe('createClaudeCliTransport: environment, retries and hooks', () => {
+  it('merges env over process.env, removes undefined names, pins CLI retries and keeps hooks secret-free', async () => {
+    fixture = createCliTestFixture({ turns: [{ steps: [{ type: 'text', text: 'ok' }] }] });
+    process.env['KEEL_TEST_INHERITED'] = 'inherited';
+    process.env['KEEL_TEST_REMOVED'] = 'removed';
+    const seen: string[] = [];
+    const transport = createClaudeCliTransport({
+      command: fixture.fake.command,
+      cwd: fixture.cwd,
+      env: {
+        ...fixture.fake.env,
+        KEEL_TEST_ADDED: 'x',
+        KEEL_TEST_REMOVED: undefined,
+        ANTHROPIC_API_KEY: 'sk-secret-value-123',
+      },
+      hooks: {
+        onRequestStart: (context) => seen.push(JSON.stringify(context)),
+        onResponse: (context) => seen.push(JSON.stringify(context)),
+      },
+    });
+    try {
+      const { error } = await collect(
+        transport.stream({ messages: [userTurn('hi')] }, { maxRetries: 0 }),
+      );
+      expect(error).toBeUndefined();
+    } finally {
+      delete process.env['KEEL_TEST_INHERITED'];
+      delete process.env['KEEL_TEST_REMOVED'];
+    }
+    const [call] = fixture.fake.log();
+    expect(call?.type).toBe('call');
+    if (call?.type !== 'call') return;
+    expect(call.envNames).toEqual(
+      expect.arrayContaining(['KEEL_TEST_INHERITED', 'KEEL_TEST_ADDED', 'ANTHROPIC_API_KEY']),
+    );
+    expect(call.envNames).not.toContain('KEEL_TEST_REMOVED');
+    expect(call.maxRetries).toBe('0');
+    expect(seen).toHaveLength(2);
+    expect(seen.join('\n')).not.toContain('sk-secret-value-123');
+    expect(JSON.parse(seen[0] ?? '{}')).toMatchObject({
+      provider: 'claude-cli',
+      api: 'claude-cli',
+      url: 'cli:fake-claude-cli.js',
+    });
+  });
+});
+
 describe('createClaudeCliTransport: bindings', () => {
   it('persists the binding and resumes it with --resume on the next call', async () => {
     const { fixture, transport, bindingsPath } = setup({

@@ -9,7 +9,6 @@ import { TransportAbortError } from '../transport-error';
 import type {
   BindingInvalidReason,
   CallOptions,
-  FinishReason,
   ModelRequest,
   RequestInfo,
   Transport,
@@ -21,7 +20,8 @@ import { checkCliBinding, cliProjectsRoot } from './check-cli-binding';
 import type { ClaudeCliTransportOptions } from './claude-cli-options';
 import { cliFailure, secretValues } from './cli-failure';
 import { type CliExit, type CliProcess, spawnCliProcess } from './cli-process';
-import { type CliMessage, parseCliMessage } from './parse-cli-message';
+import { createCliStreamMapper } from './cli-stream-mapper';
+import { parseCliMessage } from './parse-cli-message';
 
 const DEFAULT_ABORT_GRACE_MS = 5_000;
 const DEFAULT_NO_OUTPUT_TIMEOUT_MS = 300_000;
@@ -35,54 +35,6 @@ function callHook<C>(hook: ((context: C) => void) | undefined, context: () => C)
   } catch {
     // Observation never breaks a call.
   }
-}
-
-function finishReason(stopReason: string | undefined): FinishReason {
-  switch (stopReason) {
-    case undefined:
-    case 'end_turn':
-    case 'stop_sequence':
-      return 'stop';
-    case 'max_tokens':
-      return 'length';
-    case 'tool_use':
-      return 'tool-calls';
-    case 'refusal':
-      return 'content-filter';
-    default:
-      return 'other';
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Text deltas and tool calls of one top-level assistant message of the CLI. */
-function assistantEvents(message: Extract<CliMessage, { type: 'assistant' }>): TransportEvent[] {
-  if (message.synthetic || message.parentToolUseId !== null) return [];
-  const events: TransportEvent[] = [];
-  for (const block of message.blocks) {
-    if (!isRecord(block)) continue;
-    if (block['type'] === 'text' && typeof block['text'] === 'string' && block['text'] !== '') {
-      events.push({ type: 'text-delta', text: block['text'] });
-    } else if (block['type'] === 'tool_use' && typeof block['id'] === 'string') {
-      events.push({
-        type: 'tool-call',
-        id: block['id'],
-        name: typeof block['name'] === 'string' ? block['name'] : 'unknown',
-        input: isRecord(block['input']) ? block['input'] : {},
-      });
-    }
-  }
-  return events;
-}
-
-function syntheticText(message: Extract<CliMessage, { type: 'assistant' }>): string[] {
-  if (!message.synthetic) return [];
-  return message.blocks.flatMap((block) =>
-    isRecord(block) && typeof block['text'] === 'string' ? [block['text']] : [],
-  );
 }
 
 function childEnv(
@@ -217,8 +169,7 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
       watchdog.signal.addEventListener('abort', () => void running.terminate(graceMs), {
         once: true,
       });
-      let result: Extract<CliMessage, { type: 'result' }> | undefined;
-      const syntheticTexts: string[] = [];
+      const mapper = createCliStreamMapper({ sessionId, resumed: resumeId !== undefined });
       let first = true;
       while (exit === undefined) {
         watchdog.waitForChunk();
@@ -231,34 +182,8 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
         if (watchdog.signal.aborted) continue;
         const message = parseCliMessage(output.line);
         if (message === undefined) continue;
-        const events: TransportEvent[] = [];
-        switch (message.type) {
-          case 'init':
-            cliSessionId = message.sessionId;
-            if (sessionId !== undefined) {
-              events.push({
-                type: 'session-bound',
-                sessionId,
-                cliSessionId,
-                resumed: resumeId !== undefined,
-              });
-            }
-            break;
-          case 'assistant':
-            events.push(...assistantEvents(message));
-            syntheticTexts.push(...syntheticText(message));
-            break;
-          case 'result':
-            result = message;
-            cliSessionId ??= message.sessionId;
-            break;
-          case 'other':
-            break;
-          default: {
-            const unreachable: never = message;
-            throw new TypeError(`Unhandled CLI message ${String(unreachable)}`);
-          }
-        }
+        const events = mapper.map(message);
+        cliSessionId = mapper.cliSessionId;
         for (const event of events) {
           if (first && event.type !== 'session-bound') {
             watchdog.firstEvent();
@@ -271,15 +196,14 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
       const failure = cliFailure({
         command,
         exit,
-        result,
-        syntheticTexts,
+        result: mapper.result,
+        syntheticTexts: mapper.syntheticTexts,
         stderr: running.stderr(),
         secrets,
         cliSessionId,
       });
       if (failure !== undefined) throw failure;
-      if (result?.usage !== undefined) yield { type: 'usage', ...result.usage };
-      yield { type: 'finish', reason: finishReason(result?.stopReason) };
+      yield* mapper.finish();
       callHook(options.hooks?.onResponse, () => ({
         ...info,
         status: undefined,
@@ -306,7 +230,7 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
     }
   }
 
-  return { api: 'claude-cli', provider, stream };
+  return { specificationVersion: 'v1', api: 'claude-cli', provider, stream };
 }
 
 /** Binds the session to the CLI session that ran, if that session has anything to resume. */

@@ -1,0 +1,123 @@
+import type { FinishReason, TransportEvent } from '../types';
+import type { CliMessage } from './parse-cli-message';
+
+export type CliResult = Extract<CliMessage, { type: 'result' }>;
+type CliAssistant = Extract<CliMessage, { type: 'assistant' }>;
+
+export interface CliStreamMapperOptions {
+  /** The gateway session; without it no `session-bound` event is produced. */
+  sessionId: string | undefined;
+  /** Whether the run was started with `--resume`. */
+  resumed: boolean;
+}
+
+/** Turns the CLI's stream-json messages into transport events, remembering what the end needs. */
+export interface CliStreamMapper {
+  /** Events for one message (the terminal `usage` / `finish` come from `finish()`). */
+  map(message: CliMessage): TransportEvent[];
+  /** The CLI session id from `system/init` (or the `result`), once seen. */
+  readonly cliSessionId: string | undefined;
+  /** The `result` message, once seen. */
+  readonly result: CliResult | undefined;
+  /** Texts of the CLI's own synthetic assistant lines (`API Error: …`). */
+  readonly syntheticTexts: readonly string[];
+  /** `usage` (when the result has it) and `finish`, for a successful run. */
+  finish(): TransportEvent[];
+}
+
+export function finishReason(stopReason: string | undefined): FinishReason {
+  switch (stopReason) {
+    case undefined:
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'max_tokens':
+      return 'length';
+    case 'tool_use':
+      return 'tool-calls';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Text deltas and tool calls of a top-level, model-written assistant message. */
+function assistantEvents(message: CliAssistant): TransportEvent[] {
+  if (message.synthetic || message.parentToolUseId !== null) return [];
+  const events: TransportEvent[] = [];
+  for (const block of message.blocks) {
+    if (!isRecord(block)) continue;
+    if (block['type'] === 'text' && typeof block['text'] === 'string' && block['text'] !== '') {
+      events.push({ type: 'text-delta', text: block['text'] });
+    } else if (block['type'] === 'tool_use' && typeof block['id'] === 'string') {
+      events.push({
+        type: 'tool-call',
+        id: block['id'],
+        name: typeof block['name'] === 'string' ? block['name'] : 'unknown',
+        input: isRecord(block['input']) ? block['input'] : {},
+      });
+    }
+  }
+  return events;
+}
+
+export function createCliStreamMapper(options: CliStreamMapperOptions): CliStreamMapper {
+  let cliSessionId: string | undefined;
+  let result: CliResult | undefined;
+  const syntheticTexts: string[] = [];
+  return {
+    get cliSessionId() {
+      return cliSessionId;
+    },
+    get result() {
+      return result;
+    },
+    syntheticTexts,
+    map(message) {
+      switch (message.type) {
+        case 'init':
+          cliSessionId = message.sessionId;
+          return options.sessionId === undefined
+            ? []
+            : [
+                {
+                  type: 'session-bound',
+                  sessionId: options.sessionId,
+                  cliSessionId: message.sessionId,
+                  resumed: options.resumed,
+                },
+              ];
+        case 'assistant':
+          if (message.synthetic) {
+            for (const block of message.blocks) {
+              if (isRecord(block) && typeof block['text'] === 'string') {
+                syntheticTexts.push(block['text']);
+              }
+            }
+          }
+          return assistantEvents(message);
+        case 'result':
+          result = message;
+          cliSessionId ??= message.sessionId;
+          return [];
+        case 'other':
+          return [];
+        default: {
+          const unreachable: never = message;
+          throw new TypeError(`Unhandled CLI message ${JSON.stringify(unreachable)}`);
+        }
+      }
+    },
+    finish() {
+      const events: TransportEvent[] = [];
+      if (result?.usage !== undefined) events.push({ type: 'usage', ...result.usage });
+      events.push({ type: 'finish', reason: finishReason(result?.stopReason) });
+      return events;
+    },
+  };
+}
