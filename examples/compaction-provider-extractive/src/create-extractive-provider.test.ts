@@ -7,14 +7,14 @@ import { createExtractiveProvider } from './create-extractive-provider';
 describeCompactionProviderConformance('extractive', () => createExtractiveProvider());
 
 function memoryStore(
-  entries: TranscriptEntry[],
+  initial: TranscriptEntry[],
 ): CompactionStore & { appended: CompactionEntry[] } {
   const appended: CompactionEntry[] = [];
   return {
     appended,
-    readEntries: async () => [...entries, ...appended],
-    append: async (entry) => {
-      appended.push(entry);
+    read: async () => ({ entries: [...initial, ...appended] }),
+    append: async (_sessionId, entries) => {
+      appended.push(...entries);
     },
   };
 }

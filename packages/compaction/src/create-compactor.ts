@@ -168,7 +168,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
       return { status: 'skipped', reason };
     };
     if (trigger !== 'manual' && paused.has(sessionId)) return skip('paused');
-    const entries = await store.readEntries({ signal });
+    const { entries } = await store.read(sessionId, { signal });
     signal.throwIfAborted();
     const current = plan(entries);
     if (current.compacted.length === 0) return skip('nothing-to-compact');
@@ -271,7 +271,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
         },
       };
       signal.throwIfAborted();
-      await store.append(entry, { signal });
+      await store.append(sessionId, [entry], { signal });
       recordSuccess(sessionId);
       end('compacted', entry);
       try {

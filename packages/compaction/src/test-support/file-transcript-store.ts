@@ -30,19 +30,20 @@ export function createFileTranscriptStore(path: string): FileTranscriptStore {
   return {
     path,
     appendCount: () => appends,
-    async readEntries({ signal }) {
-      signal.throwIfAborted();
+    async read(_sessionId, options) {
+      options?.signal?.throwIfAborted();
       const text = await readFile(path, 'utf8');
-      return text
+      const entries = text
         .split('\n')
         .filter((line) => line.trim().length > 0)
         .map((line) => JSON.parse(line) as TranscriptEntry | { type: 'header' })
         .filter((entry): entry is TranscriptEntry => entry.type !== 'header');
+      return { entries };
     },
-    async append(entry, { signal }) {
-      signal.throwIfAborted();
+    async append(_sessionId, entries, options) {
+      options?.signal?.throwIfAborted();
       appends += 1;
-      await appendFile(path, `${JSON.stringify(entry)}\n`);
+      await appendFile(path, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
     },
   };
 }
