@@ -45,6 +45,7 @@ export {
 } from './session-fence-error';
 export { assertValidSessionId, isValidSessionId, SESSION_ID_PATTERN } from './session-id';
 export type {
+  LockCallOptions,
   LockOwner,
   SessionLock,
   SessionLockAcquireOptions,

@@ -121,8 +121,17 @@ const takeoverMarker = Symbol.for('keel.error.SessionTakeoverError');
 /** Where the fence noticed the foreign change. */
 export type SessionTakeoverPhase = 'prompt_reacquire' | 'cleanup' | 'write' | 'fence_check';
 
-/** What changed: the file was replaced or removed, shrank, grew, or kept its size with other tail bytes. */
-export type TranscriptChangeKind = 'replaced' | 'missing' | 'truncated' | 'appended' | 'rewritten';
+/**
+ * What changed: the file was replaced or removed, shrank, grew, or kept its size with other tail
+ * bytes; or (`lock-lost`) the fence's lock was taken over as stale while the fence held it.
+ */
+export type TranscriptChangeKind =
+  | 'replaced'
+  | 'missing'
+  | 'truncated'
+  | 'appended'
+  | 'rewritten'
+  | 'lock-lost';
 
 export interface SessionTakeoverErrorOptions {
   sessionId: string;

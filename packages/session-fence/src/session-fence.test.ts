@@ -205,6 +205,23 @@ describe('a held fence', () => {
     await expectLockFree();
   });
 
+  it('notices that its lock was taken over as stale while held (lock-lost) and writes nothing', async () => {
+    const frozen = createTranscriptStore({
+      sessionsDir: join(dir, 'sessions'),
+      lock: { staleMs: 200, heartbeatMs: 600_000 },
+    });
+    const held = createSessionFence({ storage: frozen, sessionId: 's1' });
+    await held.acquire();
+    const usurper = await createSessionLock({ path: frozen.lockPath('s1'), staleMs: 200 }).acquire({
+      timeoutMs: 10_000,
+    });
+    const before = await readFile(path, 'utf8');
+    await expectTakeover(held.append([message('late', 'x')]), 'write', 'lock-lost');
+    expect(await readFile(path, 'utf8')).toBe(before);
+    expect(await usurper.isHeld()).toBe(true);
+    await usurper.release();
+  });
+
   it('notices a change at turn end (phase cleanup) and still lets the lock go', async () => {
     await fence.acquire();
     await fence.append([message('reply', 'r')]);

@@ -3,6 +3,7 @@ import {
   SessionTakeoverError,
   type SessionTakeoverPhase,
 } from './session-fence-error';
+import { assertValidSessionId } from './session-id';
 import type { SessionLockHandle } from './session-lock';
 import type { AppendResult, SessionStorage, TranscriptState } from './session-storage';
 import type { TranscriptEntry } from './transcript-types';
@@ -53,6 +54,7 @@ export interface SessionFence {
 /** Creates the fence for one turn of one session. */
 export function createSessionFence(options: SessionFenceOptions): SessionFence {
   const { storage, sessionId } = options;
+  assertValidSessionId(sessionId);
   let status: SessionFenceStatus = 'idle';
   let lock: SessionLockHandle | undefined;
   let expected: TranscriptState | undefined;
@@ -93,7 +95,8 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   ): Promise<void> {
     if (expected === undefined)
       throw new SessionFenceError({ message: 'Session fence has no recorded state' });
-    const change = await storage.compare(sessionId, expected, { signal });
+    const lockLost = status === 'held' && lock !== undefined && !(await lock.isHeld({ signal }));
+    const change = lockLost ? 'lock-lost' : await storage.compare(sessionId, expected, { signal });
     if (change === undefined) return;
     takeover = new SessionTakeoverError({ sessionId, phase, change });
     await letGo();

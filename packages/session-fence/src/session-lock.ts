@@ -19,6 +19,10 @@ export interface SessionLockOptions {
   pollMs?: number;
 }
 
+export interface LockCallOptions {
+  signal?: AbortSignal;
+}
+
 export interface SessionLockAcquireOptions {
   signal?: AbortSignal;
   /** Overrides the lock's `timeoutMs` for this call. */
@@ -37,8 +41,11 @@ export interface SessionLockHandle {
   readonly owner: LockOwner;
   readonly released: boolean;
   /** True while the lock file on disk is still this handle's own file. */
-  isHeld(): Promise<boolean>;
-  /** Stops the heartbeat and removes the lock file if it is still ours. Idempotent. */
+  isHeld(options?: LockCallOptions): Promise<boolean>;
+  /**
+   * Stops the heartbeat and removes the lock file if it is still ours. Idempotent. Takes no
+   * signal on purpose: cleanup must run to the end.
+   */
   release(): Promise<void>;
 }
 
@@ -47,9 +54,9 @@ export interface SessionLock {
   /** Waits until the lock is free or stale, up to the timeout (`SessionLockTimeoutError`). */
   acquire(options?: SessionLockAcquireOptions): Promise<SessionLockHandle>;
   /** One attempt: a handle, or `undefined` if someone else holds a live lock. */
-  tryAcquire(): Promise<SessionLockHandle | undefined>;
+  tryAcquire(options?: LockCallOptions): Promise<SessionLockHandle | undefined>;
   /** The current owner, or `undefined` when the lock is free or unreadable. */
-  readOwner(): Promise<LockOwner | undefined>;
+  readOwner(options?: LockCallOptions): Promise<LockOwner | undefined>;
 }
 
 interface Observed {
@@ -131,7 +138,10 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
     }
   }
 
-  async function tryAcquire(): Promise<SessionLockHandle | undefined> {
+  async function tryAcquire(
+    callOptions: LockCallOptions = {},
+  ): Promise<SessionLockHandle | undefined> {
+    callOptions.signal?.throwIfAborted();
     const present = await observe();
     if (present !== undefined && !isStale(present)) return undefined;
     const owner: LockOwner = {
@@ -180,7 +190,8 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
       get released() {
         return released;
       },
-      async isHeld() {
+      async isHeld(callOptions: LockCallOptions = {}) {
+        callOptions.signal?.throwIfAborted();
         if (released) return false;
         const observed = await observe();
         return observed?.owner?.token === owner.token;
@@ -202,7 +213,8 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
   return {
     path,
     tryAcquire,
-    async readOwner() {
+    async readOwner(callOptions: LockCallOptions = {}) {
+      callOptions.signal?.throwIfAborted();
       return (await observe())?.owner;
     },
     async acquire(acquireOptions = {}) {
