@@ -22,6 +22,7 @@ export function createOpenAIChatTransport(options: OpenAIChatTransportOptions): 
         model: context.model,
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
         ...(options.maxTokensField === undefined ? {} : { maxTokensField: options.maxTokensField }),
+        ...(options.includeUsage === undefined ? {} : { includeUsage: options.includeUsage }),
       });
       const { client } = await handle.get();
       const { data, response } = await client.chat.completions

@@ -61,9 +61,15 @@ describe('toOpenAIChat', () => {
       { model: 'm', maxTokens: 50, maxTokensField: 'max_tokens' },
     );
     expect(body.max_tokens).toBe(50);
+    expect(body.stream_options).toEqual({ include_usage: true });
     expect(body.max_completion_tokens).toBeUndefined();
     expect(body.tools).toBeUndefined();
     expect(body.messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('leaves out stream_options when includeUsage is false', () => {
+    const body = toOpenAIChat({ messages: [] }, { model: 'm', includeUsage: false });
+    expect(body).toEqual({ model: 'm', messages: [], stream: true });
   });
 
   it('sends an assistant message with only tool calls with null content', () => {

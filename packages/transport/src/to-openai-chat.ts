@@ -16,6 +16,8 @@ export interface ToOpenAIChatOptions {
   model: string;
   maxTokens?: number;
   maxTokensField?: MaxTokensField;
+  /** Ask for a final usage chunk (`stream_options.include_usage`); default true. */
+  includeUsage?: boolean;
 }
 
 function textContent(blocks: TextBlock[]): string | ChatCompletionContentPartText[] {
@@ -126,8 +128,8 @@ export function toOpenAIChat(
     model: options.model,
     messages,
     stream: true,
-    stream_options: { include_usage: true },
   };
+  if (options.includeUsage !== false) body.stream_options = { include_usage: true };
   const maxTokens = request.maxTokens ?? options.maxTokens;
   if (maxTokens !== undefined) body[options.maxTokensField ?? 'max_completion_tokens'] = maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;

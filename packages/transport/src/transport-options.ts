@@ -41,6 +41,8 @@ export interface OpenAIChatTransportOptions extends SdkTransportOptionsBase {
   loadSdk?: SdkLoader<OpenAISdk>;
   /** Default `max_completion_tokens`; older OpenAI-compatible servers may need `max_tokens`. */
   maxTokensField?: MaxTokensField;
+  /** Send `stream_options: { include_usage: true }` (default true); turn off for servers that reject it. */
+  includeUsage?: boolean;
 }
 
 export interface OpenAIResponsesTransportOptions extends SdkTransportOptionsBase {
