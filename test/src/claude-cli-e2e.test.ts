@@ -3,7 +3,7 @@
  * pointed at @keel/testing's loopback mock provider: bind, resume, a run killed mid-tool, and
  * recovery from the orphaned tool_use it leaves.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -41,15 +41,16 @@ afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-/** Processes whose command line is exactly the scripted Bash command (ours alone use it). */
-function hangingToolPids(): number[] {
+/** Live processes running the scripted Bash command in `cwd` (so other suites cannot interfere). */
+function hangingToolPids(cwd: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
       const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
-      if (cmdline === HANG_COMMAND && state !== 'Z') pids.push(Number(entry));
+      if (cmdline !== HANG_COMMAND || state === 'Z') continue;
+      if (readlinkSync(`/proc/${entry}/cwd`) === cwd) pids.push(Number(entry));
     } catch {
       // exited while we looked
     }
@@ -197,7 +198,7 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
             readFileSync(transcriptPath, 'utf8').includes('"id":"toolu_e2e_hang"'),
           patience,
         );
-        await waitFor('the Bash tool process', () => hangingToolPids().length > 0, patience);
+        await waitFor('the Bash tool process', () => hangingToolPids(cwd).length > 0, patience);
         controller.abort();
       })();
     });
@@ -210,7 +211,7 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     });
     expect(killed.error).toMatchObject({ keelKind: 'caller_abort' });
     // Nothing the CLI started survives it, not even the tool in its own session.
-    expect(hangingToolPids()).toEqual([]);
+    expect(hangingToolPids(cwd)).toEqual([]);
     expect(await findOrphanedToolUses(transcriptPath, { format: 'claude-cli' })).toEqual([
       'toolu_e2e_hang',
     ]);
@@ -292,7 +293,7 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
         if (event.type === 'session-bound') cliSessionId = event.cliSessionId;
         if (event.type === 'tool-call' && !watching) {
           watching = (async () => {
-            await waitFor('the Bash tool process', () => hangingToolPids().length > 0, patience);
+            await waitFor('the Bash tool process', () => hangingToolPids(cwd).length > 0, patience);
             controller.abort();
           })();
         }
@@ -302,7 +303,7 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     }
     await watching;
     expect(error).toMatchObject({ keelKind: 'caller_abort' });
-    expect(hangingToolPids()).toEqual([]);
+    expect(hangingToolPids(cwd)).toEqual([]);
     const transcriptPath = resolveClaudeCliTranscriptPath({
       projectsRoot: join(home, '.claude', 'projects'),
       cwd,
