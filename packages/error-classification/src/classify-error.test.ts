@@ -113,6 +113,13 @@ describe('status versus wording', () => {
     expect(classifyError('llama runner process has terminated').kind).toBe('connection');
   });
 
+  it('ignores non-error statuses (an in-stream error on a 200 response)', () => {
+    const error = Object.assign(new Error('HTTP 200, then the stream terminated'), { status: 200 });
+    const result = classifyError(error);
+    expect(result.kind).toBe('connection');
+    expect(result.status).toBe(undefined);
+  });
+
   it('a 503 is overloaded only with overload wording', () => {
     expect(classifyError({ status: 503, error: { message: 'Service Unavailable' } }).kind).toBe(
       'server_error',

@@ -7,7 +7,7 @@ export interface ErrorFacts {
   readonly nodes: readonly unknown[];
   /** The first `keelKind` that is a valid `ErrorKind`. */
   readonly keelKind?: ErrorKind;
-  /** The first HTTP status found (structured fields first, then wording such as `429 …`). */
+  /** The first HTTP error status, 4xx/5xx (structured fields first, then wording such as `429 …`). */
   readonly status?: number;
   /** Machine codes and body types in the order found: `ECONNRESET`, `overloaded_error`… */
   readonly codes: readonly string[];
@@ -57,14 +57,15 @@ export function parseEmbeddedJson(text: string): unknown {
 
 function toStatus(value: unknown): number | undefined {
   const number = typeof value === 'string' && /^\d{3}$/.test(value) ? Number(value) : value;
-  return typeof number === 'number' && Number.isInteger(number) && number >= 100 && number <= 599
+  // Only error statuses count: a 200 on a mid-stream error says nothing about the failure.
+  return typeof number === 'number' && Number.isInteger(number) && number >= 400 && number <= 599
     ? number
     : undefined;
 }
 
 const STATUS_IN_TEXT = [
-  /^\s*(?:[A-Za-z]*Error:\s*)?([1-5]\d\d)\s/,
-  /\b(?:error code|api error|status code|http(?: status)?|got status)[:\s]+([1-5]\d\d)\b/i,
+  /^\s*(?:[A-Za-z]*Error:\s*)?([45]\d\d)\s/,
+  /\b(?:error code|api error|status code|http(?: status)?|got status)[:\s]+([45]\d\d)\b/i,
 ];
 
 function statusFromText(text: string): number | undefined {
