@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TransportEvent } from '../types';
+import { withRetryPin } from '../with-retry-pin';
 import { createFileBindingStore } from './binding-store';
 import {
   assistantTurn,
@@ -143,6 +144,27 @@ describe('createClaudeCliTransport: environment, retries and hooks', () => {
       api: 'claude-cli',
       url: 'cli:fake-claude-cli.js',
     });
+  });
+});
+
+describe('createClaudeCliTransport: retry pin', () => {
+  it('lets withRetryPin(transport, 0) stop the CLI own API retries, whatever the call asks', async () => {
+    fixture = createCliTestFixture({ turns: [{ steps: [{ type: 'text', text: 'ok' }] }] });
+    const pinned = withRetryPin(
+      createClaudeCliTransport({
+        command: fixture.fake.command,
+        cwd: fixture.cwd,
+        env: fixture.fake.env,
+      }),
+      0,
+    );
+    expect(pinned.specificationVersion).toBe('v1');
+    const { error } = await collect(
+      pinned.stream({ messages: [userTurn('hi')] }, { maxRetries: 5 }),
+    );
+    expect(error).toBeUndefined();
+    const [call] = fixture.fake.log();
+    expect(call?.type === 'call' ? call.maxRetries : undefined).toBe('0');
   });
 });
 
