@@ -1,0 +1,92 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MockProvider } from '@keel/testing';
+import { createMockProvider } from '@keel/testing';
+import { createTransport } from '@keel/transport';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CompactionError } from './compaction-error';
+import type { CompactionEvent } from './compaction-events';
+import { createCompactor } from './create-compactor';
+import { BUILTIN_PRODUCER_ID } from './model-summarizer';
+import {
+  createFileTranscriptStore,
+  writeTranscriptFile,
+} from './test-support/file-transcript-store';
+import { SMALL_WINDOW, sampleTranscript } from './test-support/sample-transcript';
+import { structuredSummaryReply } from './test-support/summary-reply';
+
+let mock: MockProvider;
+let dir: string;
+let path: string;
+
+beforeEach(async () => {
+  mock = await createMockProvider({ defaultReply: structuredSummaryReply });
+  dir = await mkdtemp(join(tmpdir(), 'keel-compaction-transport-'));
+  path = join(dir, 's.jsonl');
+  await writeTranscriptFile(path, sampleTranscript());
+});
+
+afterEach(async () => {
+  await mock.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function transport(options: { stallTimeoutMs?: number } = {}) {
+  return createTransport({
+    api: 'anthropic-messages',
+    baseUrl: mock.anthropicBaseUrl,
+    apiKey: 'test-key',
+    model: 'mock-summarizer',
+    maxRetries: 0,
+    ...options,
+  });
+}
+
+describe('with the real @keel/transport as the model port', () => {
+  it('retries a socket reset mid-summary and commits', async () => {
+    mock.enqueue({ type: 'reset-after-chunks', chunks: 2 });
+    const events: CompactionEvent[] = [];
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      retry: { baseDelayMs: 1, maxDelayMs: 2 },
+      model: transport(),
+      onEvent: (event) => events.push(event),
+    });
+    const store = createFileTranscriptStore(path);
+    const result = await compactor.compact({
+      sessionId: 's',
+      store,
+      signal: new AbortController().signal,
+    });
+    expect(result.status === 'compacted' && result.entry.provenance).toMatchObject({
+      producerId: BUILTIN_PRODUCER_ID,
+      attempts: 2,
+    });
+    expect(events.find((event) => event.type === 'compaction-retry')).toMatchObject({
+      kind: 'connection',
+    });
+  });
+
+  it('does not retry a transport stall timeout in place; nothing is written', async () => {
+    mock.enqueue({ type: 'stall', afterChunks: 1 });
+    const before = await readFile(path);
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      retry: { baseDelayMs: 1, maxDelayMs: 2 },
+      model: transport({ stallTimeoutMs: 200 }),
+    });
+    const error = await compactor
+      .compact({
+        sessionId: 's',
+        store: createFileTranscriptStore(path),
+        signal: new AbortController().signal,
+      })
+      .catch((caught: unknown) => caught);
+    expect(
+      CompactionError.isInstance(error) && error.attempts.map((attempt) => attempt.kind),
+    ).toEqual(['timeout']);
+    expect(mock.requests).toHaveLength(1);
+    expect((await readFile(path)).equals(before)).toBe(true);
+  });
+});
