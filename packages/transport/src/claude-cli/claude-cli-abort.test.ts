@@ -128,7 +128,7 @@ describe('createClaudeCliTransport: abort', () => {
       command: fixture.fake.command,
       cwd: fixture.cwd,
       env: fixture.fake.env,
-      noOutputTimeoutMs: 1_500,
+      noOutputTimeoutMs: 2_500,
       abortGraceMs: 100,
     });
     const { events, error } = await collect(transport.stream({ messages: [userTurn('go')] }));
