@@ -23,8 +23,14 @@ export function createResponseWriter(response: ServerResponse): ResponseWriter {
     for (const wake of waiters) wake();
     waiters.clear();
   };
-  response.on('close', markGone);
-  response.socket?.on('close', markGone);
+  // A keep-alive socket outlives its responses: detach from it when this response closes, so
+  // listeners do not pile up on the socket across requests.
+  const socket = response.socket;
+  socket?.on('close', markGone);
+  response.on('close', () => {
+    socket?.off('close', markGone);
+    markGone();
+  });
 
   return {
     get gone() {
