@@ -210,3 +210,18 @@ describe('when nothing needs doing', () => {
     });
   });
 });
+
+describe('without any producer', () => {
+  it('fails with a CompactionError that says so, writing nothing', async () => {
+    const h = await setup();
+    const before = await h.bytes();
+    const compactor = createCompactor({ ...SMALL_WINDOW });
+    const error = await compactor
+      .compact({ sessionId: 's-1', store: h.store, signal: signal() })
+      .catch((caught: unknown) => caught);
+    expect(CompactionError.isInstance(error) && error.attempts.map((a) => a.reason)).toEqual([
+      'no producer: configure model or providers',
+    ]);
+    expect((await h.bytes()).equals(before)).toBe(true);
+  });
+});

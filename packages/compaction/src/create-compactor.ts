@@ -243,7 +243,15 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
           signal,
           emit,
         };
-        const result = await runProducers(producers(attempts), produceRequest, validate, attempts);
+        const candidates = producers(attempts);
+        if (candidates.length === 0) {
+          attempts.push({
+            producerId: 'none',
+            attempt: 0,
+            reason: 'no producer: configure model or providers',
+          });
+        }
+        const result = await runProducers(candidates, produceRequest, validate, attempts);
         if (result.ok) produced = result;
       }
       if (produced === undefined) {
