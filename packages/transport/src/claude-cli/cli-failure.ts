@@ -8,10 +8,10 @@ type CliResult = Extract<CliMessage, { type: 'result' }>;
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH/i;
 
-/** Values of secret-looking variables in the CLI's environment, to keep out of messages. */
+/** Values (8+ characters) of secret-looking variables in the CLI's environment, kept out of messages. */
 export function secretValues(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env).flatMap(([name, value]) =>
-    SECRET_NAME.test(name) && value !== undefined && value.length >= 4 ? [value] : [],
+    SECRET_NAME.test(name) && value !== undefined && value.length >= 8 ? [value] : [],
   );
 }
 
