@@ -25,7 +25,7 @@ import { runProducers } from './run-producers';
 import { computeSourceDigest } from './source-digest';
 import { SUMMARY_SECTIONS } from './summary-sections';
 import type { CompactionEntry, TranscriptEntry } from './types';
-import { validateSummary } from './validate-summary';
+import { describeSummaryProblems, validateSummary } from './validate-summary';
 
 /** Producer id recorded when `beforeCompact` supplied the summary. */
 export const HOOK_PRODUCER_ID = 'hook:beforeCompact';
@@ -221,7 +221,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
         if (validation.valid) {
           produced = { summary: decision.summary.trim(), producerId: HOOK_PRODUCER_ID, calls: 1 };
         } else {
-          const problems = validation.problems.map((problem) => problem.type).join(', ');
+          const problems = describeSummaryProblems(validation.problems);
           attempts.push({
             producerId: HOOK_PRODUCER_ID,
             attempt: 1,
