@@ -72,12 +72,18 @@ describe('beforeCompact', () => {
       ...SMALL_WINDOW,
       model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
       hooks: { beforeCompact: () => ({ action: 'supply', summary: 'Summary unavailable.' }) },
+      onEvent: h.onEvent,
     });
     const result = await compactor.compact({ sessionId: 's-1', store: h.store, signal: signal() });
     expect(result.status === 'compacted' && result.entry.provenance.producerId).toBe(
       BUILTIN_PRODUCER_ID,
     );
     expect(h.mock.requests).toHaveLength(1);
+    const end = h.events.at(-1);
+    expect(end?.type === 'compaction-end' && end.attempts[0]).toMatchObject({
+      producerId: HOOK_PRODUCER_ID,
+      reason: expect.stringContaining('missing sections: Goal'),
+    });
   });
 
   it('afterCompact observes the committed entry, and its throw does not undo the commit', async () => {
