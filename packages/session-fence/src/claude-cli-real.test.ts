@@ -3,7 +3,7 @@
  * `@keel/testing`'s loopback Anthropic endpoint: its transcripts, killed mid-tool and completed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ const mainModel = /opus|sonnet/;
 let provider: MockProvider;
 let home: string;
 let cwd: string;
+let cwdRoot: string;
 let running: ChildProcess | undefined;
 
 beforeEach(async () => {
@@ -30,6 +31,7 @@ beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), 'keel-fence-home-'));
   // Dots and underscores in the cwd check the project slug against what the CLI really writes.
   cwd = await realpath(await mkdtemp(join(tmpdir(), 'keel_fence.cwd-')));
+  cwdRoot = cwd;
 });
 afterEach(async () => {
   if (running?.pid !== undefined && running.exitCode === null && running.signalCode === null) {
@@ -40,7 +42,7 @@ afterEach(async () => {
   running = undefined;
   await provider.close();
   await rm(home, { recursive: true, force: true });
-  await rm(cwd, { recursive: true, force: true });
+  await rm(cwdRoot, { recursive: true, force: true });
 });
 
 /** Every process below `pid` (Linux /proc). The CLI starts its Bash tool in a process group of its own. */
@@ -196,6 +198,10 @@ describe('transcripts written by the real Claude Code CLI', () => {
       },
       { behavior: { type: 'ok', text: 'It printed hi.' }, match: { model: mainModel } },
     );
+    // A working directory deep enough that the CLI cuts the project name and adds a hash.
+    cwd = join(cwd, 'deep_dir.x'.repeat(25));
+    await mkdir(cwd, { recursive: true });
+    expect(cwd.replace(/[^A-Za-z0-9]/g, '-').length).toBeGreaterThan(200);
     const run = startClaude('run echo hi');
     expect(await run.exited).toBe(0);
     const sessionId = sessionIdOf(run.stdout());

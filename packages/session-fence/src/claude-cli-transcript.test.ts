@@ -34,6 +34,23 @@ describe('resolveClaudeCliTranscriptPath', () => {
     ).toBe('/h/.claude/projects/-srv-my-app-v2/05158a9a-5993-443c-8bc1-d070b6ae137c.jsonl');
   });
 
+  it('cuts long names to 200 and appends the hash of the cwd, like the real CLI', () => {
+    // Directory names observed from Claude Code 2.1.332 runs in these working directories.
+    const base = '/tmp/sf-probe2/';
+    const exact = `${base}${'c'.repeat(200 - base.length)}`;
+    expect(claudeCliProjectSlug(exact)).toBe(exact.replace(/[^A-Za-z0-9]/g, '-'));
+    const over = `${base}${'d'.repeat(201 - base.length)}`;
+    expect(claudeCliProjectSlug(over)).toBe(
+      `${over.replace(/[^A-Za-z0-9]/g, '-').slice(0, 200)}-em5vae`,
+    );
+    const long = `${base}${'e'.repeat(230)}0`;
+    expect(claudeCliProjectSlug(long)).toHaveLength(207);
+    const mixed = `/tmp/sf-probe2/${'a'.repeat(120)}/Ünïcode é-dir/${'b'.repeat(100)}`;
+    expect(claudeCliProjectSlug(mixed)).toBe(
+      `-tmp-sf-probe2-${'a'.repeat(120)}--n-code---dir-${'b'.repeat(50)}-vmnxld`,
+    );
+  });
+
   it('refuses a session id that could escape the project directory', () => {
     expect(() =>
       resolveClaudeCliTranscriptPath({

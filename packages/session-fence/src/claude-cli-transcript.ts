@@ -7,13 +7,28 @@ import { readLines } from './read-lines';
 import { lstatIfExists, openRegularFile } from './safe-file';
 import { assertValidSessionId } from './session-id';
 
+/** Longest project directory name Claude Code writes before it cuts and adds a hash. */
+const MAX_SLUG_LENGTH = 200;
+
 /**
- * The project directory name Claude Code uses for a working directory: every character other
- * than an ASCII letter or digit becomes `-` (checked against Claude Code 2.1.332:
- * `/tmp/a/my.dir_x y+z@w` → `-tmp-a-my-dir-x-y-z-w`).
+ * The project directory name Claude Code uses for a working directory: every UTF-16 code unit
+ * other than an ASCII letter or digit becomes `-`; a name longer than 200 is cut to 200 and
+ * gets `-<hash of the cwd in base 36>` appended. Checked against Claude Code 2.1.332:
+ * `/tmp/a/my.dir_x y+z@w` → `-tmp-a-my-dir-x-y-z-w`, and 201-character paths.
  */
 export function claudeCliProjectSlug(cwd: string): string {
-  return cwd.replace(/[^A-Za-z0-9]/g, '-');
+  const slug = cwd.replace(/[^A-Za-z0-9]/g, '-');
+  if (slug.length <= MAX_SLUG_LENGTH) return slug;
+  return `${slug.slice(0, MAX_SLUG_LENGTH)}-${Math.abs(stringHash(cwd)).toString(36)}`;
+}
+
+/** The 32-bit `s[0]*31^(n-1) + … + s[n-1]` string hash. */
+function stringHash(text: string): number {
+  let hash = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    hash = (Math.imul(hash, 31) + text.charCodeAt(index)) | 0;
+  }
+  return hash;
 }
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `$HOME/.claude/projects` (of `env`, default `process.env`). */
