@@ -80,9 +80,13 @@ interface Run {
 }
 
 function startClaude(prompt: string): Run {
+  return startClaudeArgs(['-p', prompt]);
+}
+
+function startClaudeArgs(args: string[]): Run {
   const child = spawn(
     claudeBin,
-    ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash'],
+    [...args, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash'],
     {
       cwd,
       detached: true,
@@ -128,7 +132,7 @@ function transcriptOf(sessionId: string): string {
 }
 
 describe('transcripts written by the real Claude Code CLI', () => {
-  it('reports the Bash tool_use of a CLI killed with SIGKILL while the tool runs', {
+  it('reports the Bash tool_use of a CLI killed with SIGKILL while the tool runs, until a resume answers it', {
     timeout: 120_000,
   }, async () => {
     provider.enqueue({
@@ -177,6 +181,17 @@ describe('transcripts written by the real Claude Code CLI', () => {
       'toolu_keel_wait_1',
     ]);
     expect(await claudeCliTranscriptHasAssistant(path)).toBe(true);
+
+    // Resumed, Claude Code 2.1.332 first answers the interrupted call itself (an is_error
+    // tool_result), so the transcript has no trailing orphan any more.
+    provider.enqueue({ behavior: { type: 'ok', text: 'Resumed.' }, match: { model: mainModel } });
+    const resumed = startClaudeArgs(['--resume', sessionId, '-p', 'go on']);
+    expect(await resumed.exited).toBe(0);
+    const answers = (await readFile(path, 'utf8'))
+      .split('\n')
+      .filter((line) => line.includes('"tool_use_id":"toolu_keel_wait_1"'));
+    expect(answers.length).toBeGreaterThan(0);
+    expect(await findOrphanedToolUses(path, { format: 'claude-cli' })).toEqual([]);
   });
 
   it('finds nothing orphaned in a completed run with a tool call', {
