@@ -110,8 +110,14 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
     return Date.now() - observed.mtimeMs > staleMs;
   }
 
-  /** Removes the lock file only if it is still the one identified by `key`. */
-  async function removeIfStill(key: { token?: string; ino: bigint }): Promise<void> {
+  /**
+   * Removes the lock file only if it is still the one identified by `key` (and, for a takeover,
+   * still stale: a heartbeat may have landed since it was judged).
+   */
+  async function removeIfStill(
+    key: { token?: string; ino: bigint },
+    takeover: boolean,
+  ): Promise<void> {
     const marker = `${path}.${key.token ?? `ino-${key.ino}`}.removing`;
     let markerHandle: FileHandle;
     try {
@@ -132,7 +138,7 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
       if (current === undefined) return;
       const same =
         key.token !== undefined ? current.owner?.token === key.token : current.ino === key.ino;
-      if (same) await unlinkIfExists(path);
+      if (same && (!takeover || isStale(current))) await unlinkIfExists(path);
     } finally {
       await unlinkIfExists(marker);
     }
@@ -168,7 +174,7 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
           const observed = await observe();
           if (observed === undefined) continue;
           if (!isStale(observed)) return undefined;
-          await removeIfStill({ token: observed.owner?.token, ino: observed.ino });
+          await removeIfStill({ token: observed.owner?.token, ino: observed.ino }, true);
         }
       }
     } finally {
@@ -202,7 +208,7 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
         clearInterval(timer);
         try {
           const ino = (await handle.stat({ bigint: true })).ino;
-          await removeIfStill({ token: owner.token, ino });
+          await removeIfStill({ token: owner.token, ino }, false);
         } finally {
           await handle.close();
         }
