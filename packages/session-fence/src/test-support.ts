@@ -1,5 +1,6 @@
 /** Helpers shared by this package's tests (not exported from the package). */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,11 +9,20 @@ import { fileURLToPath } from 'node:url';
 /** Absolute file URL of this package's built entry, for child processes. */
 export const distUrl = new URL('../dist/index.js', import.meta.url).href;
 
-/** The real Claude Code fixtures beside the repository (never copied into it). */
+/**
+ * The real Claude Code fixtures beside the repository (never copied into it). Throws when the
+ * fixture is absent, so a missing `../shared` fails loudly instead of reading as "no orphans".
+ */
 export function fixturePath(name: string): string {
-  return fileURLToPath(
+  const path = fileURLToPath(
     new URL(`../../../../shared/fixtures/claude-transcripts/${name}`, import.meta.url),
   );
+  if (!existsSync(path)) {
+    throw new Error(
+      `fixture ${name} not found at ${path}: the shared/ folder must sit beside the repository`,
+    );
+  }
+  return path;
 }
 
 export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
