@@ -127,6 +127,19 @@ describe('createSessionLock across processes', () => {
     await handle.release();
   });
 
+  it('keeps a live holder whose heartbeat runs, long past staleMs', async () => {
+    const lockPath = join(dir, 's.lock');
+    const child = await spawnNodeScript(dir, 'holder.mjs', holder, [lockPath, '400', '50']);
+    children.push(child);
+    await waitFor(() => child.stdout().includes('acquired'), { what: 'child to acquire' });
+    const lock = createSessionLock({ path: lockPath, staleMs: 400 });
+    for (let check = 0; check < 6; check += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(await lock.tryAcquire()).toBeUndefined();
+    }
+    expect((await lock.readOwner())?.pid).toBe(child.child.pid);
+  });
+
   it('lets exactly one of several contenders take over one stale lock at a time', async () => {
     const lockPath = join(dir, 's.lock');
     const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)']);
