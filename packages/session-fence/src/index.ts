@@ -29,6 +29,7 @@ export type {
 export { createSessionFence } from './session-fence';
 export type {
   InvalidSessionIdErrorOptions,
+  InvalidTranscriptEntryErrorOptions,
   SessionFenceErrorOptions,
   SessionLockTimeoutErrorOptions,
   SessionTakeoverErrorOptions,
@@ -38,6 +39,7 @@ export type {
 } from './session-fence-error';
 export {
   InvalidSessionIdError,
+  InvalidTranscriptEntryError,
   SessionFenceError,
   SessionLockTimeoutError,
   SessionTakeoverError,

@@ -83,6 +83,32 @@ export class UnsafeTranscriptPathError extends SessionFenceError {
   }
 }
 
+const invalidEntryMarker = Symbol.for('keel.error.InvalidTranscriptEntryError');
+
+export interface InvalidTranscriptEntryErrorOptions {
+  /** Position of the bad entry in the appended batch. */
+  index: number;
+  detail: string;
+}
+
+/** An append was refused because an entry does not have the shape of a transcript entry. */
+export class InvalidTranscriptEntryError extends SessionFenceError {
+  readonly [invalidEntryMarker] = true;
+  readonly index: number;
+  readonly detail: string;
+
+  constructor(options: InvalidTranscriptEntryErrorOptions) {
+    super({ message: `Transcript entry ${options.index} is invalid: ${options.detail}` });
+    this.name = 'InvalidTranscriptEntryError';
+    this.index = options.index;
+    this.detail = options.detail;
+  }
+
+  static override isInstance(error: unknown): error is InvalidTranscriptEntryError {
+    return hasMarker(error, invalidEntryMarker);
+  }
+}
+
 const lockTimeoutMarker = Symbol.for('keel.error.SessionLockTimeoutError');
 
 export interface SessionLockTimeoutErrorOptions {

@@ -1,7 +1,11 @@
 import { appendFile, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidSessionIdError, UnsafeTranscriptPathError } from './session-fence-error';
+import {
+  InvalidSessionIdError,
+  InvalidTranscriptEntryError,
+  UnsafeTranscriptPathError,
+} from './session-fence-error';
 import { makeTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
 import type { MessageEntry } from './transcript-types';
@@ -179,6 +183,22 @@ describe('createTranscriptStore', () => {
     expect(await store.compare('s1', first.state)).toBe('appended');
     await truncate(store.transcriptPath('s1'), 10);
     expect(await store.compare('s1', first.state)).toBe('truncated');
+  });
+
+  it('refuses to write an entry that readers would reject', async () => {
+    const bad = {
+      type: 'message',
+      id: 'x',
+      timestamp: 't',
+      role: 'robot',
+      content: [],
+    } as unknown as MessageEntry;
+    const error = await store
+      .append('s1', [message('1', 'ok'), bad])
+      .catch((caught: unknown) => caught);
+    expect(InvalidTranscriptEntryError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ index: 1 });
+    expect((await store.read('s1')).exists).toBe(false);
   });
 
   it('can skip fsync', async () => {

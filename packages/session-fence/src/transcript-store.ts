@@ -1,10 +1,11 @@
 import { constants } from 'node:fs';
 import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { migrateTranscriptEntry } from './migrate-transcript-entry';
 import { parseHeader, parseTranscriptLines, readHeader } from './parse-transcript-lines';
 import { readLines } from './read-lines';
 import { errorCode, lstatIfExists, openRegularFile } from './safe-file';
-import { UnsafeTranscriptPathError } from './session-fence-error';
+import { InvalidTranscriptEntryError, UnsafeTranscriptPathError } from './session-fence-error';
 import { assertValidSessionId } from './session-id';
 import { createSessionLock, type SessionLockOptions } from './session-lock';
 import type { AppendResult, SessionStorage, TranscriptRead } from './session-storage';
@@ -90,6 +91,10 @@ export function createTranscriptStore(options: TranscriptStoreOptions): Transcri
     async append(sessionId, entries, callOptions = {}): Promise<AppendResult> {
       callOptions.signal?.throwIfAborted();
       const path = transcriptPath(sessionId);
+      entries.forEach((entry, index) => {
+        const checked = migrateTranscriptEntry(entry, TRANSCRIPT_FORMAT_VERSION);
+        if (!checked.ok) throw new InvalidTranscriptEntryError({ index, detail: checked.detail });
+      });
       await mkdir(sessionsDir, { recursive: true });
       const handle = await openRegularFile(
         path,
