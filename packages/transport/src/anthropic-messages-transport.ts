@@ -1,22 +1,25 @@
-import type { Anthropic } from '@anthropic-ai/sdk';
-import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { AnthropicClientLike, AnthropicSdk } from './anthropic-client-like';
 import { createSdkTransport, DEFAULT_MAX_RETRIES } from './create-sdk-transport';
-import { fromAnthropicMessagesStream } from './from-anthropic-messages-stream';
+import {
+  type AnthropicMessagesEvent,
+  fromAnthropicMessagesStream,
+} from './from-anthropic-messages-stream';
 import { loadSdk } from './load-sdk';
 import { sanitizeUrl } from './sanitize-url';
 import { toAnthropicMessages } from './to-anthropic-messages';
-import type { AnthropicMessagesTransportOptions, AnthropicSdk } from './transport-options';
+import type { AnthropicMessagesTransportOptions } from './transport-options';
 import type { Transport } from './types';
 
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
+// Not exported: the module's type is checked against `AnthropicSdk` here and never reaches our `.d.ts`.
 const importAnthropic = (): Promise<AnthropicSdk> => import('@anthropic-ai/sdk');
 
 /** The Anthropic Messages API. */
 export function createAnthropicMessagesTransport(
   options: AnthropicMessagesTransportOptions,
 ): Transport {
-  let loading: Promise<Anthropic> | undefined;
+  let loading: Promise<AnthropicClientLike> | undefined;
   const client = () => {
     loading ??= loadSdk(
       '@anthropic-ai/sdk',
@@ -36,7 +39,7 @@ export function createAnthropicMessagesTransport(
     );
     return loading;
   };
-  return createSdkTransport<RawMessageStreamEvent>({
+  return createSdkTransport<AnthropicMessagesEvent>({
     api: 'anthropic-messages',
     provider: options.provider ?? 'anthropic',
     model: options.model,

@@ -1,20 +1,20 @@
-import type { OpenAI } from 'openai';
 import { DEFAULT_MAX_RETRIES } from './create-sdk-transport';
 import { loadSdk } from './load-sdk';
+import type { OpenAIClientLike, OpenAISdk } from './openai-client-like';
 import { sanitizeUrl } from './sanitize-url';
 import type {
   OpenAIChatTransportOptions,
   OpenAIResponsesTransportOptions,
-  OpenAISdk,
 } from './transport-options';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
+// Not exported: the module's type is checked against `OpenAISdk` here and never reaches our `.d.ts`.
 const importOpenAI = (): Promise<OpenAISdk> => import('openai');
 
 export interface OpenAIClientHandle {
   /** Resolves the SDK module and a client, once, on first use. */
-  get(): Promise<{ sdk: OpenAISdk; client: OpenAI }>;
+  get(): Promise<{ sdk: OpenAISdk; client: OpenAIClientLike }>;
   /** Sanitized base URL for hooks. */
   readonly url: string;
 }
@@ -23,7 +23,7 @@ export interface OpenAIClientHandle {
 export function createOpenAIClient(
   options: OpenAIChatTransportOptions | OpenAIResponsesTransportOptions,
 ): OpenAIClientHandle {
-  let loading: Promise<{ sdk: OpenAISdk; client: OpenAI }> | undefined;
+  let loading: Promise<{ sdk: OpenAISdk; client: OpenAIClientLike }> | undefined;
   const url = sanitizeUrl(options.client?.baseURL ?? options.baseUrl ?? DEFAULT_OPENAI_BASE_URL);
   return {
     url,

@@ -1,3 +1,10 @@
+export type { AnthropicClientLike, AnthropicSdk } from './anthropic-client-like';
+export type {
+  AnthropicContentBlockParam,
+  AnthropicMessageParam,
+  AnthropicMessagesBody,
+  AnthropicTool,
+} from './anthropic-messages-body';
 export type {
   BindingFile,
   BindingStore,
@@ -39,8 +46,21 @@ export {
   type ResponsesStreamFailure,
 } from './from-openai-responses-stream';
 export type { SdkLoader } from './load-sdk';
+export type {
+  OpenAIChatBody,
+  OpenAIChatMessage,
+  OpenAIChatTextPart,
+  OpenAIChatTool,
+  OpenAIChatToolCall,
+} from './openai-chat-body';
+export type { OpenAIClientLike, OpenAISdk } from './openai-client-like';
+export type {
+  OpenAIResponsesBody,
+  OpenAIResponsesInputItem,
+  OpenAIResponsesTool,
+} from './openai-responses-body';
+export type { SdkClientOptions, SdkRequestOptions, StreamingCall } from './streaming-call';
 export {
-  type AnthropicMessagesBody,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
   type ToAnthropicMessagesOptions,
   toAnthropicMessages,
@@ -63,10 +83,8 @@ export {
 } from './transport-error';
 export type {
   AnthropicMessagesTransportOptions,
-  AnthropicSdk,
   OpenAIChatTransportOptions,
   OpenAIResponsesTransportOptions,
-  OpenAISdk,
   SdkTransportOptionsBase,
 } from './transport-options';
 export type {

@@ -1,7 +1,6 @@
-import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { createOpenAIClient } from './create-openai-client';
 import { createSdkTransport } from './create-sdk-transport';
-import { fromOpenAIChatStream } from './from-openai-chat-stream';
+import { fromOpenAIChatStream, type OpenAIChatChunk } from './from-openai-chat-stream';
 import { toOpenAIChat } from './to-openai-chat';
 import type { OpenAIChatTransportOptions } from './transport-options';
 import type { Transport } from './types';
@@ -9,7 +8,7 @@ import type { Transport } from './types';
 /** Chat Completions, for OpenAI and every OpenAI-compatible server (`baseUrl`). */
 export function createOpenAIChatTransport(options: OpenAIChatTransportOptions): Transport {
   const handle = createOpenAIClient(options);
-  return createSdkTransport<ChatCompletionChunk>({
+  return createSdkTransport<OpenAIChatChunk>({
     api: 'openai-chat',
     provider: options.provider ?? 'openai',
     model: options.model,

@@ -1,9 +1,12 @@
-import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { createOpenAIClient } from './create-openai-client';
 import { createSdkTransport } from './create-sdk-transport';
-import { fromOpenAIResponsesStream } from './from-openai-responses-stream';
+import {
+  fromOpenAIResponsesStream,
+  type OpenAIResponsesEvent,
+} from './from-openai-responses-stream';
+import type { OpenAISdk } from './openai-client-like';
 import { toOpenAIResponses } from './to-openai-responses';
-import type { OpenAIResponsesTransportOptions, OpenAISdk } from './transport-options';
+import type { OpenAIResponsesTransportOptions } from './transport-options';
 import type { Transport } from './types';
 
 /** The OpenAI Responses API (stateless: `store: false`, the whole history each call). */
@@ -12,7 +15,7 @@ export function createOpenAIResponsesTransport(
 ): Transport {
   const handle = createOpenAIClient(options);
   let sdk: OpenAISdk | undefined;
-  return createSdkTransport<ResponseStreamEvent>({
+  return createSdkTransport<OpenAIResponsesEvent>({
     api: 'openai-responses',
     provider: options.provider ?? 'openai',
     model: options.model,

@@ -1,20 +1,14 @@
 import type {
-  ContentBlockParam,
-  MessageCreateParamsStreaming,
-  MessageParam,
-  Tool,
-} from '@anthropic-ai/sdk/resources/messages';
+  AnthropicContentBlockParam,
+  AnthropicMessageParam,
+  AnthropicMessagesBody,
+  AnthropicTool,
+} from './anthropic-messages-body';
 import { UnsupportedRequestError } from './transport-error';
 import type { Message, ModelRequest, ToolDefinition } from './types';
 
 /** Anthropic requires `max_tokens`; used when neither the request nor the transport sets one. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
-
-/**
- * The streaming Messages body. `temperature` is no longer in the SDK's types (deprecated by the
- * API) but the wire still accepts it, so a request's temperature is sent as is.
- */
-export type AnthropicMessagesBody = MessageCreateParamsStreaming & { temperature?: number };
 
 export interface ToAnthropicMessagesOptions {
   model: string;
@@ -24,7 +18,7 @@ export interface ToAnthropicMessagesOptions {
 function block(message: Message, content: Exclude<Message['content'], string>[number]) {
   switch (content.type) {
     case 'text':
-      return { type: 'text', text: content.text } satisfies ContentBlockParam;
+      return { type: 'text', text: content.text } satisfies AnthropicContentBlockParam;
     case 'tool_use':
       if (message.role !== 'assistant') {
         throw new UnsupportedRequestError({
@@ -36,7 +30,7 @@ function block(message: Message, content: Exclude<Message['content'], string>[nu
         id: content.id,
         name: content.name,
         input: content.input,
-      } satisfies ContentBlockParam;
+      } satisfies AnthropicContentBlockParam;
     case 'tool_result':
       if (message.role === 'assistant') {
         throw new UnsupportedRequestError({
@@ -48,7 +42,7 @@ function block(message: Message, content: Exclude<Message['content'], string>[nu
         tool_use_id: content.toolUseId,
         content: content.content,
         ...(content.isError === undefined ? {} : { is_error: content.isError }),
-      } satisfies ContentBlockParam;
+      } satisfies AnthropicContentBlockParam;
     default: {
       const unexpected: never = content;
       throw new UnsupportedRequestError({ message: `Unknown block ${String(unexpected)}` });
@@ -56,13 +50,13 @@ function block(message: Message, content: Exclude<Message['content'], string>[nu
   }
 }
 
-function toMessageParam(message: Message): MessageParam {
+function toMessageParam(message: Message): AnthropicMessageParam {
   const role = message.role === 'assistant' ? 'assistant' : 'user';
   if (typeof message.content === 'string') return { role, content: message.content };
   return { role, content: message.content.map((content) => block(message, content)) };
 }
 
-export function toAnthropicTool(tool: ToolDefinition): Tool {
+export function toAnthropicTool(tool: ToolDefinition): AnthropicTool {
   return {
     name: tool.name,
     ...(tool.description === undefined ? {} : { description: tool.description }),

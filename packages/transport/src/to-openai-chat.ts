@@ -1,13 +1,15 @@
-import type {
-  ChatCompletionAssistantMessageParam,
-  ChatCompletionContentPartText,
-  ChatCompletionCreateParamsStreaming,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions';
 import { contentBlocks, type TextBlock, toolResultText } from './content-blocks';
+import type {
+  OpenAIChatBody,
+  OpenAIChatMessage,
+  OpenAIChatTextPart,
+  OpenAIChatTool,
+  OpenAIChatToolCall,
+} from './openai-chat-body';
 import { UnsupportedRequestError } from './transport-error';
 import type { Message, ModelRequest, ToolDefinition } from './types';
+
+type AssistantMessage = Extract<OpenAIChatMessage, { role: 'assistant' }>;
 
 /** Which body field carries the output-token limit (older OpenAI-compatible servers want `max_tokens`). */
 export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
@@ -20,16 +22,16 @@ export interface ToOpenAIChatOptions {
   includeUsage?: boolean;
 }
 
-function textContent(blocks: TextBlock[]): string | ChatCompletionContentPartText[] {
+function textContent(blocks: TextBlock[]): string | OpenAIChatTextPart[] {
   const [only] = blocks;
   if (blocks.length === 1 && only !== undefined) return only.text;
   return blocks.map((block) => ({ type: 'text', text: block.text }));
 }
 
-function assistantMessage(message: Message): ChatCompletionAssistantMessageParam {
+function assistantMessage(message: Message): AssistantMessage {
   if (typeof message.content === 'string') return { role: 'assistant', content: message.content };
   const texts: TextBlock[] = [];
-  const calls: NonNullable<ChatCompletionAssistantMessageParam['tool_calls']> = [];
+  const calls: OpenAIChatToolCall[] = [];
   for (const block of message.content) {
     switch (block.type) {
       case 'text':
@@ -52,7 +54,7 @@ function assistantMessage(message: Message): ChatCompletionAssistantMessageParam
       }
     }
   }
-  const result: ChatCompletionAssistantMessageParam = {
+  const result: AssistantMessage = {
     role: 'assistant',
     content: texts.length > 0 ? textContent(texts) : null,
   };
@@ -61,9 +63,9 @@ function assistantMessage(message: Message): ChatCompletionAssistantMessageParam
 }
 
 /** User and tool messages: tool results become `tool` messages first, then the user's text. */
-function userMessages(message: Message): ChatCompletionMessageParam[] {
+function userMessages(message: Message): OpenAIChatMessage[] {
   if (typeof message.content === 'string') return [{ role: 'user', content: message.content }];
-  const results: ChatCompletionMessageParam[] = [];
+  const results: OpenAIChatMessage[] = [];
   const texts: TextBlock[] = [];
   for (const block of contentBlocks(message)) {
     switch (block.type) {
@@ -91,7 +93,7 @@ function userMessages(message: Message): ChatCompletionMessageParam[] {
   return results;
 }
 
-export function toOpenAIChatTool(tool: ToolDefinition): ChatCompletionTool {
+export function toOpenAIChatTool(tool: ToolDefinition): OpenAIChatTool {
   return {
     type: 'function',
     function: {
@@ -103,11 +105,8 @@ export function toOpenAIChatTool(tool: ToolDefinition): ChatCompletionTool {
 }
 
 /** Converts a Keel request to a streaming Chat Completions body. */
-export function toOpenAIChat(
-  request: ModelRequest,
-  options: ToOpenAIChatOptions,
-): ChatCompletionCreateParamsStreaming {
-  const messages: ChatCompletionMessageParam[] = [];
+export function toOpenAIChat(request: ModelRequest, options: ToOpenAIChatOptions): OpenAIChatBody {
+  const messages: OpenAIChatMessage[] = [];
   if (request.system !== undefined) messages.push({ role: 'system', content: request.system });
   for (const message of request.messages) {
     switch (message.role) {
@@ -124,7 +123,7 @@ export function toOpenAIChat(
       }
     }
   }
-  const body: ChatCompletionCreateParamsStreaming = {
+  const body: OpenAIChatBody = {
     model: options.model,
     messages,
     stream: true,

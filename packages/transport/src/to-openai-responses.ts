@@ -1,9 +1,9 @@
-import type {
-  FunctionTool,
-  ResponseCreateParamsStreaming,
-  ResponseInputItem,
-} from 'openai/resources/responses/responses';
 import { contentBlocks, toolResultText } from './content-blocks';
+import type {
+  OpenAIResponsesBody,
+  OpenAIResponsesInputItem,
+  OpenAIResponsesTool,
+} from './openai-responses-body';
 import { UnsupportedRequestError } from './transport-error';
 import type { Message, ModelRequest, ToolDefinition } from './types';
 
@@ -12,11 +12,11 @@ export interface ToOpenAIResponsesOptions {
   maxTokens?: number;
 }
 
-function assistantItems(message: Message): ResponseInputItem[] {
+function assistantItems(message: Message): OpenAIResponsesInputItem[] {
   if (typeof message.content === 'string') {
     return [{ type: 'message', role: 'assistant', content: message.content }];
   }
-  const items: ResponseInputItem[] = [];
+  const items: OpenAIResponsesInputItem[] = [];
   for (const block of message.content) {
     switch (block.type) {
       case 'text':
@@ -44,11 +44,11 @@ function assistantItems(message: Message): ResponseInputItem[] {
 }
 
 /** User and tool messages: tool results become `function_call_output` items, then the user's text. */
-function userItems(message: Message): ResponseInputItem[] {
+function userItems(message: Message): OpenAIResponsesInputItem[] {
   if (typeof message.content === 'string') {
     return [{ type: 'message', role: 'user', content: message.content }];
   }
-  const items: ResponseInputItem[] = [];
+  const items: OpenAIResponsesInputItem[] = [];
   const texts: string[] = [];
   for (const block of contentBlocks(message)) {
     switch (block.type) {
@@ -82,7 +82,7 @@ function userItems(message: Message): ResponseInputItem[] {
   return items;
 }
 
-export function toOpenAIResponsesTool(tool: ToolDefinition): FunctionTool {
+export function toOpenAIResponsesTool(tool: ToolDefinition): OpenAIResponsesTool {
   return {
     type: 'function',
     name: tool.name,
@@ -99,13 +99,13 @@ export function toOpenAIResponsesTool(tool: ToolDefinition): FunctionTool {
 export function toOpenAIResponses(
   request: ModelRequest,
   options: ToOpenAIResponsesOptions,
-): ResponseCreateParamsStreaming {
+): OpenAIResponsesBody {
   if (request.stop !== undefined && request.stop.length > 0) {
     throw new UnsupportedRequestError({
       message: 'The openai-responses API has no stop sequences; use openai-chat for `stop`.',
     });
   }
-  const input: ResponseInputItem[] = [];
+  const input: OpenAIResponsesInputItem[] = [];
   for (const message of request.messages) {
     switch (message.role) {
       case 'assistant':
@@ -121,7 +121,7 @@ export function toOpenAIResponses(
       }
     }
   }
-  const body: ResponseCreateParamsStreaming = {
+  const body: OpenAIResponsesBody = {
     model: options.model,
     input,
     stream: true,

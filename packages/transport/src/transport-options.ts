@@ -1,13 +1,8 @@
-import type { Anthropic } from '@anthropic-ai/sdk';
-import type { OpenAI } from 'openai';
+import type { AnthropicClientLike, AnthropicSdk } from './anthropic-client-like';
 import type { SdkLoader } from './load-sdk';
+import type { OpenAIClientLike, OpenAISdk } from './openai-client-like';
 import type { MaxTokensField } from './to-openai-chat';
 import type { TransportHooks } from './types';
-
-/** What `@keel/transport` uses of the `openai` module. */
-export type OpenAISdk = Pick<typeof import('openai'), 'OpenAI' | 'APIError'>;
-/** What `@keel/transport` uses of the `@anthropic-ai/sdk` module. */
-export type AnthropicSdk = Pick<typeof import('@anthropic-ai/sdk'), 'Anthropic'>;
 
 /** Options shared by every SDK-backed API. */
 export interface SdkTransportOptionsBase {
@@ -35,8 +30,8 @@ export interface SdkTransportOptionsBase {
 
 export interface OpenAIChatTransportOptions extends SdkTransportOptionsBase {
   api: 'openai-chat';
-  /** A ready client; `apiKey`, `baseUrl` and `defaultHeaders` are then ignored. */
-  client?: OpenAI;
+  /** A ready client (an `OpenAI` instance); `apiKey`, `baseUrl` and `defaultHeaders` are then ignored. */
+  client?: OpenAIClientLike;
   /** Loads the `openai` module (default: `import('openai')`). */
   loadSdk?: SdkLoader<OpenAISdk>;
   /** Default `max_completion_tokens`; older OpenAI-compatible servers may need `max_tokens`. */
@@ -47,13 +42,14 @@ export interface OpenAIChatTransportOptions extends SdkTransportOptionsBase {
 
 export interface OpenAIResponsesTransportOptions extends SdkTransportOptionsBase {
   api: 'openai-responses';
-  client?: OpenAI;
+  client?: OpenAIClientLike;
   loadSdk?: SdkLoader<OpenAISdk>;
 }
 
 export interface AnthropicMessagesTransportOptions extends SdkTransportOptionsBase {
   api: 'anthropic-messages';
-  client?: Anthropic;
+  /** A ready client (an `Anthropic` instance); `apiKey`, `baseUrl` and `defaultHeaders` are then ignored. */
+  client?: AnthropicClientLike;
   /** Loads the `@anthropic-ai/sdk` module (default: `import('@anthropic-ai/sdk')`). */
   loadSdk?: SdkLoader<AnthropicSdk>;
 }

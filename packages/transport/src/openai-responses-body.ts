@@ -1,0 +1,30 @@
+/** The Responses input items the transport sends (a subset of the SDK's `ResponseInputItem`). */
+export type OpenAIResponsesInputItem =
+  | {
+      type: 'message';
+      role: 'user' | 'assistant';
+      content: string | Array<{ type: 'input_text'; text: string }>;
+    }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call_output'; call_id: string; output: string };
+
+/** A function tool definition. */
+export interface OpenAIResponsesTool {
+  type: 'function';
+  name: string;
+  description?: string;
+  parameters: Record<string, unknown>;
+  strict: boolean;
+}
+
+/** The streaming Responses body `toOpenAIResponses` builds (the SDK's streaming params accept it). */
+export interface OpenAIResponsesBody {
+  model: string;
+  input: OpenAIResponsesInputItem[];
+  stream: true;
+  store: false;
+  instructions?: string;
+  max_output_tokens?: number;
+  temperature?: number;
+  tools?: OpenAIResponsesTool[];
+}

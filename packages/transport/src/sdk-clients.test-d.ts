@@ -1,0 +1,76 @@
+/**
+ * Type test (checked by `tsc --noEmit`): the official SDKs fit the structural types that
+ * `@keel/transport` declares instead of importing theirs, and the bodies we build are bodies the
+ * SDKs accept. If an SDK release drifts from what the transport relies on, this file stops
+ * compiling.
+ */
+import type * as AnthropicModule from '@anthropic-ai/sdk';
+import type { Anthropic } from '@anthropic-ai/sdk';
+import type {
+  MessageCreateParamsStreaming,
+  RawMessageStreamEvent,
+} from '@anthropic-ai/sdk/resources/messages';
+import type * as OpenAIModule from 'openai';
+import type { OpenAI } from 'openai';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+} from 'openai/resources/chat/completions';
+import type {
+  ResponseCreateParamsStreaming,
+  ResponseStreamEvent,
+} from 'openai/resources/responses/responses';
+import type { AnthropicClientLike, AnthropicSdk } from './anthropic-client-like';
+import type { AnthropicMessagesBody } from './anthropic-messages-body';
+import type { AnthropicMessagesEvent } from './from-anthropic-messages-stream';
+import type { OpenAIChatChunk } from './from-openai-chat-stream';
+import type { OpenAIResponsesEvent } from './from-openai-responses-stream';
+import type { OpenAIChatBody } from './openai-chat-body';
+import type { OpenAIClientLike, OpenAISdk } from './openai-client-like';
+import type { OpenAIResponsesBody } from './openai-responses-body';
+
+export function openAIModuleIsAnOpenAISdk(module: typeof OpenAIModule): OpenAISdk {
+  return module;
+}
+
+export function openAIClientIsAnOpenAIClientLike(client: OpenAI): OpenAIClientLike {
+  return client;
+}
+
+export function anthropicModuleIsAnAnthropicSdk(module: typeof AnthropicModule): AnthropicSdk {
+  return module;
+}
+
+export function anthropicClientIsAnAnthropicClientLike(client: Anthropic): AnthropicClientLike {
+  return client;
+}
+
+export function chatBodyIsAStreamingChatBody(
+  body: OpenAIChatBody,
+): ChatCompletionCreateParamsStreaming {
+  return body;
+}
+
+export function responsesBodyIsAStreamingResponsesBody(
+  body: OpenAIResponsesBody,
+): ResponseCreateParamsStreaming {
+  return body;
+}
+
+export function messagesBodyIsAStreamingMessagesBody(
+  body: AnthropicMessagesBody,
+): MessageCreateParamsStreaming {
+  return body;
+}
+
+export function chatChunkIsReadable(chunk: ChatCompletionChunk): OpenAIChatChunk {
+  return chunk;
+}
+
+export function responsesEventIsReadable(event: ResponseStreamEvent): OpenAIResponsesEvent {
+  return event;
+}
+
+export function messagesEventIsReadable(event: RawMessageStreamEvent): AnthropicMessagesEvent {
+  return event;
+}
