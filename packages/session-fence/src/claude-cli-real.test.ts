@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createMockProvider, type MockProvider } from '@keel/testing';
+import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   claudeCliTranscriptHasAssistant,
@@ -83,7 +83,7 @@ function startClaude(prompt: string): Run {
   return startClaudeArgs(['-p', prompt]);
 }
 
-function startClaudeArgs(args: string[]): Run {
+function startClaudeArgs(args: string[], extraEnv: Record<string, string> = {}): Run {
   const child = spawn(
     claudeBin,
     [...args, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash'],
@@ -97,6 +97,7 @@ function startClaudeArgs(args: string[]): Run {
         ANTHROPIC_API_KEY: 'test',
         DISABLE_TELEMETRY: '1',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -226,5 +227,20 @@ describe('transcripts written by the real Claude Code CLI', () => {
     expect(text).toContain('"toolu_keel_echo_1"');
     expect(await findOrphanedToolUses(path, { format: 'claude-cli' })).toEqual([]);
     expect(await claudeCliTranscriptHasAssistant(path)).toBe(true);
+  });
+
+  it('sees no assistant record in a run that only got an API error', {
+    timeout: 120_000,
+  }, async () => {
+    // The CLI writes a `<synthetic>` assistant line with the API error text; it is not a model turn.
+    provider.enqueue({ behavior: mockFaults.overloaded(), match: { model: mainModel }, times: 5 });
+    const run = startClaudeArgs(['-p', 'hi'], { CLAUDE_CODE_MAX_RETRIES: '0' });
+    expect(await run.exited).not.toBe(0);
+    const sessionId = sessionIdOf(run.stdout());
+    expect(sessionId).toBeDefined();
+    const path = transcriptOf(sessionId ?? '');
+    expect(await getTranscriptFileStatus(path)).toBe('present');
+    expect(await claudeCliTranscriptHasAssistant(path, { rescanDelayMs: 50 })).toBe(false);
+    expect(await findOrphanedToolUses(path, { format: 'claude-cli' })).toEqual([]);
   });
 });
