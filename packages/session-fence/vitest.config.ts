@@ -7,6 +7,5 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 20_000,
-    passWithNoTests: true,
   },
 });
