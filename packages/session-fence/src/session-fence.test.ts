@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSessionFence, type SessionFence } from './session-fence';
 import { SessionLockTimeoutError, SessionTakeoverError } from './session-fence-error';
 import { createSessionLock } from './session-lock';
+import type { SessionStorage } from './session-storage';
 import { makeTempDir, spawnNodeScript } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
 import type { MessageEntry } from './transcript-types';
@@ -105,6 +106,17 @@ describe('a released fence', () => {
     await fence.release();
     const text = await readFile(path, 'utf8');
     await writeFile(path, text.replace('first', 'FIRST'));
+    await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'rewritten');
+  });
+
+  it('detects a same-size rewrite at the start of a transcript longer than the tail digest', async () => {
+    await store.append('s1', [message('m1', 'y'.repeat(10_000))]);
+    await fence.acquire();
+    await fence.release();
+    const text = await readFile(path, 'utf8');
+    expect(text.length).toBeGreaterThan(4096 * 2);
+    await writeFile(path, text.replace('"first"', '"FIRST"'), { flag: 'r+' });
+    expect(await readFile(path, 'utf8')).toHaveLength(text.length);
     await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'rewritten');
   });
 
@@ -203,6 +215,33 @@ describe('a held fence', () => {
     await appendFile(path, `${JSON.stringify(message('rogue', 'x'))}\n`);
     await expectTakeover(fence.check(), 'fence_check', 'appended');
     await expectLockFree();
+  });
+
+  it('notices a writer that ignored the lock when releasing (phase fence_check)', async () => {
+    await fence.acquire();
+    await appendFile(path, `${JSON.stringify(message('rogue', 'x'))}\n`);
+    await expectTakeover(fence.release(), 'fence_check', 'appended');
+    await expectLockFree();
+  });
+
+  it('does not absorb a write that lands between the release check and the unlock', async () => {
+    let rogueWrites = 0;
+    const racing: SessionStorage = {
+      ...store,
+      async compare(sessionId, expected, options) {
+        const change = await store.compare(sessionId, expected, options);
+        if (rogueWrites === 0) {
+          rogueWrites += 1;
+          await appendFile(path, `${JSON.stringify(message('rogue', 'x'))}\n`);
+        }
+        return change;
+      },
+    };
+    const raced = createSessionFence({ storage: racing, sessionId: 's1' });
+    await raced.acquire();
+    await raced.release();
+    expect(rogueWrites).toBe(1);
+    await expectTakeover(raced.reacquire(), 'prompt_reacquire', 'appended');
   });
 
   it('notices that its lock was taken over as stale while held (lock-lost) and writes nothing', async () => {

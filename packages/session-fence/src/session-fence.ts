@@ -33,7 +33,7 @@ export interface SessionFence {
   readonly takeover: SessionTakeoverError | undefined;
   /** Turn start: takes the lock and records the transcript's state. */
   acquire(options?: FenceCallOptions): Promise<void>;
-  /** Before a model call: records the state and lets the lock go. */
+  /** Before a model call: checks the state (phase `fence_check`), keeps it, lets the lock go. */
   release(options?: FenceCallOptions): Promise<void>;
   /** After a model call: takes the lock and checks the state (phase `prompt_reacquire`). */
   reacquire(options?: FenceCallOptions): Promise<void>;
@@ -130,8 +130,9 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     release(callOptions = {}) {
       return serial(async () => {
         assertStatus(['held'], 'release');
+        // A passing check means the transcript is exactly `expected`; it is kept as is. Reading
+        // the state again here would absorb a write that slipped in between check and read.
         await verify('fence_check', callOptions.signal);
-        expected = await storage.state(sessionId, callOptions);
         await letGo();
         status = 'released';
       });

@@ -4,9 +4,10 @@ import type { TranscriptEntry, TranscriptHeader, TranscriptIssue } from './trans
 
 /**
  * What a fence remembers about a transcript, O(1) to compute and compare. For files:
- * `identity` is `dev:ino`, `size` is the byte length and `tailDigest` the SHA-256 of the last
- * `tailLength` bytes. A database-backed store can use a row id, an entry count or sequence
- * number and the hash of the last entry instead.
+ * `identity` is `dev:ino`, `size` is the byte length, `tailDigest` the SHA-256 of the last
+ * `tailLength` bytes and `headDigest` the SHA-256 of the first `headLength` bytes (those not
+ * already in the tail). A database-backed store can use a row id, an entry count or sequence
+ * number and the hash of the last entry instead, and leave the head out.
  */
 export interface TranscriptState {
   readonly exists: boolean;
@@ -14,6 +15,9 @@ export interface TranscriptState {
   readonly size: number;
   readonly tailLength: number;
   readonly tailDigest: string;
+  /** Bytes at the start of the file covered by `headDigest`; absent or 0 when not used. */
+  readonly headLength?: number;
+  readonly headDigest?: string;
 }
 
 export interface TranscriptRead {

@@ -7,6 +7,14 @@ import type { TranscriptState } from './session-storage';
 
 /** Default number of trailing bytes whose digest the fence keeps. */
 export const DEFAULT_TAIL_DIGEST_BYTES = 4096;
+/** Default number of leading bytes (header and first entries) whose digest the fence keeps. */
+export const DEFAULT_HEAD_DIGEST_BYTES = 4096;
+
+/** How many bytes at each end of the file the fingerprint hashes. */
+export interface DigestWindow {
+  tailBytes: number;
+  headBytes: number;
+}
 
 export const missingState: TranscriptState = {
   exists: false,
@@ -16,36 +24,47 @@ export const missingState: TranscriptState = {
   tailDigest: '',
 };
 
-/** The state of an open transcript: identity from fstat, size, digest of the last bytes. */
+/**
+ * The state of an open transcript: identity from fstat, size, the digest of the last
+ * `tailBytes` bytes and of the first `headBytes` bytes that the tail does not cover.
+ */
 export async function fingerprintHandle(
   handle: FileHandle,
-  tailBytes: number,
+  window: DigestWindow,
 ): Promise<TranscriptState> {
   const stats = await handle.stat({ bigint: true });
   const size = Number(stats.size);
-  const tailLength = Math.min(size, tailBytes);
+  const tailLength = Math.min(size, window.tailBytes);
+  const headLength = Math.min(size - tailLength, window.headBytes);
   return {
     exists: true,
     identity: `${stats.dev}:${stats.ino}`,
     size,
     tailLength,
     tailDigest: await digestRange(handle, size - tailLength, tailLength),
+    headLength,
+    headDigest: headLength > 0 ? await digestRange(handle, 0, headLength) : '',
   };
 }
 
-export async function fingerprintFile(path: string, tailBytes: number): Promise<TranscriptState> {
+export async function fingerprintFile(
+  path: string,
+  window: DigestWindow,
+): Promise<TranscriptState> {
   const handle = await openIfExists(path);
   if (handle === undefined) return missingState;
   try {
-    return await fingerprintHandle(handle, tailBytes);
+    return await fingerprintHandle(handle, window);
   } finally {
     await handle.close();
   }
 }
 
 /**
- * Compares the file at `path` with `expected` in O(1): identity, size, and the digest of the
- * exact byte range the expected digest covered. Timestamps and mode bits are ignored.
+ * Compares the file at `path` with `expected` in O(1): identity, size, and the digests of the
+ * exact byte ranges the expected state covered (its tail, and its head when it has one).
+ * Timestamps and mode bits are ignored. A same-size rewrite that touches only bytes between the
+ * head and the tail is not seen: finding it would mean hashing the whole file.
  */
 export async function compareFile(
   path: string,
@@ -62,6 +81,9 @@ export async function compareFile(
     const start = expected.size - expected.tailLength;
     const digest = await digestRange(handle, start, expected.tailLength);
     if (digest !== expected.tailDigest) return 'rewritten';
+    const headLength = expected.headLength ?? 0;
+    if (headLength > 0 && (await digestRange(handle, 0, headLength)) !== expected.headDigest)
+      return 'rewritten';
     return size > expected.size ? 'appended' : undefined;
   } finally {
     await handle.close();

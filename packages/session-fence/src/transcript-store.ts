@@ -11,6 +11,7 @@ import { createSessionLock, type SessionLockOptions } from './session-lock';
 import type { AppendResult, SessionStorage, TranscriptRead } from './session-storage';
 import {
   compareFile,
+  DEFAULT_HEAD_DIGEST_BYTES,
   DEFAULT_TAIL_DIGEST_BYTES,
   fingerprintFile,
   fingerprintHandle,
@@ -26,6 +27,8 @@ export interface TranscriptStoreOptions {
   lock?: Omit<SessionLockOptions, 'path'>;
   /** Bytes at the end of the file covered by the fence digest; default 4096. */
   tailDigestBytes?: number;
+  /** Bytes at the start of the file (outside the tail) covered by the fence digest; default 4096. */
+  headDigestBytes?: number;
 }
 
 /** The file-backed `SessionStorage`, plus the paths it uses. */
@@ -42,7 +45,10 @@ const DEFAULT_TAIL_READ_BYTES = 1024 * 1024;
 export function createTranscriptStore(options: TranscriptStoreOptions): TranscriptStore {
   const sessionsDir = resolve(options.sessionsDir);
   const durable = options.fsync ?? true;
-  const tailDigestBytes = options.tailDigestBytes ?? DEFAULT_TAIL_DIGEST_BYTES;
+  const digestWindow = {
+    tailBytes: options.tailDigestBytes ?? DEFAULT_TAIL_DIGEST_BYTES,
+    headBytes: options.headDigestBytes ?? DEFAULT_HEAD_DIGEST_BYTES,
+  };
 
   const transcriptPath = (sessionId: string): string => {
     assertValidSessionId(sessionId);
@@ -119,7 +125,7 @@ export function createTranscriptStore(options: TranscriptStoreOptions): Transcri
           await handle.sync();
           if (size === 0) await syncDirectory(sessionsDir);
         }
-        const state = await fingerprintHandle(handle, tailDigestBytes);
+        const state = await fingerprintHandle(handle, digestWindow);
         return repaired === undefined ? { state } : { state, repaired };
       } finally {
         await handle.close();
@@ -146,7 +152,7 @@ export function createTranscriptStore(options: TranscriptStoreOptions): Transcri
 
     async state(sessionId, callOptions = {}) {
       callOptions.signal?.throwIfAborted();
-      return fingerprintFile(transcriptPath(sessionId), tailDigestBytes);
+      return fingerprintFile(transcriptPath(sessionId), digestWindow);
     },
 
     async compare(sessionId, expected, callOptions = {}) {
