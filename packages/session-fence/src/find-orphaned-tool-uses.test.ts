@@ -1,7 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findOrphanedToolUses } from './find-orphaned-tool-uses';
+import { findOrphanedToolUses, inspectTrailingToolUses } from './find-orphaned-tool-uses';
 import { getTranscriptFileStatus } from './get-transcript-file-status';
 import { fixturePath, makeTempDir } from './test-support';
 
@@ -221,6 +221,71 @@ describe('bounded tail', () => {
     await writeFile(path, [assistant('msg_1', toolUse('t1')), ...filler].join('\n') + '\n');
     expect(await findOrphanedToolUses(path, { format: 'claude-cli' })).toEqual(['t1']);
     expect(await findOrphanedToolUses(path, { format: 'claude-cli', tailBytes: 4096 })).toEqual([]);
+  });
+});
+
+describe('a last exchange longer than tailBytes', () => {
+  const big = 'z'.repeat(8000);
+
+  it('keel: says the window was incomplete when the calling message lies before it', async () => {
+    const path = join(dir, 'keel.jsonl');
+    const lines = [
+      {
+        type: 'message',
+        id: '1',
+        timestamp: 't',
+        role: 'assistant',
+        content: [toolUse('a'), toolUse('b')],
+      },
+      {
+        type: 'message',
+        id: '2',
+        timestamp: 't',
+        role: 'tool',
+        content: [{ type: 'tool_result', toolUseId: 'b', content: big }],
+      },
+    ];
+    await writeFile(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    expect(await inspectTrailingToolUses(path, { format: 'keel', tailBytes: 4096 })).toEqual({
+      orphans: [],
+      complete: false,
+    });
+    expect(await inspectTrailingToolUses(path, { format: 'keel', tailBytes: 9000 })).toEqual({
+      orphans: ['a'],
+      complete: true,
+    });
+  });
+
+  it('claude-cli: reports the calls it saw, and that earlier lines of the message may hold more', async () => {
+    const lines = [
+      user('go'),
+      assistant('msg_1', toolUse('early')),
+      user({ type: 'tool_result', tool_use_id: 'other', content: big }),
+      assistant('msg_1', toolUse('late')),
+    ];
+    const path = join(dir, 'cli.jsonl');
+    await writeFile(path, `${lines.join('\n')}\n`);
+    expect(await inspectTrailingToolUses(path, { format: 'claude-cli', tailBytes: 4096 })).toEqual({
+      orphans: ['late'],
+      complete: false,
+    });
+    expect(await inspectTrailingToolUses(path, { format: 'claude-cli' })).toEqual({
+      orphans: ['early', 'late'],
+      complete: true,
+    });
+  });
+
+  it('is complete once it meets an earlier assistant message inside the window', async () => {
+    const filler = assistant('msg_0', { type: 'text', text: big });
+    const path = join(dir, 'done.jsonl');
+    await writeFile(
+      path,
+      `${[filler, assistant('msg_1', { type: 'text', text: 'x' }), assistant('msg_2', toolUse('t'))].join('\n')}\n`,
+    );
+    expect(await inspectTrailingToolUses(path, { format: 'claude-cli', tailBytes: 1024 })).toEqual({
+      orphans: ['t'],
+      complete: true,
+    });
   });
 });
 

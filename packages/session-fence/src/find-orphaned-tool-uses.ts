@@ -18,44 +18,69 @@ export interface FindOrphanedToolUsesOptions {
 /** Default bounded tail for transcript inspection: 1 MiB. */
 export const DEFAULT_INSPECT_TAIL_BYTES = 1024 * 1024;
 
+/** What one bounded look at the end of a transcript shows about its last assistant message. */
+export interface TrailingToolUses {
+  /** Ids of calls in the last assistant message seen that no later line answers. */
+  orphans: string[];
+  /**
+   * `true` when the window held the whole last assistant message: the scan reached an earlier
+   * assistant message or the start of the file (keel: the message's one line was in the window).
+   * `false` when the last exchange is longer than `tailBytes`: `orphans` may then miss calls
+   * made before the window, but never holds an id that is not a real trailing orphan.
+   */
+  complete: boolean;
+}
+
 /**
  * The ids of `tool_use` blocks (claude-cli also `server_tool_use` / `mcp_tool_use`) in the last
  * assistant message that no later tool result answers. Reads backwards from the end, at most
  * `tailBytes` bytes, and stops once it has passed the start of the last assistant message.
  * Lines that do not parse (a torn last line, a corrupt line) are skipped. A missing, empty,
- * non-regular or symlinked file gives `[]`; use `getTranscriptFileStatus` to tell those apart.
+ * non-regular or symlinked file gives `[]`; use `getTranscriptFileStatus` to tell those apart,
+ * and `inspectTrailingToolUses` to learn whether the window held the whole last exchange.
  */
 export async function findOrphanedToolUses(
   path: string,
   options: FindOrphanedToolUsesOptions,
 ): Promise<string[]> {
-  const lines = await readConversationTail(path, options);
-  return findTrailingOrphans(lines);
+  return (await inspectTrailingToolUses(path, options)).orphans;
+}
+
+/** `findOrphanedToolUses`, plus whether the bounded window held the whole last exchange. */
+export async function inspectTrailingToolUses(
+  path: string,
+  options: FindOrphanedToolUsesOptions,
+): Promise<TrailingToolUses> {
+  const tail = await readConversationTail(path, options);
+  return { orphans: findTrailingOrphans(tail.lines), complete: tail.complete };
 }
 
 /**
  * Reads conversation lines backwards from the end of the file, at most `tailBytes`, and stops at
  * the first line of an earlier assistant message, so the work done is proportional to the size
- * of the last exchange, not of the file. `[]` for anything unreadable as a regular file.
+ * of the last exchange, not of the file. No lines (and `complete`) for anything unreadable as a
+ * regular file.
  */
-export async function readConversationTail(
+async function readConversationTail(
   path: string,
   options: FindOrphanedToolUsesOptions,
-): Promise<ConversationLine[]> {
+): Promise<{ lines: ConversationLine[]; complete: boolean }> {
   options.signal?.throwIfAborted();
   const stats = await lstatIfExists(path);
-  if (stats === undefined || !stats.isFile() || stats.size === 0) return [];
+  if (stats === undefined || !stats.isFile() || stats.size === 0)
+    return { lines: [], complete: true };
   let handle: Awaited<ReturnType<typeof openRegularFile>>;
   try {
     handle = await openRegularFile(path, constants.O_RDONLY);
   } catch {
-    return [];
+    return { lines: [], complete: true };
   }
   try {
     const size = (await handle.stat()).size;
     const start = Math.max(0, size - (options.tailBytes ?? DEFAULT_INSPECT_TAIL_BYTES));
     const reversed: ConversationLine[] = [];
     let last: ConversationLine | undefined;
+    let reachedEarlierMessage = false;
     for await (const line of readLinesBackward(handle, { start, end: size })) {
       let value: unknown;
       try {
@@ -70,15 +95,20 @@ export async function readConversationTail(
         if (
           last !== undefined &&
           (last.messageKey === undefined || conversation.messageKey !== last.messageKey)
-        )
+        ) {
+          reachedEarlierMessage = true;
           break;
+        }
         last ??= conversation;
       }
       reversed.push(conversation);
     }
-    const lines = reversed.reverse();
     options.signal?.throwIfAborted();
-    return lines;
+    // A keel message is one line, so seeing it is enough; a claude-cli message may have more
+    // lines before the window.
+    const complete =
+      start === 0 || reachedEarlierMessage || (options.format === 'keel' && last !== undefined);
+    return { lines: reversed.reverse(), complete };
   } finally {
     await handle.close();
   }

@@ -8,8 +8,12 @@ export {
   defaultClaudeProjectsRoot,
   resolveClaudeCliTranscriptPath,
 } from './claude-cli-transcript';
-export type { FindOrphanedToolUsesOptions } from './find-orphaned-tool-uses';
-export { DEFAULT_INSPECT_TAIL_BYTES, findOrphanedToolUses } from './find-orphaned-tool-uses';
+export type { FindOrphanedToolUsesOptions, TrailingToolUses } from './find-orphaned-tool-uses';
+export {
+  DEFAULT_INSPECT_TAIL_BYTES,
+  findOrphanedToolUses,
+  inspectTrailingToolUses,
+} from './find-orphaned-tool-uses';
 export type { TranscriptFormat } from './find-trailing-orphans';
 export type {
   GetTranscriptFileStatusOptions,

@@ -63,6 +63,18 @@ describe('repairOrphanedToolUses', () => {
     expect(await repairOrphanedToolUses({ storage: store, sessionId: 's1' })).toEqual([]);
   });
 
+  it('repairs an orphan whose call lies before the tail window (a huge tool result after it)', async () => {
+    const huge: MessageEntry = {
+      ...answers('r1', 'y'),
+      content: [{ type: 'tool_result', toolUseId: 'y', content: 'o'.repeat(64 * 1024) }],
+    };
+    await store.append('s1', [calls('a1', 'x', 'y'), huge]);
+    expect(
+      await repairOrphanedToolUses({ storage: store, sessionId: 's1', tailBytes: 4096 }),
+    ).toEqual(['x']);
+    expect(await findOrphanedToolUses(store.transcriptPath('s1'), { format: 'keel' })).toEqual([]);
+  });
+
   it('ignores an orphan that is not trailing, and writes nothing', async () => {
     await store.append('s1', [
       calls('a1', 'deep'),

@@ -6,7 +6,7 @@ import {
 } from './find-trailing-orphans';
 import type { SessionFence } from './session-fence';
 import type { SessionStorage } from './session-storage';
-import type { MessageEntry } from './transcript-types';
+import type { MessageEntry, TranscriptEntry } from './transcript-types';
 
 export interface RepairOrphanedToolUsesOptions {
   storage: SessionStorage;
@@ -15,7 +15,10 @@ export interface RepairOrphanedToolUsesOptions {
   fence?: SessionFence;
   /** Text of each error tool_result. */
   content?: string;
-  /** Bytes of the tail to inspect; default 1 MiB. */
+  /**
+   * Bytes of the tail to inspect first; default 1 MiB. When they hold no assistant message, the
+   * whole transcript is read instead, so a last exchange longer than this is still repaired.
+   */
   tailBytes?: number;
   signal?: AbortSignal;
 }
@@ -33,11 +36,11 @@ export async function repairOrphanedToolUses(
 ): Promise<string[]> {
   const { storage, sessionId, signal } = options;
   const tail = await storage.readTail(sessionId, { maxBytes: options.tailBytes, signal });
-  const lines: ConversationLine[] = [];
-  for (const entry of tail.entries) {
-    const line = toConversationLine(entry, 'keel');
-    if (line !== undefined) lines.push(line);
-  }
+  let lines = conversationLines(tail.entries);
+  // No assistant message in the tail: the last exchange may be longer than the window (a huge
+  // tool result). Repair is rare and must not miss an orphan, so it reads the whole transcript.
+  if (!lines.some((line) => line.assistant))
+    lines = conversationLines((await storage.read(sessionId, { signal })).entries);
   const orphans = findTrailingOrphans(lines);
   if (orphans.length === 0) return [];
   const entry: MessageEntry = {
@@ -55,4 +58,13 @@ export async function repairOrphanedToolUses(
   if (options.fence !== undefined) await options.fence.append([entry], { signal });
   else await storage.append(sessionId, [entry], { signal });
   return orphans;
+}
+
+function conversationLines(entries: readonly TranscriptEntry[]): ConversationLine[] {
+  const lines: ConversationLine[] = [];
+  for (const entry of entries) {
+    const line = toConversationLine(entry, 'keel');
+    if (line !== undefined) lines.push(line);
+  }
+  return lines;
 }
