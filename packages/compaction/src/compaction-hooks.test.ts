@@ -1,39 +1,25 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { CompactionError } from './compaction-error';
-import { createCompactor, HOOK_PRODUCER_ID } from './create-compactor';
+import { appendFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { HOOK_PRODUCER_ID } from './create-compactor';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
 import { SUMMARY_SECTIONS } from './summary-sections';
-import type { Harness } from './test-support/compactor-harness';
-import { createHarness } from './test-support/compactor-harness';
-import { SMALL_WINDOW, sampleTranscript } from './test-support/sample-transcript';
-import { createAnthropicPort } from './test-support/sdk-model-ports';
+import { useHarness } from './test-support/compactor-harness';
+import {
+  SAMPLE_IDENTIFIERS,
+  SMALL_WINDOW,
+  sampleTranscript,
+} from './test-support/sample-transcript';
 
-const fastRetry = { baseDelayMs: 1, maxDelayMs: 4 };
-let harness: Harness | undefined;
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function setup(): Promise<Harness> {
-  harness = await createHarness(sampleTranscript());
-  return harness;
-}
-
-const signal = (): AbortSignal => new AbortController().signal;
+const setup = useHarness();
 
 describe('beforeCompact', () => {
   it('can cancel: nothing is called, nothing is written', async () => {
     const h = await setup();
     const before = await h.bytes();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+    const compactor = h.compactor({
       hooks: { beforeCompact: () => ({ action: 'cancel', reason: 'not now' }) },
-      onEvent: h.onEvent,
     });
-    const result = await compactor.compact({ sessionId: 's-1', store: h.store, signal: signal() });
+    const result = await h.compact(compactor);
     expect(result).toEqual({ status: 'skipped', reason: 'cancelled' });
     expect(h.mock.requests).toHaveLength(0);
     expect((await h.bytes()).equals(before)).toBe(true);
@@ -47,9 +33,7 @@ describe('beforeCompact', () => {
 
   it('can supply a summary, which is validated and committed under the hook producer id', async () => {
     const h = await setup();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+    const compactor = h.compactor({
       hooks: {
         beforeCompact: (context) => ({
           action: 'supply',
@@ -59,25 +43,92 @@ describe('beforeCompact', () => {
         }),
       },
     });
-    const result = await compactor.compact({ sessionId: 's-1', store: h.store, signal: signal() });
-    expect(result.status === 'compacted' && result.entry.provenance.producerId).toBe(
-      HOOK_PRODUCER_ID,
-    );
+    const result = await h.compacted(compactor);
+    expect(result.entry.provenance).toMatchObject({ producerId: HOOK_PRODUCER_ID, attempts: 1 });
     expect(h.mock.requests).toHaveLength(0);
+    expect(h.store.appendCount()).toBe(1);
+  });
+
+  it('sees the plan, the identifiers to keep, the budget and the signal', async () => {
+    const h = await setup();
+    const controller = new AbortController();
+    const seen: unknown[] = [];
+    const compactor = h.compactor({
+      hooks: {
+        beforeCompact: (context) => {
+          seen.push({
+            trigger: context.trigger,
+            budgetTokens: context.budgetTokens,
+            signal: context.signal,
+            compacted: context.plan.compacted.length,
+          });
+          expect(context.requiredIdentifiers).toEqual(expect.arrayContaining(SAMPLE_IDENTIFIERS));
+          return undefined;
+        },
+      },
+    });
+    const result = await h.compacted(compactor, { trigger: 'overflow', signal: controller.signal });
+    expect(seen).toEqual([
+      {
+        trigger: 'overflow',
+        budgetTokens: SMALL_WINDOW.summaryMaxTokens,
+        signal: controller.signal,
+        compacted: result.plan.compacted.length,
+      },
+    ]);
+  });
+
+  it('may throw: the error propagates, no producer runs and nothing is written', async () => {
+    const h = await setup();
+    const before = await h.bytes();
+    const compactor = h.compactor({
+      hooks: {
+        beforeCompact: async () => {
+          throw new Error('policy says no');
+        },
+      },
+    });
+    await expect(h.compact(compactor)).rejects.toThrow('policy says no');
+    expect(h.mock.requests).toHaveLength(0);
+    expect((await h.bytes()).equals(before)).toBe(true);
+    expect(h.events.at(-1)).toMatchObject({ type: 'compaction-end', outcome: 'failed' });
+  });
+
+  it('has a supplied summary that drops an identifier rejected like any other', async () => {
+    const h = await setup();
+    const dropped: string[] = [];
+    const compactor = h.compactor({
+      hooks: {
+        beforeCompact: (context) => {
+          dropped.push(context.requiredIdentifiers[0] ?? '');
+          return {
+            action: 'supply',
+            summary: SUMMARY_SECTIONS.map(
+              (s) => `## ${s}\n${context.requiredIdentifiers.slice(1).join(' ')}`,
+            ).join('\n'),
+          };
+        },
+      },
+    });
+    const result = await h.compacted(compactor);
+    expect(result.entry.provenance.producerId).toBe(BUILTIN_PRODUCER_ID);
+    const end = h.events.at(-1);
+    expect(end?.type === 'compaction-end' && end.attempts).toEqual([
+      {
+        producerId: HOOK_PRODUCER_ID,
+        attempt: 1,
+        reason: `invalid summary: missing exact identifiers: ${dropped[0]}`,
+      },
+    ]);
   });
 
   it('has a supplied placeholder rejected, and the producers run instead', async () => {
     const h = await setup();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+    const compactor = h.compactor({
       hooks: { beforeCompact: () => ({ action: 'supply', summary: 'Summary unavailable.' }) },
-      onEvent: h.onEvent,
     });
-    const result = await compactor.compact({ sessionId: 's-1', store: h.store, signal: signal() });
-    expect(result.status === 'compacted' && result.entry.provenance.producerId).toBe(
-      BUILTIN_PRODUCER_ID,
-    );
+    const result = await h.compacted(compactor);
+    expect(result.entry.provenance.producerId).toBe(BUILTIN_PRODUCER_ID);
     expect(h.mock.requests).toHaveLength(1);
     const end = h.events.at(-1);
     expect(end?.type === 'compaction-end' && end.attempts[0]).toMatchObject({
@@ -86,12 +137,19 @@ describe('beforeCompact', () => {
     });
   });
 
+  it('afterCompact may reject: the commit stands', async () => {
+    const h = await setup();
+    const compactor = h.compactor({
+      hooks: { afterCompact: async () => Promise.reject(new Error('async observer bug')) },
+    });
+    await h.compacted(compactor);
+    expect(h.store.appendCount()).toBe(1);
+  });
+
   it('afterCompact observes the committed entry, and its throw does not undo the commit', async () => {
     const h = await setup();
     const observed: string[] = [];
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
+    const compactor = h.compactor({
       hooks: {
         afterCompact: (context) => {
           observed.push(context.entry.id);
@@ -100,7 +158,7 @@ describe('beforeCompact', () => {
       },
       createId: () => 'compaction-1',
     });
-    const result = await compactor.compact({ sessionId: 's-1', store: h.store, signal: signal() });
+    const result = await h.compact(compactor);
     expect(result.status).toBe('compacted');
     expect(observed).toEqual(['compaction-1']);
     expect(h.store.appendCount()).toBe(1);
@@ -114,42 +172,23 @@ describe('pausing automatic compaction', () => {
       behavior: { type: 'http-error', status: 401, errorType: 'authentication_error' },
       times: 3,
     });
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-      onEvent: h.onEvent,
-    });
+    const compactor = h.compactor();
     for (let run = 0; run < 3; run += 1) {
-      const error = await compactor
-        .compact({
-          sessionId: 's-1',
-          store: h.store,
-          trigger: run === 1 ? 'overflow' : 'threshold',
-          signal: signal(),
-        })
-        .catch((caught: unknown) => caught);
-      expect(CompactionError.isInstance(error)).toBe(true);
+      await h.compactError(compactor, { trigger: run === 1 ? 'overflow' : 'threshold' });
       expect(compactor.isPaused('s-1')).toBe(run === 2);
     }
     expect(h.events.filter((e) => e.type === 'compaction-paused')).toEqual([
       { type: 'compaction-paused', sessionId: 's-1', consecutiveFailures: 3 },
     ]);
-    expect(await compactor.compact({ sessionId: 's-1', store: h.store, signal: signal() })).toEqual(
-      {
-        status: 'skipped',
-        reason: 'paused',
-      },
-    );
+    expect(await h.compact(compactor)).toEqual({ status: 'skipped', reason: 'paused' });
+    expect(await h.compact(compactor, { trigger: 'overflow' })).toEqual({
+      status: 'skipped',
+      reason: 'paused',
+    });
     expect(h.mock.requests).toHaveLength(3);
     // another session is not affected
     expect(compactor.isPaused('s-2')).toBe(false);
-    const manual = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      trigger: 'manual',
-      signal: signal(),
-    });
+    const manual = await h.compact(compactor, { trigger: 'manual' });
     expect(manual.status).toBe('compacted');
     expect(compactor.isPaused('s-1')).toBe(false);
     expect(h.events.at(-2)).toEqual({ type: 'compaction-resumed', sessionId: 's-1' });
@@ -157,16 +196,10 @@ describe('pausing automatic compaction', () => {
 
   it('counts only consecutive failures, and not manual ones', async () => {
     const h = await setup();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-    });
+    const compactor = h.compactor();
     const fail = async (trigger: 'threshold' | 'manual') => {
       h.mock.enqueue({ type: 'http-error', status: 401, errorType: 'authentication_error' });
-      await compactor
-        .compact({ sessionId: 's-1', store: h.store, trigger, signal: signal() })
-        .catch(() => undefined);
+      await h.compactError(compactor, { trigger });
     };
     await fail('threshold');
     await fail('threshold');
@@ -177,40 +210,38 @@ describe('pausing automatic compaction', () => {
     compactor.resume('s-1');
     expect(compactor.isPaused('s-1')).toBe(false);
   });
+
+  it('a success in between starts the count again', async () => {
+    const h = await setup();
+    const compactor = h.compactor({ maxConsecutiveFailures: 2 });
+    h.mock.enqueue({ type: 'http-error', status: 401, errorType: 'authentication_error' });
+    await h.compactError(compactor);
+    await h.compacted(compactor, { trigger: 'overflow' });
+    // the session grows past the threshold again
+    const more = sampleTranscript().map((entry) => `${JSON.stringify(entry)}\n`);
+    await appendFile(h.store.path, more.join(''));
+    h.mock.enqueue({ type: 'http-error', status: 401, errorType: 'authentication_error' });
+    await h.compactError(compactor);
+    expect(compactor.isPaused('s-1')).toBe(false);
+    expect(h.events.some((e) => e.type === 'compaction-paused')).toBe(false);
+  });
 });
 
 describe('when nothing needs doing', () => {
   it('skips below the threshold on threshold triggers but compacts on manual ones', async () => {
     const h = await setup();
-    const compactor = createCompactor({
+    const compactor = h.compactor({
       contextWindowTokens: 100_000,
       reserveTokens: 1000,
       keepRecentTokens: 20,
       summaryMaxTokens: 400,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
     });
-    expect(await compactor.compact({ sessionId: 's-1', store: h.store, signal: signal() })).toEqual(
-      {
-        status: 'skipped',
-        reason: 'not-needed',
-      },
-    );
-    const manual = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      trigger: 'manual',
-      signal: signal(),
-    });
+    expect(await h.compact(compactor)).toEqual({ status: 'skipped', reason: 'not-needed' });
+    expect(h.mock.requests).toHaveLength(0);
+    const manual = await h.compact(compactor, { trigger: 'manual' });
     expect(manual.status).toBe('compacted');
     // the compacted range is now summarized: nothing is left to compact before the latest request
-    expect(
-      await compactor.compact({
-        sessionId: 's-1',
-        store: h.store,
-        trigger: 'manual',
-        signal: signal(),
-      }),
-    ).toEqual({
+    expect(await h.compact(compactor, { trigger: 'manual' })).toEqual({
       status: 'skipped',
       reason: 'nothing-to-compact',
     });
@@ -221,11 +252,8 @@ describe('without any producer', () => {
   it('fails with a CompactionError that says so, writing nothing', async () => {
     const h = await setup();
     const before = await h.bytes();
-    const compactor = createCompactor({ ...SMALL_WINDOW });
-    const error = await compactor
-      .compact({ sessionId: 's-1', store: h.store, signal: signal() })
-      .catch((caught: unknown) => caught);
-    expect(CompactionError.isInstance(error) && error.attempts.map((a) => a.reason)).toEqual([
+    const error = await h.compactError(h.compactor({ model: undefined }));
+    expect(error.attempts.map((a) => a.reason)).toEqual([
       'no producer: configure model or providers',
     ]);
     expect((await h.bytes()).equals(before)).toBe(true);

@@ -1,32 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CompactionError } from './compaction-error';
+import { describe, expect, it } from 'vitest';
 import type { CompactionProvider, CompactionProviderRequest } from './compaction-provider';
 import { createCompactionRegistry } from './compaction-registry';
-import { createCompactor } from './create-compactor';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
 import { SUMMARY_SECTIONS } from './summary-sections';
-import type { Harness } from './test-support/compactor-harness';
-import { createHarness } from './test-support/compactor-harness';
-import {
-  SAMPLE_IDENTIFIERS,
-  SMALL_WINDOW,
-  sampleTranscript,
-} from './test-support/sample-transcript';
-import { createAnthropicPort } from './test-support/sdk-model-ports';
+import { useHarness } from './test-support/compactor-harness';
+import { SAMPLE_IDENTIFIERS } from './test-support/sample-transcript';
 
-const fastRetry = { baseDelayMs: 1, maxDelayMs: 4 };
-let harness: Harness | undefined;
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function setup(): Promise<Harness> {
-  harness = await createHarness(sampleTranscript());
-  return harness;
-}
+const setup = useHarness();
 
 function validSummary(request: CompactionProviderRequest, extra = ''): string {
   return SUMMARY_SECTIONS.map((section) =>
@@ -58,22 +39,15 @@ describe('third-party providers', () => {
   it('uses the first provider whose summary is valid, without calling the model', async () => {
     const h = await setup();
     const seen: CompactionProviderRequest[] = [];
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
+    const compactor = h.compactor({
       providers: [
         provider('acme', async (request) => {
           seen.push(request);
           return { summary: validSummary(request) };
         }),
       ],
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
     });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    if (result.status !== 'compacted') throw new Error('expected a compaction');
+    const result = await h.compacted(compactor);
     expect(result.entry.provenance).toMatchObject({ producerId: 'acme', attempts: 1 });
     expect(h.mock.requests).toHaveLength(0);
     expect(seen[0]?.entries).toEqual(result.plan.compacted);
@@ -86,9 +60,7 @@ describe('third-party providers', () => {
     // a provider that itself calls a model and meets a socket reset
     h.mock.enqueue({ type: 'reset-before-headers', match: { model: 'provider-model' } });
     const client = new Anthropic({ apiKey: 'k', baseURL: h.mock.anthropicBaseUrl, maxRetries: 0 });
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
+    const compactor = h.compactor({
       providers: [
         provider('throws', async () => {
           throw new Error('provider exploded');
@@ -102,15 +74,8 @@ describe('third-party providers', () => {
           return { summary: 'unreachable' };
         }),
       ],
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-      onEvent: h.onEvent,
     });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    if (result.status !== 'compacted') throw new Error('expected a compaction');
+    const result = await h.compacted(compactor);
     expect(result.entry.provenance.producerId).toBe(BUILTIN_PRODUCER_ID);
     const fallbacks = h.events.filter((e) => e.type === 'compaction-fallback');
     expect(fallbacks.map((e) => [e.producerId, e.nextProducerId])).toEqual([
@@ -132,8 +97,7 @@ describe('third-party providers', () => {
     const h = await setup();
     const started = { count: 0 };
     let providerSignal: AbortSignal | undefined;
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
+    const compactor = h.compactor({
       providerTimeoutMs: 50,
       providers: [
         provider('slow', (request) => {
@@ -141,17 +105,9 @@ describe('third-party providers', () => {
           return waitingProvider('slow', started).summarize(request);
         }),
       ],
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-      onEvent: h.onEvent,
     });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    expect(result.status === 'compacted' && result.entry.provenance.producerId).toBe(
-      BUILTIN_PRODUCER_ID,
-    );
+    const result = await h.compacted(compactor);
+    expect(result.entry.provenance.producerId).toBe(BUILTIN_PRODUCER_ID);
     expect(providerSignal?.aborted).toBe(true);
     const end = h.events.at(-1);
     expect(end?.type === 'compaction-end' && end.attempts[0]).toMatchObject({
@@ -165,16 +121,10 @@ describe('third-party providers', () => {
     const before = await h.bytes();
     const started = { count: 0 };
     const controller = new AbortController();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
+    const compactor = h.compactor({
       providers: [waitingProvider('waits', started)],
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
     });
-    const pending = compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: controller.signal,
-    });
+    const pending = h.compact(compactor, { signal: controller.signal });
     while (started.count === 0) await new Promise((resolve) => setImmediate(resolve));
     controller.abort(new Error('user stop'));
     await expect(pending).rejects.toThrow('user stop');
@@ -186,8 +136,7 @@ describe('third-party providers', () => {
     const h = await setup();
     const controller = new AbortController();
     let called = false;
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
+    const compactor = h.compactor({
       providers: [
         provider('deaf', () => {
           called = true;
@@ -195,11 +144,8 @@ describe('third-party providers', () => {
           return new Promise(() => undefined);
         }),
       ],
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
     });
-    await expect(
-      compactor.compact({ sessionId: 's-1', store: h.store, signal: controller.signal }),
-    ).rejects.toThrow('stop now');
+    await expect(h.compact(compactor, { signal: controller.signal })).rejects.toThrow('stop now');
     expect(called).toBe(true);
     expect(h.store.appendCount()).toBe(0);
   });
@@ -220,16 +166,11 @@ describe('third-party providers', () => {
         return { summary: validSummary(request) };
       }),
     );
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
+    const compactor = h.compactor({
       registry,
       providers: ['second', 'missing', 'first'],
     });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
+    const result = await h.compact(compactor);
     expect(order).toEqual(['second']);
     expect(result.status === 'compacted' && result.entry.provenance.producerId).toBe('second');
   });
@@ -240,15 +181,8 @@ describe('validation of every producer', () => {
     const h = await setup();
     h.mock.enqueue({ behavior: { type: 'ok', text: '' }, times: 2 });
     const before = await h.bytes();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-    });
-    const error = await compactor
-      .compact({ sessionId: 's-1', store: h.store, signal: new AbortController().signal })
-      .catch((caught: unknown) => caught);
-    expect(CompactionError.isInstance(error)).toBe(true);
-    if (!CompactionError.isInstance(error)) return;
+    const compactor = h.compactor();
+    const error = await h.compactError(compactor);
     expect(error.attempts.map((a) => a.reason)).toEqual([
       'invalid summary: the summary is empty',
       'invalid summary after correction: the summary is empty',
@@ -261,16 +195,8 @@ describe('validation of every producer', () => {
   it('catches a section-less summary and keeps the corrected one', async () => {
     const h = await setup();
     h.mock.enqueue({ type: 'ok', text: 'The user fixed a parser. Everything went fine.' });
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-    });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    if (result.status !== 'compacted') throw new Error('expected a compaction');
+    const compactor = h.compactor();
+    const result = await h.compacted(compactor);
     expect(result.entry.provenance.attempts).toBe(2);
     expect(result.entry.summary).toContain('## Goal');
     const correction = JSON.stringify(h.mock.requests[1]?.messages);
@@ -281,8 +207,7 @@ describe('validation of every producer', () => {
   it('rejects a provider summary that drops an identifier, then uses its corrected one', async () => {
     const h = await setup();
     const instructions: string[] = [];
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
+    const compactor = h.compactor({
       providers: [
         provider('forgetful', async (request) => {
           instructions.push(request.instructions);
@@ -291,12 +216,8 @@ describe('validation of every producer', () => {
         }),
       ],
     });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    expect(result.status === 'compacted' && result.entry.provenance).toMatchObject({
+    const result = await h.compacted(compactor);
+    expect(result.entry.provenance).toMatchObject({
       producerId: 'forgetful',
       attempts: 2,
     });
@@ -307,17 +228,10 @@ describe('validation of every producer', () => {
     const h = await setup();
     h.mock.enqueue({ behavior: { type: 'http-error', status: 500 }, times: 3 });
     const before = await h.bytes();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
+    const compactor = h.compactor({
       providers: [provider('broken', async () => ({ summary: 'Error generating summary' }))],
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
     });
-    const error = await compactor
-      .compact({ sessionId: 's-1', store: h.store, signal: new AbortController().signal })
-      .catch((caught: unknown) => caught);
-    expect(CompactionError.isInstance(error)).toBe(true);
-    if (!CompactionError.isInstance(error)) return;
+    const error = await h.compactError(compactor);
     expect(error.attempts.map((a) => `${a.producerId}#${a.attempt}`)).toEqual([
       'broken#1',
       'broken#2',
@@ -325,7 +239,66 @@ describe('validation of every producer', () => {
       `${BUILTIN_PRODUCER_ID}#2`,
       `${BUILTIN_PRODUCER_ID}#3`,
     ]);
+    expect(error.attempts.map((a) => a.reason)).toEqual([
+      expect.stringMatching(
+        /^invalid summary: missing sections: Goal, .*missing exact identifiers/,
+      ),
+      expect.stringMatching(/^invalid summary after correction: missing sections: Goal/),
+      expect.stringMatching(/^chunk 1: server_error: /),
+      expect.stringMatching(/^chunk 1: server_error: /),
+      expect.stringMatching(/^chunk 1: server_error: /),
+    ]);
+    expect(error.sessionId).toBe('s-1');
+    expect(error.message).toContain('the transcript is unchanged');
     expect((await h.bytes()).equals(before)).toBe(true);
+    expect(h.store.appendCount()).toBe(0);
+  });
+});
+
+describe('concurrent compactions of one session', () => {
+  it('run one at a time: the second plans on what the first wrote', async () => {
+    const h = await setup();
+    const before = await h.bytes();
+    let calls = 0;
+    const compactor = h.compactor({
+      providers: [
+        provider('slow', async (request) => {
+          calls += 1;
+          // long enough for an unserialized second call to read the same transcript
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return { summary: validSummary(request) };
+        }),
+      ],
+    });
+    const results = await Promise.all([
+      h.compact(compactor),
+      h.compact(compactor, { trigger: 'overflow' }),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['compacted', 'skipped']);
+    expect(results[1]).toEqual({ status: 'skipped', reason: 'nothing-to-compact' });
+    expect(calls).toBe(1);
+    expect(h.store.appendCount()).toBe(1);
+    const added = (await h.bytes()).subarray(before.length).toString('utf8');
+    expect(added.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
+  it('a waiting call leaves at once on abort and writes nothing', async () => {
+    const h = await setup();
+    const started = { count: 0 };
+    const first = new AbortController();
+    const compactor = h.compactor({ providers: [waitingProvider('waits', started)] });
+    const holding = h.compact(compactor, { signal: first.signal });
+    while (started.count === 0) await new Promise((resolve) => setImmediate(resolve));
+    const second = new AbortController();
+    const waiting = h.compact(compactor, { signal: second.signal });
+    // time enough to read and reach the provider, were it not waiting for the first call
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(started.count).toBe(1);
+    second.abort(new Error('second gave up'));
+    await expect(waiting).rejects.toThrow('second gave up');
+    expect(started.count).toBe(1);
+    first.abort(new Error('first gave up'));
+    await expect(holding).rejects.toThrow('first gave up');
     expect(h.store.appendCount()).toBe(0);
   });
 });

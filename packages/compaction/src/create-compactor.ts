@@ -22,6 +22,7 @@ import type { ProduceRequest, Producer } from './producer';
 import { createProviderProducer } from './provider-producer';
 import { messageText } from './render-messages';
 import { runProducers } from './run-producers';
+import { createSessionMutex } from './session-mutex';
 import { computeSourceDigest } from './source-digest';
 import { SUMMARY_SECTIONS } from './summary-sections';
 import type { CompactionEntry, TranscriptEntry } from './types';
@@ -48,6 +49,11 @@ export interface CompactorOptions extends Partial<CompactionBudgetOptions> {
   retry?: BackoffOptions & { maxAttemptsPerChunk?: number };
   /** Longest time one provider call may take; default 120 000 ms. */
   providerTimeoutMs?: number;
+  /**
+   * Longest time one built-in summarizer model call may take, streaming included; default
+   * 300 000 ms. A call past it counts as a `timeout`: not retried in place.
+   */
+  modelTimeoutMs?: number;
   /** Consecutive automatic failures after which automatic compaction pauses; default 3. */
   maxConsecutiveFailures?: number;
   hooks?: CompactionHooks;
@@ -76,7 +82,8 @@ export interface Compactor {
   /**
    * Reads the transcript, summarizes the compacted range and appends one `compaction` entry.
    * Throws `CompactionError` when every producer fails (nothing written), and the signal's reason
-   * on caller abort (nothing written).
+   * on caller abort (nothing written). Compactions of one session by this compactor run one at a
+   * time: a second call waits (waking on abort) and then plans on what the first one wrote.
    */
   compact(request: CompactRequest): Promise<CompactResult>;
   /** Whether automatic (`threshold`, `overflow`) compaction is paused for the session. */
@@ -100,11 +107,19 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
   const listeners = new Set<CompactionEventListener>();
   if (options.onEvent !== undefined) listeners.add(options.onEvent);
   const failures = new Map<string, number>();
+  const running = createSessionMutex();
   const paused = new Set<string>();
   const builtin =
     options.model === undefined
       ? undefined
-      : createModelSummarizer({ ...options.retry, model: options.model, ...nameOf(options) });
+      : createModelSummarizer({
+          ...options.retry,
+          model: options.model,
+          ...(options.modelName === undefined ? {} : { modelName: options.modelName }),
+          ...(options.modelTimeoutMs === undefined
+            ? {}
+            : { modelTimeoutMs: options.modelTimeoutMs }),
+        });
 
   function emit(event: CompactionEvent): void {
     for (const listener of listeners) {
@@ -160,9 +175,19 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
   }
 
   async function compact(request: CompactRequest): Promise<CompactResult> {
+    request.signal.throwIfAborted();
+    const release = await running.acquire(request.sessionId, request.signal);
+    try {
+      return await compactHeld(request);
+    } finally {
+      release();
+    }
+  }
+
+  /** `compact()` while this compactor runs no other compaction of the session. */
+  async function compactHeld(request: CompactRequest): Promise<CompactResult> {
     const { sessionId, signal, store } = request;
     const trigger = request.trigger ?? 'threshold';
-    signal.throwIfAborted();
     const skip = (reason: CompactionSkipReason): CompactResult => {
       emit({ type: 'compaction-skipped', sessionId, trigger, reason });
       return { status: 'skipped', reason };
@@ -309,8 +334,4 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
       };
     },
   };
-}
-
-function nameOf(options: CompactorOptions): { modelName?: string } {
-  return options.modelName === undefined ? {} : { modelName: options.modelName };
 }

@@ -1,35 +1,18 @@
 import { mockFaults } from '@keel/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CompactionError } from './compaction-error';
-import { createCompactor } from './create-compactor';
+import { describe, expect, it } from 'vitest';
+import type { CompactionEvent } from './compaction-events';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
 import { computeSourceDigest } from './source-digest';
-import type { Harness } from './test-support/compactor-harness';
-import { createHarness } from './test-support/compactor-harness';
-import {
-  SAMPLE_IDENTIFIERS,
-  SMALL_WINDOW,
-  sampleTranscript,
-} from './test-support/sample-transcript';
+import { useHarness } from './test-support/compactor-harness';
+import { SAMPLE_IDENTIFIERS } from './test-support/sample-transcript';
 import { createAnthropicPort, createOpenAIPort } from './test-support/sdk-model-ports';
-import type { CompactionEntry, TranscriptEntry } from './types';
+import type { CompactionEntry } from './types';
 
-const fastRetry = { baseDelayMs: 1, maxDelayMs: 4 };
-let harness: Harness | undefined;
+const setup = useHarness();
 
 /** Resolves once `condition` holds, checking on every turn of the event loop. */
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setImmediate(resolve));
-}
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function setup(entries: TranscriptEntry[] = sampleTranscript()): Promise<Harness> {
-  harness = await createHarness(entries);
-  return harness;
 }
 
 function lastLine(bytes: Buffer): CompactionEntry {
@@ -37,30 +20,28 @@ function lastLine(bytes: Buffer): CompactionEntry {
   return JSON.parse(lines[lines.length - 1] ?? '') as CompactionEntry;
 }
 
+function retries(events: readonly CompactionEvent[]) {
+  return events.filter(
+    (event): event is Extract<CompactionEvent, { type: 'compaction-retry' }> =>
+      event.type === 'compaction-retry',
+  );
+}
+
 describe('built-in LLM summarizer over the real Anthropic SDK', () => {
   it('appends exactly one compaction entry with provenance and leaves history untouched', async () => {
     const h = await setup();
     const before = await h.bytes();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-      onEvent: h.onEvent,
-    });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    expect(result.status).toBe('compacted');
-    if (result.status !== 'compacted') return;
+    const result = await h.compacted(h.compactor());
     const after = await h.bytes();
     expect(after.subarray(0, before.length).equals(before)).toBe(true);
     expect(after.subarray(before.length).toString('utf8').trim().split('\n')).toHaveLength(1);
+    expect(h.store.appendCount()).toBe(1);
     const entry = lastLine(after);
     expect(entry).toEqual(result.entry);
     expect(entry.provenance.producerId).toBe(BUILTIN_PRODUCER_ID);
     expect(entry.provenance.attempts).toBe(1);
     expect(entry.provenance.sourceDigest).toBe(computeSourceDigest(result.plan.compacted));
+    expect(entry.provenance.sourceDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(entry.provenance.tokensBefore).toBe(result.plan.tokensBefore);
     expect(entry.provenance.tokensAfter).toBeLessThan(entry.provenance.tokensBefore);
     expect(entry.firstKeptEntryId).toBe(result.plan.kept[0]?.id);
@@ -74,17 +55,7 @@ describe('built-in LLM summarizer over the real Anthropic SDK', () => {
 
   it('rolls the previous summary forward and summarizes chunk by chunk within the budget', async () => {
     const h = await setup();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      chunkMaxTokens: 300,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-    });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    if (result.status !== 'compacted') throw new Error('expected a compaction');
+    const result = await h.compacted(h.compactor({ chunkMaxTokens: 300 }));
     expect(result.plan.chunks.length).toBeGreaterThan(1);
     expect(h.mock.requests).toHaveLength(result.plan.chunks.length);
     expect(result.entry.provenance.attempts).toBe(result.plan.chunks.length);
@@ -97,41 +68,18 @@ describe('built-in LLM summarizer over the real Anthropic SDK', () => {
   it('retries a socket reset mid-summary (a real SDK connection error) and succeeds', async () => {
     const h = await setup();
     h.mock.enqueue({ type: 'reset-after-chunks', chunks: 2 });
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-      onEvent: h.onEvent,
-    });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    expect(result.status).toBe('compacted');
+    const result = await h.compacted(h.compactor());
     expect(h.mock.requests.map((r) => r.behavior)).toEqual(['reset-after-chunks', 'ok']);
-    const retry = h.events.find((e) => e.type === 'compaction-retry');
-    expect(retry).toMatchObject({ type: 'compaction-retry', chunk: 0, attempt: 2 });
-    expect(['connection', 'provider_abort']).toContain(
-      retry?.type === 'compaction-retry' ? retry.kind : '',
-    );
-    if (result.status === 'compacted') expect(result.entry.provenance.attempts).toBe(2);
+    const [retry] = retries(h.events);
+    expect(retry).toMatchObject({ chunk: 0, attempt: 2 });
+    expect(['connection', 'provider_abort']).toContain(retry?.kind);
+    expect(result.entry.provenance.attempts).toBe(2);
   });
 
   it('retries the same reset over the real OpenAI SDK', async () => {
     const h = await setup();
     h.mock.enqueue({ type: 'reset-after-chunks', chunks: 1 });
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
-      model: createOpenAIPort({ baseUrl: h.mock.openaiBaseUrl }),
-    });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    expect(result.status).toBe('compacted');
+    await h.compacted(h.compactor({ model: createOpenAIPort({ baseUrl: h.mock.openaiBaseUrl }) }));
     expect(h.mock.requests.map((r) => r.api)).toEqual(['openai-chat', 'openai-chat']);
   });
 
@@ -139,58 +87,71 @@ describe('built-in LLM summarizer over the real Anthropic SDK', () => {
     const h = await setup();
     // the first request never answers; the adapter's own watchdog aborts it
     h.mock.enqueue({ type: 'hang' });
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
+    const caller = new AbortController();
+    const compactor = h.compactor({
       model: createAnthropicPort({
         baseUrl: h.mock.anthropicBaseUrl,
         selfAbortOnCall: { call: 1, when: () => until(() => h.mock.requests.length === 1) },
       }),
-      onEvent: h.onEvent,
     });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    expect(result.status).toBe('compacted');
-    expect(h.events.find((e) => e.type === 'compaction-retry')).toMatchObject({
-      kind: 'provider_abort',
-    });
+    await h.compacted(compactor, { signal: caller.signal });
+    expect(caller.signal.aborted).toBe(false);
+    expect(retries(h.events).map((e) => e.kind)).toEqual(['provider_abort']);
     expect(h.mock.requests.map((r) => r.behavior)).toEqual(['hang', 'ok']);
+  });
+
+  it('retries a rate limit after the server-given retry-after', async () => {
+    const h = await setup();
+    h.mock.enqueue(mockFaults.rateLimited({ retryAfterMs: 7 }));
+    await h.compacted(h.compactor({ retry: { baseDelayMs: 5000, maxDelayMs: 5000 } }));
+    expect(retries(h.events).map((e) => [e.kind, e.delayMs])).toEqual([['rate_limit', 7]]);
+    expect(h.mock.requests).toHaveLength(2);
   });
 
   it('retries a stream that ends without its terminal event', async () => {
     const h = await setup();
     h.mock.enqueue({ type: 'truncated-stream', chunks: 2 });
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-    });
-    const result = await compactor.compact({
-      sessionId: 's-1',
-      store: h.store,
-      signal: new AbortController().signal,
-    });
-    expect(result.status).toBe('compacted');
+    await h.compacted(h.compactor());
     expect(h.mock.requests.map((r) => r.behavior)).toEqual(['truncated-stream', 'ok']);
+  });
+
+  it('waits exponentially with jitter between attempts', async () => {
+    const h = await setup();
+    h.mock.enqueue({ behavior: mockFaults.serverError(503), times: 2 });
+    const draws = [0, 0.5];
+    const compactor = h.compactor({
+      retry: { baseDelayMs: 4, maxDelayMs: 100, random: () => draws.shift() ?? 0 },
+    });
+    await h.compacted(compactor);
+    // nominal 4 then 8 ms; equal jitter keeps half and adds the draw's share of the other half
+    expect(retries(h.events).map((e) => [e.attempt, e.delayMs])).toEqual([
+      [2, 2],
+      [3, 6],
+    ]);
+  });
+
+  it('counts attempts per chunk: each chunk gets its own 3', async () => {
+    const h = await setup();
+    const compactor = h.compactor({ chunkMaxTokens: 300 });
+    const chunks = compactor.plan((await h.store.read('s-1')).entries).chunks.length;
+    expect(chunks).toBeGreaterThan(1);
+    for (let chunk = 0; chunk < chunks; chunk += 1) {
+      h.mock.enqueue({ behavior: mockFaults.serverError(500), times: 2 });
+      h.mock.enqueue({ type: 'ok' });
+    }
+    const result = await h.compacted(compactor);
+    expect(h.mock.requests).toHaveLength(chunks * 3);
+    expect(result.entry.provenance.attempts).toBe(chunks * 3);
+    expect(retries(h.events).map((e) => `${e.chunk}:${e.attempt}`)).toEqual(
+      Array.from({ length: chunks }, (_, chunk) => [`${chunk}:2`, `${chunk}:3`]).flat(),
+    );
   });
 
   it('makes at most 3 attempts per chunk, then fails with the transcript byte-identical', async () => {
     const h = await setup();
     h.mock.enqueue({ behavior: mockFaults.serverError(503), times: 5 });
     const before = await h.bytes();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
-    });
-    const error = await compactor
-      .compact({ sessionId: 's-1', store: h.store, signal: new AbortController().signal })
-      .catch((caught: unknown) => caught);
-    expect(CompactionError.isInstance(error)).toBe(true);
-    if (!CompactionError.isInstance(error)) return;
+    const error = await h.compactError(h.compactor());
     expect(error.code).toBe('all-producers-failed');
     expect(error.attempts.map((a) => [a.producerId, a.attempt, a.kind])).toEqual([
       [BUILTIN_PRODUCER_ID, 1, 'server_error'],
@@ -205,16 +166,24 @@ describe('built-in LLM summarizer over the real Anthropic SDK', () => {
     const h = await setup();
     h.mock.enqueue({ type: 'hang' });
     const before = await h.bytes();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl, timeoutMs: 300 }),
-    });
-    const error = await compactor
-      .compact({ sessionId: 's-1', store: h.store, signal: new AbortController().signal })
-      .catch((caught: unknown) => caught);
-    expect(CompactionError.isInstance(error) && error.attempts.map((a) => a.kind)).toEqual([
-      'timeout',
+    const error = await h.compactError(
+      h.compactor({
+        model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl, timeoutMs: 300 }),
+      }),
+    );
+    expect(error.attempts.map((a) => a.kind)).toEqual(['timeout']);
+    expect(h.mock.requests).toHaveLength(1);
+    expect(retries(h.events)).toEqual([]);
+    expect((await h.bytes()).equals(before)).toBe(true);
+  });
+
+  it('bounds a model call by modelTimeoutMs, classified as a timeout and not retried', async () => {
+    const h = await setup();
+    h.mock.enqueue({ type: 'hang' });
+    const before = await h.bytes();
+    const error = await h.compactError(h.compactor({ modelTimeoutMs: 200 }));
+    expect(error.attempts.map((a) => [a.kind, a.reason])).toEqual([
+      ['timeout', 'chunk 1: timeout: model call timed out after 200 ms'],
     ]);
     expect(h.mock.requests).toHaveLength(1);
     expect((await h.bytes()).equals(before)).toBe(true);
@@ -227,20 +196,17 @@ describe('caller abort', () => {
     h.mock.enqueue({ type: 'stall', afterChunks: 1 });
     const before = await h.bytes();
     const controller = new AbortController();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
-      retry: fastRetry,
+    const compactor = h.compactor({
       model: createAnthropicPort({
         baseUrl: h.mock.anthropicBaseUrl,
         onEvent: (event) => {
           if (event.type === 'text-delta') controller.abort(new Error('user pressed stop'));
         },
       }),
-      onEvent: h.onEvent,
     });
-    await expect(
-      compactor.compact({ sessionId: 's-1', store: h.store, signal: controller.signal }),
-    ).rejects.toThrow('user pressed stop');
+    await expect(h.compact(compactor, { signal: controller.signal })).rejects.toThrow(
+      'user pressed stop',
+    );
     expect(h.mock.requests).toHaveLength(1);
     expect(h.store.appendCount()).toBe(0);
     expect((await h.bytes()).equals(before)).toBe(true);
@@ -253,18 +219,48 @@ describe('caller abort', () => {
     h.mock.enqueue(mockFaults.serverError(500));
     const before = await h.bytes();
     const controller = new AbortController();
-    const compactor = createCompactor({
-      ...SMALL_WINDOW,
+    const compactor = h.compactor({
       retry: { baseDelayMs: 600_000, maxDelayMs: 600_000 },
-      model: createAnthropicPort({ baseUrl: h.mock.anthropicBaseUrl }),
       onEvent: (event) => {
         if (event.type === 'compaction-retry') controller.abort(new Error('shutdown'));
       },
     });
-    await expect(
-      compactor.compact({ sessionId: 's-1', store: h.store, signal: controller.signal }),
-    ).rejects.toThrow('shutdown');
+    await expect(h.compact(compactor, { signal: controller.signal })).rejects.toThrow('shutdown');
     expect(h.mock.requests).toHaveLength(1);
     expect((await h.bytes()).equals(before)).toBe(true);
+  });
+
+  it('abandons a model port that ignores its signal', async () => {
+    const h = await setup();
+    const controller = new AbortController();
+    let started = false;
+    const compactor = h.compactor({
+      model: {
+        async *stream() {
+          started = true;
+          controller.abort(new Error('user stop'));
+          await new Promise(() => undefined);
+        },
+      },
+    });
+    await expect(h.compact(compactor, { signal: controller.signal })).rejects.toThrow('user stop');
+    expect(started).toBe(true);
+    expect(h.store.appendCount()).toBe(0);
+  });
+
+  it('wakes a retry-after wait too', async () => {
+    const h = await setup();
+    h.mock.enqueue(mockFaults.rateLimited({ retryAfterSeconds: 50 }));
+    const controller = new AbortController();
+    const compactor = h.compactor({
+      onEvent: (event) => {
+        if (event.type === 'compaction-retry') controller.abort(new Error('stop waiting'));
+      },
+    });
+    await expect(h.compact(compactor, { signal: controller.signal })).rejects.toThrow(
+      'stop waiting',
+    );
+    expect(h.mock.requests).toHaveLength(1);
+    expect(h.store.appendCount()).toBe(0);
   });
 });

@@ -2,7 +2,12 @@ import { classifyError } from '@keel/error-classification';
 import type { BackoffOptions } from './backoff';
 import { computeBackoffDelay, sleep } from './backoff';
 import type { CompactionAttempt } from './compaction-error';
-import type { CompactionModelPort, CompactionModelRequest } from './model-port';
+import { CompactionTimeoutError } from './compaction-timeout-error';
+import type {
+  CompactionModelEvent,
+  CompactionModelPort,
+  CompactionModelRequest,
+} from './model-port';
 import type { ProduceOutcome, ProduceRequest, Producer } from './producer';
 import { renderMessages } from './render-messages';
 import { decideChunkRetry } from './retry-decision';
@@ -17,7 +22,15 @@ export interface ModelSummarizerOptions extends BackoffOptions {
   modelName?: string;
   /** Calls per chunk, first try included; default 3. */
   maxAttemptsPerChunk?: number;
+  /**
+   * Longest time one model call (request and whole stream) may take; default 300 000 ms. Past it
+   * the call is aborted and counts as a `timeout`: not retried in place, the producer fails.
+   */
+  modelTimeoutMs?: number;
 }
+
+/** Default of `ModelSummarizerOptions.modelTimeoutMs`. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 300_000;
 
 const SYSTEM_PROMPT =
   'You maintain a rolling, structured summary of an agent conversation. You never invent facts, never answer the conversation, and reply with the summary only.';
@@ -31,29 +44,64 @@ async function callModel(
   request: CompactionModelRequest,
   signal: AbortSignal,
 ): Promise<CallResult> {
+  const timeoutMs = options.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+  // the call's own signal: aborted by the caller's signal or by the call's deadline
+  const call = new AbortController();
+  const onAbort = (): void => call.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(
+    () => call.abort(new CompactionTimeoutError(`model call timed out after ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  const timedOut = (): boolean =>
+    !signal.aborted && call.signal.reason instanceof CompactionTimeoutError;
+  // a port that ignores its signal is abandoned, not awaited: every wait also ends on abort
+  const aborted = new Promise<never>((_, reject) => {
+    call.signal.addEventListener('abort', () => reject(call.signal.reason), { once: true });
+  });
+  aborted.catch(() => undefined);
+  let iterator: AsyncIterator<CompactionModelEvent> | undefined;
   let text = '';
   let finish: string | undefined;
   try {
-    for await (const event of options.model.stream(request, { signal })) {
+    iterator = options.model.stream(request, { signal: call.signal })[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next.done === true) break;
+      const event = next.value;
       if (event.type === 'text-delta' && typeof event.text === 'string') text += event.text;
       else if (event.type === 'finish') finish = event.reason ?? 'other';
     }
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    const classification = classifyError(error, { signal });
-    const decision = decideChunkRetry(classification.kind);
-    if (decision === 'abort') throw signal.aborted ? signal.reason : error;
-    return {
-      ok: false,
-      kind: classification.kind,
-      reason: `${classification.kind}: ${classification.message ?? 'model call failed'}`,
-      retry: decision === 'retry',
-      ...(classification.retryAfterMs === undefined
-        ? {}
-        : { retryAfterMs: classification.retryAfterMs }),
-    };
+    if (!timedOut()) {
+      const classification = classifyError(error, { signal });
+      const decision = decideChunkRetry(classification.kind);
+      if (decision === 'abort') throw error;
+      return {
+        ok: false,
+        kind: classification.kind,
+        reason: `${classification.kind}: ${classification.message ?? 'model call failed'}`,
+        retry: decision === 'retry',
+        ...(classification.retryAfterMs === undefined
+          ? {}
+          : { retryAfterMs: classification.retryAfterMs }),
+      };
+    }
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    if (call.signal.aborted) iterator?.return?.().catch(() => undefined);
   }
   if (signal.aborted) throw signal.reason;
+  if (timedOut()) {
+    return {
+      ok: false,
+      kind: 'timeout',
+      reason: `timeout: model call timed out after ${timeoutMs} ms`,
+      retry: decideChunkRetry('timeout') === 'retry',
+    };
+  }
   if (finish === 'content-filter') {
     return {
       ok: false,

@@ -1,13 +1,8 @@
 import { classifyError } from '@keel/error-classification';
 import type { CompactionProvider } from './compaction-provider';
+import { CompactionTimeoutError } from './compaction-timeout-error';
 import type { ProduceOutcome, Producer } from './producer';
 import { buildSummaryInstructions } from './summary-instructions';
-
-/** Raised inside the provider path when a provider exceeds its time; classified as `timeout`. */
-class ProviderTimeoutError extends Error {
-  override readonly name = 'TimeoutError';
-  readonly keelKind = 'timeout';
-}
 
 export interface ProviderProducerOptions {
   /** Longest time one `summarize` call may take; default 120 000 ms. */
@@ -34,7 +29,7 @@ export function createProviderProducer(
       outer.addEventListener('abort', onAbort, { once: true });
       const timer = setTimeout(
         () =>
-          controller.abort(new ProviderTimeoutError(`provider timed out after ${timeoutMs} ms`)),
+          controller.abort(new CompactionTimeoutError(`provider timed out after ${timeoutMs} ms`)),
         timeoutMs,
       );
       const instructions = buildSummaryInstructions({
