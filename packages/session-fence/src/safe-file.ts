@@ -21,6 +21,9 @@ export async function openRegularFile(
     if (errorCode(error) === 'ELOOP') {
       throw new UnsafeTranscriptPathError({ path, reason: 'symlink', cause: error });
     }
+    if (errorCode(error) === 'EISDIR') {
+      throw new UnsafeTranscriptPathError({ path, reason: 'not-regular', cause: error });
+    }
     throw error;
   }
   try {

@@ -4,6 +4,7 @@ import {
   copyFile,
   readFile,
   rename,
+  symlink,
   truncate,
   utimes,
   writeFile,
@@ -11,7 +12,11 @@ import {
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSessionFence, type SessionFence } from './session-fence';
-import { SessionLockTimeoutError, SessionTakeoverError } from './session-fence-error';
+import {
+  SessionLockTimeoutError,
+  SessionTakeoverError,
+  UnsafeTranscriptPathError,
+} from './session-fence-error';
 import { createSessionLock } from './session-lock';
 import type { SessionStorage } from './session-storage';
 import { makeTempDir, spawnNodeScript } from './test-support';
@@ -287,6 +292,18 @@ describe('a held fence', () => {
     await first.append([message('1', 'x')]);
     await first.end();
     expect((await fresh.read('a')).entries).toHaveLength(1);
+  });
+
+  it('refuses a symlinked transcript at acquire and lets the lock go', async () => {
+    const target = join(dir, 'elsewhere.jsonl');
+    await writeFile(target, '');
+    await symlink(target, store.transcriptPath('linked'));
+    const linked = createSessionFence({ storage: store, sessionId: 'linked' });
+    await expect(linked.acquire()).rejects.toSatisfy(UnsafeTranscriptPathError.isInstance);
+    const handle = await createSessionLock({ path: store.lockPath('linked') }).tryAcquire();
+    expect(handle).toBeDefined();
+    await handle?.release();
+    expect(await readFile(target, 'utf8')).toBe('');
   });
 
   it('rejects calls out of order', async () => {

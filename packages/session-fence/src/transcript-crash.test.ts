@@ -27,7 +27,43 @@ for (let index = 0; ; index += 1) {
 }
 `;
 
+const tornWriter = `
+import { openSync, writeSync } from 'node:fs';
+import { createTranscriptStore } from DIST;
+const store = createTranscriptStore({ sessionsDir: process.argv[2] });
+const entry = (id) => ({ type: 'message', id, timestamp: 't', role: 'user', content: [{ type: 'text', text: id }] });
+await store.append('s', [entry('0'), entry('1')]);
+const line = JSON.stringify(entry('2')) + '\\n';
+writeSync(openSync(store.transcriptPath('s'), 'a'), line.slice(0, line.length >> 1));
+console.log('torn');
+setInterval(() => {}, 1000);
+`;
+
 describe('a transcript whose writer was killed with kill -9', () => {
+  it('skips the half-written line the killed writer left, and the next append repairs it', async () => {
+    const sessionsDir = join(dir, 'sessions');
+    writer = await spawnNodeScript(dir, 'torn-writer.mjs', tornWriter, [sessionsDir]);
+    await waitFor(() => writer?.stdout().includes('torn'), { what: 'the half-written line' });
+    writer.child.kill('SIGKILL');
+    expect(await writer.exited).toBeNull();
+    const store = createTranscriptStore({ sessionsDir });
+
+    const crashed = await store.read('s');
+    expect(crashed.entries.map((entry) => entry.id)).toEqual(['0', '1']);
+    expect(crashed.issues).toEqual([
+      expect.objectContaining({ line: 4, reason: 'torn-last-line' }),
+    ]);
+    expect((await store.readTail('s')).entries.map((entry) => entry.id)).toEqual(['0', '1']);
+
+    const result = await store.append('s', [
+      { type: 'turn', id: 'after', timestamp: 't', turnId: 'recovery', phase: 'start' },
+    ]);
+    expect(result.repaired).toBe('dropped-torn-line');
+    const repaired = await store.read('s');
+    expect(repaired.issues).toEqual([]);
+    expect(repaired.entries.map((entry) => entry.id)).toEqual(['0', '1', 'after']);
+  });
+
   it('reads every whole entry in order, at most one torn last line, and the next append repairs it', async () => {
     const sessionsDir = join(dir, 'sessions');
     writer = await spawnNodeScript(dir, 'appender.mjs', appender, [sessionsDir]);

@@ -1,4 +1,14 @@
-import { appendFile, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import {
+  appendFile,
+  lstat,
+  mkdir,
+  readFile,
+  stat,
+  symlink,
+  truncate,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -87,6 +97,41 @@ describe('createTranscriptStore', () => {
     await expect(store.read('evil')).rejects.toSatisfy(UnsafeTranscriptPathError.isInstance);
     await expect(store.state('evil')).rejects.toSatisfy(UnsafeTranscriptPathError.isInstance);
     expect(await readFile(victim, 'utf8')).toBe('do not touch\n');
+  });
+
+  it('does not follow a symlinked lock file in sessionsDir', async () => {
+    await store.append('s1', [message('1', 'x')]);
+    const victim = join(dir, 'victim.txt');
+    await writeFile(victim, 'do not touch\n');
+    await symlink(victim, store.lockPath('s1'));
+    await expect(store.lock('s1', { timeoutMs: 100 })).rejects.toSatisfy(
+      UnsafeTranscriptPathError.isInstance,
+    );
+    expect(await readFile(victim, 'utf8')).toBe('do not touch\n');
+    expect((await lstat(store.lockPath('s1'))).isSymbolicLink()).toBe(true);
+  });
+
+  it('refuses a transcript that is a directory or a FIFO', async () => {
+    await mkdir(join(dir, 'sessions'), { recursive: true });
+    await mkdir(store.transcriptPath('dir'));
+    expect(spawnSync('mkfifo', [store.transcriptPath('fifo')]).status).toBe(0);
+    for (const id of ['dir', 'fifo']) {
+      await expect(store.append(id, [message('1', 'x')])).rejects.toSatisfy(
+        UnsafeTranscriptPathError.isInstance,
+      );
+      await expect(store.read(id)).rejects.toSatisfy(UnsafeTranscriptPathError.isInstance);
+      await expect(store.state(id)).rejects.toSatisfy(UnsafeTranscriptPathError.isInstance);
+    }
+  });
+
+  it('works through a sessionsDir that is itself a symlink (the configured path is trusted)', async () => {
+    const real = join(dir, 'real-sessions');
+    await mkdir(real);
+    await symlink(real, join(dir, 'linked'));
+    const linked = createTranscriptStore({ sessionsDir: join(dir, 'linked') });
+    await linked.append('s1', [message('1', 'x')]);
+    expect((await lstat(join(real, 's1.jsonl'))).isFile()).toBe(true);
+    expect((await linked.read('s1')).entries.map((entry) => entry.id)).toEqual(['1']);
   });
 
   it('skips a torn last line on read and drops it on the next append', async () => {
