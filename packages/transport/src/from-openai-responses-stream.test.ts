@@ -1,3 +1,5 @@
+import { classifyError } from '@keel/error-classification';
+import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { collect, fromArray } from './__fixtures__/collect-events';
 import {
@@ -5,6 +7,7 @@ import {
   type OpenAIResponsesEvent,
   type ResponsesStreamFailure,
 } from './from-openai-responses-stream';
+import { responsesStreamError } from './responses-stream-error';
 import { IncompleteStreamError } from './transport-error';
 
 class FakeStreamError extends Error {
@@ -123,4 +126,55 @@ describe('fromOpenAIResponsesStream', () => {
     );
     await expect(run).rejects.toBeInstanceOf(IncompleteStreamError);
   });
+});
+
+describe('fromOpenAIResponsesStream with the SDK error the transport throws', () => {
+  const withSdkErrors = {
+    createStreamError: (failure: ResponsesStreamFailure) => responsesStreamError(OpenAI, failure),
+  };
+
+  it.each([
+    [
+      'an error event',
+      { type: 'error', code: 'rate_limit_exceeded', message: 'slow down' },
+      'rate_limit',
+    ],
+    [
+      'an overloaded error event',
+      { type: 'error', code: 'overloaded_error', message: 'busy' },
+      'overloaded',
+    ],
+    [
+      'response.failed',
+      { type: 'response.failed', response: { error: { code: 'server_error', message: 'failed' } } },
+      'server_error',
+    ],
+    [
+      'response.failed for a too long prompt',
+      {
+        type: 'response.failed',
+        response: { error: { code: 'context_length_exceeded', message: 'too long' } },
+      },
+      'context_overflow',
+    ],
+  ] as const)(
+    '%s is thrown as an APIError classifyError understands',
+    async (_name, event, kind) => {
+      const run = collect(
+        fromOpenAIResponsesStream(
+          fromArray<OpenAIResponsesEvent>([
+            { type: 'response.output_text.delta', delta: 'x' },
+            event,
+          ]),
+          withSdkErrors,
+        ),
+      );
+      const error = await run.then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      expect(classifyError(error).kind).toBe(kind);
+    },
+  );
 });

@@ -5,6 +5,7 @@ import {
   type OpenAIResponsesEvent,
 } from './from-openai-responses-stream';
 import type { OpenAISdk } from './openai-client-like';
+import { responsesStreamError } from './responses-stream-error';
 import { toOpenAIResponses } from './to-openai-responses';
 import type { OpenAIResponsesTransportOptions } from './transport-options';
 import type { Transport } from './types';
@@ -37,11 +38,7 @@ export function createOpenAIResponsesTransport(
     },
     decode: (chunks) =>
       fromOpenAIResponsesStream(chunks, {
-        // The same error the SDK throws for a Chat Completions error chunk.
-        createStreamError: (failure) => {
-          if (sdk === undefined) return new Error(failure.message);
-          return new sdk.APIError(undefined, failure, undefined, undefined);
-        },
+        createStreamError: (failure) => responsesStreamError(sdk, failure),
       }),
   });
 }

@@ -89,6 +89,20 @@ describe.each(SDK_APIS)('%s lifecycle hooks', (api) => {
     expect(JSON.stringify(calls)).not.toContain(SECRET_KEY);
   });
 
+  it('strips credentials, query and fragment of the base URL before it reaches a hook', async () => {
+    const calls: HookCall[] = [];
+    const transport = transportFor(api, mock, {
+      baseUrl: `http://keel:${SECRET_KEY}@127.0.0.1:9/v1?api-key=${SECRET_KEY}#${SECRET_KEY}`,
+      hooks: recordingHooks(calls),
+    });
+    const { error } = await drain(transport.stream(hello, { signal: AbortSignal.abort() }));
+    expect(error).toMatchObject({ keelKind: 'caller_abort' });
+    expect(calls.map((call) => call.hook)).toEqual(['onRequestStart', 'onRequestError']);
+    for (const call of calls) expect(call.context['url']).toBe('http://127.0.0.1:9/v1');
+    expect(JSON.stringify(calls)).not.toContain(SECRET_KEY);
+    expect(errorText(error)).not.toContain(SECRET_KEY);
+  });
+
   it('reports a stall timeout to onRequestError as timeout, and a throwing hook breaks nothing', async () => {
     mock.enqueue({ type: 'stall', afterChunks: 1 });
     const kinds: string[] = [];

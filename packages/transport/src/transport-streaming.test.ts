@@ -17,24 +17,34 @@ beforeAll(async () => {
 beforeEach(() => mock.reset());
 afterAll(() => mock.close());
 
-/** The tool-call ids and tool-result ids the provider received, per wire format. */
-function idsInRecordedBody(api: SdkApi, request: RecordedRequest | undefined) {
+interface WireToolResult {
+  id: string;
+  content: unknown;
+  isError?: boolean;
+}
+
+/** The tool-call ids and the tool results the provider received, per wire format. */
+function toolBlocksInRecordedBody(api: SdkApi, request: RecordedRequest | undefined) {
   const body = request?.body as Record<string, unknown>;
   const calls: string[] = [];
-  const results: string[] = [];
+  const results: WireToolResult[] = [];
   switch (api) {
     case 'openai-chat':
       for (const message of body['messages'] as Array<Record<string, unknown>>) {
         for (const call of (message['tool_calls'] as Array<{ id: string }> | undefined) ?? []) {
           calls.push(call.id);
         }
-        if (message['role'] === 'tool') results.push(message['tool_call_id'] as string);
+        if (message['role'] === 'tool') {
+          results.push({ id: message['tool_call_id'] as string, content: message['content'] });
+        }
       }
       break;
     case 'openai-responses':
       for (const item of body['input'] as Array<Record<string, unknown>>) {
         if (item['type'] === 'function_call') calls.push(item['call_id'] as string);
-        if (item['type'] === 'function_call_output') results.push(item['call_id'] as string);
+        if (item['type'] === 'function_call_output') {
+          results.push({ id: item['call_id'] as string, content: item['output'] });
+        }
       }
       break;
     case 'anthropic-messages':
@@ -42,7 +52,13 @@ function idsInRecordedBody(api: SdkApi, request: RecordedRequest | undefined) {
         if (!Array.isArray(message.content)) continue;
         for (const block of message.content as Array<Record<string, unknown>>) {
           if (block['type'] === 'tool_use') calls.push(block['id'] as string);
-          if (block['type'] === 'tool_result') results.push(block['tool_use_id'] as string);
+          if (block['type'] === 'tool_result') {
+            results.push({
+              id: block['tool_use_id'] as string,
+              content: block['content'],
+              ...(block['is_error'] === undefined ? {} : { isError: block['is_error'] as boolean }),
+            });
+          }
         }
       }
       break;
@@ -128,8 +144,21 @@ describe.each(SDK_APIS)('%s against the mock provider', (api) => {
     const second = await drain(transport.stream({ messages: followUp, tools }));
     expect(second.error).toBeUndefined();
     expect(textOf(second.events)).toBe('Done.');
-    const ids = calls.map((call) => call.id);
-    expect(idsInRecordedBody(api, mock.requests[1])).toEqual({ calls: ids, results: ids });
+    const [okId, failedId] = calls.map((call) => call.id);
+    // The failed result keeps its flag: Anthropic's is_error, or a visible prefix on OpenAI.
+    expect(toolBlocksInRecordedBody(api, mock.requests[1])).toEqual({
+      calls: [okId, failedId],
+      results:
+        api === 'anthropic-messages'
+          ? [
+              { id: okId, content: 'result 0' },
+              { id: failedId, content: 'result 1', isError: true },
+            ]
+          : [
+              { id: okId, content: 'result 0' },
+              { id: failedId, content: '[tool error] result 1' },
+            ],
+    });
   });
 
   it('sends the transport defaults for model and max tokens', async () => {

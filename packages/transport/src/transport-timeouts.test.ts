@@ -1,7 +1,17 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { classifyError } from '@keel/error-classification';
 import { createMockProvider, type MockProvider } from '@keel/testing';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { drain, hello, SDK_APIS, textOf, transportFor } from './__fixtures__/mock-transport';
+import {
+  drain,
+  hello,
+  SDK_APIS,
+  type SdkApi,
+  textOf,
+  transportFor,
+} from './__fixtures__/mock-transport';
+import { createTcpRelay } from './__fixtures__/tcp-relay';
 import { TransportAbortError, TransportTimeoutError } from './transport-error';
 
 let mock: MockProvider;
@@ -10,6 +20,10 @@ beforeAll(async () => {
 });
 beforeEach(() => mock.reset());
 afterAll(() => mock.close());
+
+/** The error the SDK itself throws when the signal it was given aborts. */
+const sdkAbortError = (api: SdkApi) =>
+  api === 'anthropic-messages' ? Anthropic.APIUserAbortError : OpenAI.APIUserAbortError;
 
 describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
   it('a hanging provider hits the per-attempt timeout (transport option)', async () => {
@@ -68,15 +82,17 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
     mock.enqueue({
       type: 'ok',
       text: 'steady provider, slow consumer',
-      chunkSize: 6,
-      chunkDelayMs: 20,
+      chunkSize: 15,
+      chunkDelayMs: 10,
     });
-    const transport = transportFor(api, mock, { stallTimeoutMs: 100 });
+    // A wide margin between the provider's pace and the stall clock, so a busy machine cannot
+    // make it fire; the consumer is slower than the clock by as much.
+    const transport = transportFor(api, mock, { stallTimeoutMs: 400 });
     let text = '';
     for await (const event of transport.stream(hello)) {
       if (event.type === 'text-delta') text += event.text;
       // A consumer busy with each event for longer than the stall timeout.
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
     expect(text).toBe('steady provider, slow consumer');
   });
@@ -113,7 +129,32 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
     controller.abort();
     const { error } = await run;
     expect(error).toBeInstanceOf(TransportAbortError);
+    // The SDK saw the abort itself: the signal reached it, the request did not just get dropped.
+    expect((error as Error).cause).toBeInstanceOf(sdkAbortError(api));
     expect(classifyError(error, { signal: controller.signal }).kind).toBe('caller_abort');
+  });
+
+  it('leaving the loop early aborts the HTTP request: its connection closes', async () => {
+    const relay = await createTcpRelay(mock.port);
+    try {
+      mock.enqueue({ type: 'stall', afterChunks: 1 });
+      const baseUrl = api === 'anthropic-messages' ? relay.url : `${relay.url}/v1`;
+      const transport = transportFor(api, mock, { baseUrl });
+      let deltas = 0;
+      for await (const event of transport.stream(hello)) {
+        if (event.type === 'text-delta') {
+          deltas += 1;
+          expect(relay.openConnections()).toBe(1);
+          break;
+        }
+      }
+      expect(deltas).toBe(1);
+      expect(mock.requests).toHaveLength(1);
+      // The mock never ends a stalled response: only the client can close this connection.
+      await expect.poll(() => relay.openConnections()).toBe(0);
+    } finally {
+      await relay.close();
+    }
   });
 
   it('an already aborted signal sends no request', async () => {

@@ -1,7 +1,18 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { classifyError } from '@keel/error-classification';
 import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { drain, hello, SDK_APIS, textOf, transportFor } from './__fixtures__/mock-transport';
+import {
+  baseUrlFor,
+  drain,
+  hello,
+  SDK_APIS,
+  type SdkApi,
+  textOf,
+  transportFor,
+} from './__fixtures__/mock-transport';
+import { createTransport, type TransportOptions } from './create-transport';
 import type { CallOptions, ModelRequest, Transport, TransportEvent } from './types';
 import { retryPinOf, withRetryPin } from './with-retry-pin';
 
@@ -40,7 +51,35 @@ describe.each(SDK_APIS)('%s retry pin, proven by request counts', (api) => {
     expect(classifyError(error).kind).toBe('server_error');
     expect(mock.requests).toHaveLength(1);
   });
+
+  it('a per-call maxRetries may also widen the configured one (it is sent per request)', async () => {
+    mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'per-call retry' });
+    const { events, error } = await drain(
+      transportFor(api, mock, { maxRetries: 0 }).stream(hello, { maxRetries: 1 }),
+    );
+    expect(error).toBeUndefined();
+    expect(textOf(events)).toBe('per-call retry');
+    expect(mock.requests).toHaveLength(2);
+  });
+
+  it('an injected client configured with retries is pinned too', async () => {
+    mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'never sent' });
+    const pinned = withRetryPin(injectedClientTransport(api, 3), 0);
+    const { error } = await drain(pinned.stream(hello, { maxRetries: 3 }));
+    expect(classifyError(error).kind).toBe('server_error');
+    expect(mock.requests).toHaveLength(1);
+  });
 });
+
+/** A transport around a ready SDK client whose own default is `clientMaxRetries`. */
+function injectedClientTransport(api: SdkApi, clientMaxRetries: number): Transport {
+  const baseURL = baseUrlFor(api, mock);
+  const client =
+    api === 'anthropic-messages'
+      ? new Anthropic({ apiKey: 'k', baseURL, maxRetries: clientMaxRetries })
+      : new OpenAI({ apiKey: 'k', baseURL, maxRetries: clientMaxRetries });
+  return createTransport({ api, model: 'mock-model', client } as TransportOptions);
+}
 
 describe('withRetryPin', () => {
   function recordingTransport(seen: Array<CallOptions | undefined>): Transport {

@@ -148,13 +148,13 @@ describe('createClaudeCliTransport: environment, retries and hooks', () => {
 });
 
 describe('createClaudeCliTransport: retry pin', () => {
-  it('lets withRetryPin(transport, 0) stop the CLI own API retries, whatever the call asks', async () => {
+  it('lets withRetryPin(transport, 0) stop the CLI own API retries, whatever the call or config asks', async () => {
     fixture = createCliTestFixture({ turns: [{ steps: [{ type: 'text', text: 'ok' }] }] });
     const pinned = withRetryPin(
       createClaudeCliTransport({
         command: fixture.fake.command,
         cwd: fixture.cwd,
-        env: fixture.fake.env,
+        env: { ...fixture.fake.env, CLAUDE_CODE_MAX_RETRIES: '7' },
       }),
       0,
     );
