@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyError } from './classify-error';
+import { collectErrorFacts } from './collect-error-facts';
 
 function aborted(): AbortSignal {
   const controller = new AbortController();
@@ -79,6 +80,21 @@ describe('cause chains', () => {
     expect(classifyError(shallow).kind).toBe('connection');
   });
 
+  it('visits each node of a cycle once', () => {
+    const a = new Error('wrapper a') as Error & { cause?: unknown };
+    a.cause = new Error('wrapper b', { cause: a });
+    expect(collectErrorFacts(a).nodes).toHaveLength(2);
+  });
+
+  it('is bounded in size: at most 64 nodes of a wide tree', () => {
+    const leaves = () => Array.from({ length: 16 }, (_, index) => new Error(`leaf ${index}`));
+    const wide = new AggregateError(
+      Array.from({ length: 16 }, () => new AggregateError(leaves())),
+      'wide',
+    );
+    expect(collectErrorFacts(wide).nodes).toHaveLength(64);
+  });
+
   it('reads AggregateError.errors', () => {
     const error = new AggregateError([
       new Error('x'),
@@ -111,6 +127,39 @@ describe('status versus wording', () => {
     const error = Object.assign(new Error('llama runner process has terminated'), { status: 500 });
     expect(classifyError(error).kind).toBe('server_error');
     expect(classifyError('llama runner process has terminated').kind).toBe('connection');
+  });
+
+  it('abort wording does not override an HTTP status', () => {
+    expect(classifyError({ status: 500, message: 'The operation was aborted' }).kind).toBe(
+      'server_error',
+    );
+  });
+
+  it('an abort caused by a socket reset is a connection failure, not provider_abort', () => {
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    const abort = Object.assign(new Error('The operation was aborted', { cause: reset }), {
+      name: 'AbortError',
+    });
+    expect(classifyError(abort)).toMatchObject({ kind: 'connection', code: 'ECONNRESET' });
+  });
+
+  it('a 429 is a throttle even when its wording sounds like context overflow', () => {
+    const error = { status: 429, error: { message: 'Too many input tokens.' } };
+    expect(classifyError(error).kind).toBe('rate_limit');
+    expect(classifyError({ status: 400, error: { message: 'Too many input tokens.' } }).kind).toBe(
+      'context_overflow',
+    );
+  });
+
+  it('a content-policy code decides on a 400 without policy wording', () => {
+    const error = {
+      status: 400,
+      error: { type: 'invalid_request_error', code: 'moderation_blocked', message: 'Rejected.' },
+    };
+    expect(classifyError(error)).toMatchObject({
+      kind: 'content_policy',
+      code: 'moderation_blocked',
+    });
   });
 
   it('ignores non-error statuses (an in-stream error on a 200 response)', () => {
@@ -220,6 +269,10 @@ describe('fields', () => {
   it('reports retryAfterMs from a Headers object', () => {
     const headers = new Headers({ 'retry-after-ms': '250' });
     expect(classifyError({ status: 429, headers }).retryAfterMs).toBe(250);
+  });
+
+  it('reports a sanitized code', () => {
+    expect(classifyError({ code: 'E_ODD\n\u001b[31mFORGED' }).code).toBe('E_ODD\\nFORGED');
   });
 
   it('reports a sanitized, capped message', () => {

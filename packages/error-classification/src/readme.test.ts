@@ -28,10 +28,31 @@ describe('README examples', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(9);
   });
 
+  it('documents every export: values in a runnable example, types at least by name', () => {
+    const index = readFileSync(join(packageDir, 'src', 'index.ts'), 'utf8');
+    const exported = (pattern: RegExp) =>
+      [...index.matchAll(pattern)].flatMap((match) =>
+        (match[1] ?? '')
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean),
+      );
+    const values = exported(/^export \{([^}]*)\}/gm);
+    const types = exported(/^export type \{([^}]*)\}/gm);
+    expect(values).toContain('classifyError');
+    expect(types).toContain('ErrorClassification');
+    const mentioned = (name: string, text: string) => new RegExp(`\\b${name}\\b`).test(text);
+    const examples = blocks.join('\n');
+    expect(values.filter((name) => !mentioned(name, examples))).toEqual([]);
+    expect(types.filter((name) => !mentioned(name, readme))).toEqual([]);
+  });
+
   it.each(blocks.map((code, index) => [index, code] as const))(
     'block %i runs and prints what it says',
     async (index, code) => {
       const expected = [...code.matchAll(/\/\/ => (.*)$/gm)].map((match) => match[1]?.trim());
+      // A block without `// =>` would prove nothing but that it runs.
+      expect(expected.length).toBeGreaterThan(0);
       const printed: string[] = [];
       globalThis.__readmeLog = (...values) => {
         printed.push(
