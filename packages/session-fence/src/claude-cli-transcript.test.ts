@@ -1,6 +1,6 @@
 import { appendFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   claudeCliProjectSlug,
   claudeCliTranscriptHasAssistant,
@@ -8,16 +8,9 @@ import {
   resolveClaudeCliTranscriptPath,
 } from './claude-cli-transcript';
 import { InvalidSessionIdError } from './session-fence-error';
-import { makeTempDir } from './test-support';
+import { useTempDir } from './test-support';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempDir();
 
 describe('resolveClaudeCliTranscriptPath', () => {
   it('slugs the cwd the way Claude Code 2.1.332 does', () => {
@@ -85,7 +78,7 @@ describe('claudeCliTranscriptHasAssistant', () => {
   });
 
   it('finds a main-chain assistant record and ignores everything else', async () => {
-    const path = join(dir, 's.jsonl');
+    const path = join(temp.path, 's.jsonl');
     await writeFile(
       path,
       [
@@ -108,7 +101,7 @@ describe('claudeCliTranscriptHasAssistant', () => {
   });
 
   it('re-scans once to catch a record flushed just after the first scan', async () => {
-    const path = join(dir, 's.jsonl');
+    const path = join(temp.path, 's.jsonl');
     await writeFile(path, `${userLine}\n`);
     const result = claudeCliTranscriptHasAssistant(path, { rescanDelayMs: 1500 });
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -117,19 +110,19 @@ describe('claudeCliTranscriptHasAssistant', () => {
   });
 
   it('is false for missing, symlinked and non-regular paths', async () => {
-    const real = join(dir, 'real.jsonl');
+    const real = join(temp.path, 'real.jsonl');
     await writeFile(real, `${assistantLine}\n`);
-    await symlink(real, join(dir, 'link.jsonl'));
-    await mkdir(join(dir, 'dir.jsonl'));
+    await symlink(real, join(temp.path, 'link.jsonl'));
+    await mkdir(join(temp.path, 'dir.jsonl'));
     for (const name of ['missing.jsonl', 'link.jsonl', 'dir.jsonl']) {
-      expect(await claudeCliTranscriptHasAssistant(join(dir, name), { rescanDelayMs: 1 })).toBe(
-        false,
-      );
+      expect(
+        await claudeCliTranscriptHasAssistant(join(temp.path, name), { rescanDelayMs: 1 }),
+      ).toBe(false);
     }
   });
 
   it('wakes on abort during the re-scan wait', async () => {
-    const path = join(dir, 'none.jsonl');
+    const path = join(temp.path, 'none.jsonl');
     const controller = new AbortController();
     const waiting = claudeCliTranscriptHasAssistant(path, {
       rescanDelayMs: 600_000,

@@ -1,9 +1,9 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findOrphanedToolUses, inspectTrailingToolUses } from './find-orphaned-tool-uses';
 import { getTranscriptFileStatus } from './get-transcript-file-status';
-import { fixturePath, makeTempDir } from './test-support';
+import { fixturePath, useTempDir } from './test-support';
 
 describe('findOrphanedToolUses on the real Claude Code fixtures', () => {
   it.each([
@@ -40,14 +40,7 @@ describe('findOrphanedToolUses on the real Claude Code fixtures', () => {
   });
 });
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempDir();
 
 let uuidCounter = 0;
 function cli(type: string, message: unknown, extra: Record<string, unknown> = {}): string {
@@ -61,7 +54,7 @@ const assistant = (messageId: string, ...content: unknown[]) =>
 const user = (...content: unknown[]) => cli('user', { role: 'user', content });
 
 async function scan(lines: string[], trailingNewline = true): Promise<string[]> {
-  const path = join(dir, 'session.jsonl');
+  const path = join(temp.path, 'session.jsonl');
   await writeFile(path, lines.join('\n') + (trailingNewline ? '\n' : ''));
   return findOrphanedToolUses(path, { format: 'claude-cli' });
 }
@@ -217,7 +210,7 @@ describe('bounded tail', () => {
         content: `${index}`.padEnd(100, '.'),
       }),
     );
-    const path = join(dir, 'long.jsonl');
+    const path = join(temp.path, 'long.jsonl');
     await writeFile(path, [assistant('msg_1', toolUse('t1')), ...filler].join('\n') + '\n');
     expect(await findOrphanedToolUses(path, { format: 'claude-cli' })).toEqual(['t1']);
     expect(await findOrphanedToolUses(path, { format: 'claude-cli', tailBytes: 4096 })).toEqual([]);
@@ -228,7 +221,7 @@ describe('a last exchange longer than tailBytes', () => {
   const big = 'z'.repeat(8000);
 
   it('keel: says the window was incomplete when the calling message lies before it', async () => {
-    const path = join(dir, 'keel.jsonl');
+    const path = join(temp.path, 'keel.jsonl');
     const lines = [
       {
         type: 'message',
@@ -263,7 +256,7 @@ describe('a last exchange longer than tailBytes', () => {
       user({ type: 'tool_result', tool_use_id: 'other', content: big }),
       assistant('msg_1', toolUse('late')),
     ];
-    const path = join(dir, 'cli.jsonl');
+    const path = join(temp.path, 'cli.jsonl');
     await writeFile(path, `${lines.join('\n')}\n`);
     expect(await inspectTrailingToolUses(path, { format: 'claude-cli', tailBytes: 4096 })).toEqual({
       orphans: ['late'],
@@ -277,7 +270,7 @@ describe('a last exchange longer than tailBytes', () => {
 
   it('is complete once it meets an earlier assistant message inside the window', async () => {
     const filler = assistant('msg_0', { type: 'text', text: big });
-    const path = join(dir, 'done.jsonl');
+    const path = join(temp.path, 'done.jsonl');
     await writeFile(
       path,
       `${[filler, assistant('msg_1', { type: 'text', text: 'x' }), assistant('msg_2', toolUse('t'))].join('\n')}\n`,
@@ -291,7 +284,7 @@ describe('a last exchange longer than tailBytes', () => {
 
 describe('findOrphanedToolUses on keel transcripts', () => {
   it('reads keel entries', async () => {
-    const path = join(dir, 's.jsonl');
+    const path = join(temp.path, 's.jsonl');
     const lines = [
       { type: 'header', version: 1, sessionId: 's', createdAt: 'now' },
       { type: 'message', id: '1', timestamp: 't', role: 'assistant', content: [toolUse('k1')] },
@@ -324,15 +317,15 @@ describe('findOrphanedToolUses on keel transcripts', () => {
 
 describe('missing, empty and unsafe files', () => {
   it('gives [] and tells them apart with getTranscriptFileStatus', async () => {
-    const real = join(dir, 'real.jsonl');
+    const real = join(temp.path, 'real.jsonl');
     await writeFile(real, `${assistant('msg_1', toolUse('t1'))}\n`);
-    const empty = join(dir, 'empty.jsonl');
+    const empty = join(temp.path, 'empty.jsonl');
     await writeFile(empty, '');
-    const link = join(dir, 'link.jsonl');
+    const link = join(temp.path, 'link.jsonl');
     await symlink(real, link);
-    const directory = join(dir, 'dir.jsonl');
+    const directory = join(temp.path, 'dir.jsonl');
     await mkdir(directory);
-    const missing = join(dir, 'missing.jsonl');
+    const missing = join(temp.path, 'missing.jsonl');
 
     expect(await findOrphanedToolUses(real, { format: 'claude-cli' })).toEqual(['t1']);
     for (const path of [empty, link, directory, missing]) {

@@ -1,18 +1,11 @@
 import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type FileLine, readLines } from './read-lines';
 import { readLinesBackward } from './read-lines-backward';
-import { makeTempDir } from './test-support';
+import { useTempDir } from './test-support';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempDir();
 
 async function collect(lines: AsyncGenerator<FileLine>): Promise<FileLine[]> {
   const out: FileLine[] = [];
@@ -36,7 +29,7 @@ describe('readLines and readLinesBackward', () => {
       const count = Math.floor(next() * 8);
       const lines = Array.from({ length: count }, () => 'é{x}'.repeat(Math.floor(next() * 5)));
       const text = lines.join('\n') + (next() < 0.5 ? '\n' : '');
-      const path = join(dir, `f${round}`);
+      const path = join(temp.path, `f${round}`);
       await writeFile(path, text);
       const size = Buffer.byteLength(text);
       const start = Math.floor(next() * (size + 1));
@@ -67,7 +60,7 @@ describe('readLines and readLinesBackward', () => {
   });
 
   it('mark an unterminated last line and skip a partial first line', async () => {
-    const path = join(dir, 'f');
+    const path = join(temp.path, 'f');
     await writeFile(path, 'alpha\nbeta\ngam');
     const handle = await open(path, 'r');
     try {

@@ -1,22 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { findOrphanedToolUses } from './find-orphaned-tool-uses';
 import { INTERRUPTED_TOOL_RESULT, repairOrphanedToolUses } from './repair-orphaned-tool-uses';
 import { createSessionFence } from './session-fence';
-import { makeTempDir } from './test-support';
+import { useTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
 import type { MessageEntry } from './transcript-types';
 
-let dir: string;
-let cleanup: () => Promise<void>;
+const temp = useTempDir();
 let store: TranscriptStore;
 beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-  store = createTranscriptStore({ sessionsDir: join(dir, 'sessions') });
-});
-afterEach(async () => {
-  await cleanup();
+  store = createTranscriptStore({ sessionsDir: join(temp.path, 'sessions') });
 });
 
 const t = '2026-01-01T00:00:00.000Z';

@@ -19,36 +19,25 @@ import {
 } from './session-fence-error';
 import { createSessionLock } from './session-lock';
 import type { SessionStorage } from './session-storage';
-import { makeTempDir, spawnNodeScript } from './test-support';
+import { spawnNodeScript, textMessage, useTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
-import type { MessageEntry } from './transcript-types';
 
-let dir: string;
-let cleanup: () => Promise<void>;
+const temp = useTempDir();
 let store: TranscriptStore;
 let fence: SessionFence;
 let path: string;
 beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-  store = createTranscriptStore({ sessionsDir: join(dir, 'sessions'), lock: { staleMs: 5000 } });
-  await store.append('s1', [message('m0', 'first')]);
+  store = createTranscriptStore({
+    sessionsDir: join(temp.path, 'sessions'),
+    lock: { staleMs: 5000 },
+  });
+  await store.append('s1', [textMessage('m0', 'first')]);
   path = store.transcriptPath('s1');
   fence = createSessionFence({ storage: store, sessionId: 's1' });
 });
 afterEach(async () => {
   await fence.end().catch(() => {});
-  await cleanup();
 });
-
-function message(id: string, text: string): MessageEntry {
-  return {
-    type: 'message',
-    id,
-    timestamp: '2026-01-01T00:00:00.000Z',
-    role: 'user',
-    content: [{ type: 'text', text }],
-  };
-}
 
 async function expectTakeover(
   promise: Promise<unknown>,
@@ -80,11 +69,11 @@ describe('a released fence', () => {
   it('detects an append by another process at reacquire, sticky for the turn', async () => {
     await fence.acquire();
     await fence.release();
-    const child = await spawnNodeScript(dir, 'append.mjs', foreignAppend, [path]);
+    const child = await spawnNodeScript(temp.path, 'append.mjs', foreignAppend, [path]);
     expect(await child.exited).toBe(0);
     const takeover = await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'appended');
     expect(fence.takeover).toBe(takeover);
-    await expect(fence.append([message('late', 'x')])).rejects.toBe(takeover);
+    await expect(fence.append([textMessage('late', 'x')])).rejects.toBe(takeover);
     await expect(fence.check()).rejects.toBe(takeover);
     await expectLockFree();
     await fence.end();
@@ -115,7 +104,7 @@ describe('a released fence', () => {
   });
 
   it('detects a same-size rewrite at the start of a transcript longer than the tail digest', async () => {
-    await store.append('s1', [message('m1', 'y'.repeat(10_000))]);
+    await store.append('s1', [textMessage('m1', 'y'.repeat(10_000))]);
     await fence.acquire();
     await fence.release();
     const text = await readFile(path, 'utf8');
@@ -135,12 +124,12 @@ describe('a released fence', () => {
   it('accepts owned appends made through it while released', async () => {
     await fence.acquire();
     await fence.release();
-    await fence.append([message('steer-1', 'also this')]);
-    await fence.append([message('steer-2', 'and this')]);
+    await fence.append([textMessage('steer-1', 'also this')]);
+    await fence.append([textMessage('steer-2', 'and this')]);
     expect(fence.status).toBe('released');
     await expectLockFree();
     await fence.reacquire();
-    await fence.append([message('reply', 'done')]);
+    await fence.append([textMessage('reply', 'done')]);
     await fence.end();
     expect(fence.takeover).toBeUndefined();
     expect((await store.read('s1')).entries.map((entry) => entry.id)).toEqual([
@@ -167,9 +156,9 @@ describe('a released fence', () => {
   it('refuses an owned append after a foreign one (phase write) and writes nothing', async () => {
     await fence.acquire();
     await fence.release();
-    await appendFile(path, `${JSON.stringify(message('foreign', 'x'))}\n`);
+    await appendFile(path, `${JSON.stringify(textMessage('foreign', 'x'))}\n`);
     const before = await readFile(path, 'utf8');
-    await expectTakeover(fence.append([message('mine', 'y')]), 'write', 'appended');
+    await expectTakeover(fence.append([textMessage('mine', 'y')]), 'write', 'appended');
     expect(await readFile(path, 'utf8')).toBe(before);
   });
 
@@ -184,7 +173,9 @@ await fence.acquire();
 await fence.append([{ type: 'message', id: 'other-turn', timestamp: 't', role: 'assistant', content: [] }]);
 await fence.end();
 `;
-    const child = await spawnNodeScript(dir, 'other-turn.mjs', otherTurn, [join(dir, 'sessions')]);
+    const child = await spawnNodeScript(temp.path, 'other-turn.mjs', otherTurn, [
+      join(temp.path, 'sessions'),
+    ]);
     expect(await child.exited, child.stderr()).toBe(0);
     await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'appended');
   });
@@ -217,14 +208,14 @@ await fence.end();
 describe('a held fence', () => {
   it('notices a writer that ignored the lock (phase fence_check)', async () => {
     await fence.acquire();
-    await appendFile(path, `${JSON.stringify(message('rogue', 'x'))}\n`);
+    await appendFile(path, `${JSON.stringify(textMessage('rogue', 'x'))}\n`);
     await expectTakeover(fence.check(), 'fence_check', 'appended');
     await expectLockFree();
   });
 
   it('notices a writer that ignored the lock when releasing (phase fence_check)', async () => {
     await fence.acquire();
-    await appendFile(path, `${JSON.stringify(message('rogue', 'x'))}\n`);
+    await appendFile(path, `${JSON.stringify(textMessage('rogue', 'x'))}\n`);
     await expectTakeover(fence.release(), 'fence_check', 'appended');
     await expectLockFree();
   });
@@ -237,7 +228,7 @@ describe('a held fence', () => {
         const change = await store.compare(sessionId, expected, options);
         if (rogueWrites === 0) {
           rogueWrites += 1;
-          await appendFile(path, `${JSON.stringify(message('rogue', 'x'))}\n`);
+          await appendFile(path, `${JSON.stringify(textMessage('rogue', 'x'))}\n`);
         }
         return change;
       },
@@ -251,7 +242,7 @@ describe('a held fence', () => {
 
   it('notices that its lock was taken over as stale while held (lock-lost) and writes nothing', async () => {
     const frozen = createTranscriptStore({
-      sessionsDir: join(dir, 'sessions'),
+      sessionsDir: join(temp.path, 'sessions'),
       lock: { staleMs: 200, heartbeatMs: 600_000 },
     });
     const held = createSessionFence({ storage: frozen, sessionId: 's1' });
@@ -260,7 +251,7 @@ describe('a held fence', () => {
       timeoutMs: 10_000,
     });
     const before = await readFile(path, 'utf8');
-    await expectTakeover(held.append([message('late', 'x')]), 'write', 'lock-lost');
+    await expectTakeover(held.append([textMessage('late', 'x')]), 'write', 'lock-lost');
     expect(await readFile(path, 'utf8')).toBe(before);
     expect(await usurper.isHeld()).toBe(true);
     await usurper.release();
@@ -268,7 +259,7 @@ describe('a held fence', () => {
 
   it('notices a change at turn end (phase cleanup) and still lets the lock go', async () => {
     await fence.acquire();
-    await fence.append([message('reply', 'r')]);
+    await fence.append([textMessage('reply', 'r')]);
     await truncate(path, 3);
     await expectTakeover(fence.end(), 'cleanup', 'truncated');
     expect(fence.status).toBe('ended');
@@ -279,23 +270,23 @@ describe('a held fence', () => {
     const fresh = createSessionFence({ storage: store, sessionId: 'new-session' });
     await fresh.acquire();
     await fresh.release();
-    await fresh.append([message('q', 'queued')]);
+    await fresh.append([textMessage('q', 'queued')]);
     await fresh.reacquire();
     await fresh.end();
     expect((await store.read('new-session')).entries.map((entry) => entry.id)).toEqual(['q']);
   });
 
   it('works on a sessions directory that does not exist yet', async () => {
-    const fresh = createTranscriptStore({ sessionsDir: join(dir, 'not', 'yet') });
+    const fresh = createTranscriptStore({ sessionsDir: join(temp.path, 'not', 'yet') });
     const first = createSessionFence({ storage: fresh, sessionId: 'a' });
     await first.acquire();
-    await first.append([message('1', 'x')]);
+    await first.append([textMessage('1', 'x')]);
     await first.end();
     expect((await fresh.read('a')).entries).toHaveLength(1);
   });
 
   it('refuses a symlinked transcript at acquire and lets the lock go', async () => {
-    const target = join(dir, 'elsewhere.jsonl');
+    const target = join(temp.path, 'elsewhere.jsonl');
     await writeFile(target, '');
     await symlink(target, store.transcriptPath('linked'));
     const linked = createSessionFence({ storage: store, sessionId: 'linked' });

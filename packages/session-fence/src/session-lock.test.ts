@@ -2,22 +2,17 @@ import { spawnSync } from 'node:child_process';
 import { readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SessionLockTimeoutError, UnsafeTranscriptPathError } from './session-fence-error';
 import { createSessionLock } from './session-lock';
-import { makeTempDir, type NodeChild, spawnNodeScript, waitFor } from './test-support';
+import { type NodeChild, spawnNodeScript, useTempDir, waitFor } from './test-support';
 
-let dir: string;
-let cleanup: () => Promise<void>;
+const temp = useTempDir();
 const children: NodeChild[] = [];
-beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-});
 afterEach(async () => {
   for (const { child } of children.splice(0)) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-  await cleanup();
 });
 
 const contender = `
@@ -64,14 +59,14 @@ setInterval(() => {}, 1000);
 
 describe('createSessionLock across processes', () => {
   it('lets only one of several contending child processes in at a time', async () => {
-    const lockPath = join(dir, 's.lock');
-    const counter = join(dir, 'counter');
-    const log = join(dir, 'log');
+    const lockPath = join(temp.path, 's.lock');
+    const counter = join(temp.path, 'counter');
+    const log = join(temp.path, 'log');
     await writeFile(counter, '0');
     await writeFile(log, '');
     const started = await Promise.all(
       [1, 2, 3, 4].map((index) =>
-        spawnNodeScript(dir, `contender-${index}.mjs`, contender, [
+        spawnNodeScript(temp.path, `contender-${index}.mjs`, contender, [
           lockPath,
           counter,
           log,
@@ -85,13 +80,13 @@ describe('createSessionLock across processes', () => {
     expect(codes, started.map((child) => child.stderr()).join('\n')).toEqual([0, 0, 0, 0]);
     expect(await readFile(counter, 'utf8')).toBe('48');
     assertMutualExclusion(await readFile(log, 'utf8'), 48);
-    expect((await readdir(dir)).filter((name) => name.startsWith('s.lock'))).toEqual([]);
+    expect((await readdir(temp.path)).filter((name) => name.startsWith('s.lock'))).toEqual([]);
   });
 
   it('takes over the lock of a holder killed with kill -9, within staleMs', async () => {
-    const lockPath = join(dir, 's.lock');
+    const lockPath = join(temp.path, 's.lock');
     const staleMs = 3000;
-    const child = await spawnNodeScript(dir, 'holder.mjs', holder, [
+    const child = await spawnNodeScript(temp.path, 'holder.mjs', holder, [
       lockPath,
       String(staleMs),
       '500',
@@ -110,8 +105,8 @@ describe('createSessionLock across processes', () => {
   });
 
   it('takes over a live holder whose heartbeat stopped (SIGSTOP), and the old holder cannot remove the new lock', async () => {
-    const lockPath = join(dir, 's.lock');
-    const child = await spawnNodeScript(dir, 'holder.mjs', holder, [lockPath, '1000', '100']);
+    const lockPath = join(temp.path, 's.lock');
+    const child = await spawnNodeScript(temp.path, 'holder.mjs', holder, [lockPath, '1000', '100']);
     children.push(child);
     await waitFor(() => child.stdout().includes('acquired'), { what: 'child to acquire' });
     const lock = createSessionLock({ path: lockPath, staleMs: 1000 });
@@ -128,8 +123,8 @@ describe('createSessionLock across processes', () => {
   });
 
   it('keeps a live holder whose heartbeat runs, long past staleMs', async () => {
-    const lockPath = join(dir, 's.lock');
-    const child = await spawnNodeScript(dir, 'holder.mjs', holder, [lockPath, '400', '50']);
+    const lockPath = join(temp.path, 's.lock');
+    const child = await spawnNodeScript(temp.path, 'holder.mjs', holder, [lockPath, '400', '50']);
     children.push(child);
     await waitFor(() => child.stdout().includes('acquired'), { what: 'child to acquire' });
     const lock = createSessionLock({ path: lockPath, staleMs: 400 });
@@ -141,20 +136,26 @@ describe('createSessionLock across processes', () => {
   });
 
   it('lets exactly one of several contenders take over one stale lock at a time', async () => {
-    const lockPath = join(dir, 's.lock');
+    const lockPath = join(temp.path, 's.lock');
     const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)']);
     const deadPid = Number(dead.stdout.toString().trim());
     await writeFile(
       lockPath,
       JSON.stringify({ pid: deadPid, host: hostname(), token: 'dead', acquiredAt: '' }),
     );
-    const counter = join(dir, 'counter');
-    const log = join(dir, 'log');
+    const counter = join(temp.path, 'counter');
+    const log = join(temp.path, 'log');
     await writeFile(counter, '0');
     await writeFile(log, '');
     const started = await Promise.all(
       [1, 2, 3, 4, 5].map((index) =>
-        spawnNodeScript(dir, `c-${index}.mjs`, contender, [lockPath, counter, log, '1', '20']),
+        spawnNodeScript(temp.path, `c-${index}.mjs`, contender, [
+          lockPath,
+          counter,
+          log,
+          '1',
+          '20',
+        ]),
       ),
     );
     children.push(...started);
@@ -167,7 +168,7 @@ describe('createSessionLock across processes', () => {
 
 describe('createSessionLock in one process', () => {
   it('times out with a coordination error naming the holder', async () => {
-    const lock = createSessionLock({ path: join(dir, 's.lock') });
+    const lock = createSessionLock({ path: join(temp.path, 's.lock') });
     const held = await lock.acquire();
     const error = await lock.acquire({ timeoutMs: 150 }).catch((caught: unknown) => caught);
     expect(SessionLockTimeoutError.isInstance(error)).toBe(true);
@@ -180,7 +181,7 @@ describe('createSessionLock in one process', () => {
   });
 
   it('wakes a waiting acquire on abort', async () => {
-    const lock = createSessionLock({ path: join(dir, 's.lock') });
+    const lock = createSessionLock({ path: join(temp.path, 's.lock') });
     const held = await lock.acquire();
     const controller = new AbortController();
     const waiting = lock.acquire({ signal: controller.signal, timeoutMs: 600_000 });
@@ -190,7 +191,7 @@ describe('createSessionLock in one process', () => {
   });
 
   it('releases idempotently and never removes a lock it no longer owns', async () => {
-    const path = join(dir, 's.lock');
+    const path = join(temp.path, 's.lock');
     const lock = createSessionLock({ path, staleMs: 200, heartbeatMs: 100_000 });
     const first = await lock.acquire();
     await first.release();
@@ -206,7 +207,7 @@ describe('createSessionLock in one process', () => {
   });
 
   it('treats an old heartbeat from another host as stale but a fresh one as held', async () => {
-    const path = join(dir, 's.lock');
+    const path = join(temp.path, 's.lock');
     await writeFile(
       path,
       JSON.stringify({ pid: 1, host: 'elsewhere', token: 'other', acquiredAt: '' }),
@@ -221,10 +222,10 @@ describe('createSessionLock in one process', () => {
   });
 
   it('refuses a symlinked lock path', async () => {
-    const target = join(dir, 'target');
+    const target = join(temp.path, 'target');
     await writeFile(target, 'x');
-    await symlink(target, join(dir, 's.lock'));
-    const lock = createSessionLock({ path: join(dir, 's.lock') });
+    await symlink(target, join(temp.path, 's.lock'));
+    const lock = createSessionLock({ path: join(temp.path, 's.lock') });
     await expect(lock.acquire({ timeoutMs: 100 })).rejects.toSatisfy(
       UnsafeTranscriptPathError.isInstance,
     );

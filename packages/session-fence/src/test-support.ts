@@ -5,6 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach } from 'vitest';
+import type { MessageEntry } from './transcript-types';
 
 /** Absolute file URL of this package's built entry, for child processes. */
 export const distUrl = new URL('../dist/index.js', import.meta.url).href;
@@ -28,6 +30,42 @@ export function fixturePath(name: string): string {
 export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'keel-session-fence-'));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Gives every test of the calling file a fresh temp dir, removed after the test (after the
+ * file's own `afterEach` hooks, which run first). Read `path` inside a test or hook.
+ */
+export function useTempDir(): { readonly path: string } {
+  let current: { dir: string; cleanup: () => Promise<void> } | undefined;
+  beforeEach(async () => {
+    current = await makeTempDir();
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
+  return {
+    get path() {
+      if (current === undefined) throw new Error('useTempDir: path is only set inside a test');
+      return current.dir;
+    },
+  };
+}
+
+/** A valid keel message entry with one text block. */
+export function textMessage(
+  id: string,
+  text: string,
+  role: MessageEntry['role'] = 'user',
+): MessageEntry {
+  return {
+    type: 'message',
+    id,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    role,
+    content: [{ type: 'text', text }],
+  };
 }
 
 /** Polls `condition` every `intervalMs` until it is truthy or `timeoutMs` passes (then throws). */

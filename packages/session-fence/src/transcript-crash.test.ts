@@ -1,20 +1,15 @@
 /** A writer killed with `kill -9` in the middle of appending: what is left must read and repair. */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, type NodeChild, spawnNodeScript, waitFor } from './test-support';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type NodeChild, spawnNodeScript, useTempDir, waitFor } from './test-support';
 import { createTranscriptStore } from './transcript-store';
 
-let dir: string;
-let cleanup: () => Promise<void>;
+const temp = useTempDir();
 let writer: NodeChild | undefined;
-beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-});
 afterEach(async () => {
   if (writer && writer.child.exitCode === null && writer.child.signalCode === null)
     writer.child.kill('SIGKILL');
-  await cleanup();
 });
 
 const appender = `
@@ -41,8 +36,8 @@ setInterval(() => {}, 1000);
 
 describe('a transcript whose writer was killed with kill -9', () => {
   it('skips the half-written line the killed writer left, and the next append repairs it', async () => {
-    const sessionsDir = join(dir, 'sessions');
-    writer = await spawnNodeScript(dir, 'torn-writer.mjs', tornWriter, [sessionsDir]);
+    const sessionsDir = join(temp.path, 'sessions');
+    writer = await spawnNodeScript(temp.path, 'torn-writer.mjs', tornWriter, [sessionsDir]);
     await waitFor(() => writer?.stdout().includes('torn'), { what: 'the half-written line' });
     writer.child.kill('SIGKILL');
     expect(await writer.exited).toBeNull();
@@ -65,8 +60,8 @@ describe('a transcript whose writer was killed with kill -9', () => {
   });
 
   it('reads every whole entry in order, at most one torn last line, and the next append repairs it', async () => {
-    const sessionsDir = join(dir, 'sessions');
-    writer = await spawnNodeScript(dir, 'appender.mjs', appender, [sessionsDir]);
+    const sessionsDir = join(temp.path, 'sessions');
+    writer = await spawnNodeScript(temp.path, 'appender.mjs', appender, [sessionsDir]);
     await waitFor(() => writer?.stdout().includes('started'), { what: 'the writer to start' });
     const store = createTranscriptStore({ sessionsDir });
     await waitFor(async () => (await stat(store.transcriptPath('s'))).size > 8 * 1024 * 1024, {

@@ -10,42 +10,27 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   InvalidSessionIdError,
   InvalidTranscriptEntryError,
   UnsafeTranscriptPathError,
 } from './session-fence-error';
-import { makeTempDir } from './test-support';
+import { textMessage, useTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
 import type { MessageEntry } from './transcript-types';
 
-let dir: string;
-let cleanup: () => Promise<void>;
+const temp = useTempDir();
 let store: TranscriptStore;
 beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-  store = createTranscriptStore({ sessionsDir: join(dir, 'sessions') });
+  store = createTranscriptStore({ sessionsDir: join(temp.path, 'sessions') });
 });
-afterEach(async () => {
-  await cleanup();
-});
-
-function message(id: string, text: string, role: MessageEntry['role'] = 'user'): MessageEntry {
-  return {
-    type: 'message',
-    id,
-    timestamp: '2026-01-01T00:00:00.000Z',
-    role,
-    content: [{ type: 'text', text }],
-  };
-}
 
 describe('createTranscriptStore', () => {
   it('writes a versioned header and whole lines, and reads them back', async () => {
-    await store.append('s1', [message('1', 'hello')]);
+    await store.append('s1', [textMessage('1', 'hello')]);
     await store.append('s1', [
-      message('2', 'multi\nline'),
+      textMessage('2', 'multi\nline'),
       { type: 'turn', id: '3', timestamp: 't', turnId: 'x', phase: 'start' },
     ]);
     const text = await readFile(store.transcriptPath('s1'), 'utf8');
@@ -77,21 +62,21 @@ describe('createTranscriptStore', () => {
       'a b',
       'x\u0000',
     ]) {
-      await expect(store.append(bad, [message('1', 'x')])).rejects.toSatisfy(
+      await expect(store.append(bad, [textMessage('1', 'x')])).rejects.toSatisfy(
         InvalidSessionIdError.isInstance,
       );
       expect(() => store.transcriptPath(bad)).toThrow(InvalidSessionIdError);
     }
-    expect(store.transcriptPath('a.b_c-D9')).toBe(join(dir, 'sessions', 'a.b_c-D9.jsonl'));
+    expect(store.transcriptPath('a.b_c-D9')).toBe(join(temp.path, 'sessions', 'a.b_c-D9.jsonl'));
     expect(store.transcriptPath('a'.repeat(128))).toContain('a'.repeat(128));
   });
 
   it('does not follow a symlinked transcript', async () => {
-    await store.append('s1', [message('1', 'x')]);
-    const victim = join(dir, 'victim.txt');
+    await store.append('s1', [textMessage('1', 'x')]);
+    const victim = join(temp.path, 'victim.txt');
     await writeFile(victim, 'do not touch\n');
     await symlink(victim, store.transcriptPath('evil'));
-    await expect(store.append('evil', [message('1', 'x')])).rejects.toSatisfy(
+    await expect(store.append('evil', [textMessage('1', 'x')])).rejects.toSatisfy(
       UnsafeTranscriptPathError.isInstance,
     );
     await expect(store.read('evil')).rejects.toSatisfy(UnsafeTranscriptPathError.isInstance);
@@ -100,8 +85,8 @@ describe('createTranscriptStore', () => {
   });
 
   it('does not follow a symlinked lock file in sessionsDir', async () => {
-    await store.append('s1', [message('1', 'x')]);
-    const victim = join(dir, 'victim.txt');
+    await store.append('s1', [textMessage('1', 'x')]);
+    const victim = join(temp.path, 'victim.txt');
     await writeFile(victim, 'do not touch\n');
     await symlink(victim, store.lockPath('s1'));
     await expect(store.lock('s1', { timeoutMs: 100 })).rejects.toSatisfy(
@@ -112,11 +97,11 @@ describe('createTranscriptStore', () => {
   });
 
   it('refuses a transcript that is a directory or a FIFO', async () => {
-    await mkdir(join(dir, 'sessions'), { recursive: true });
+    await mkdir(join(temp.path, 'sessions'), { recursive: true });
     await mkdir(store.transcriptPath('dir'));
     expect(spawnSync('mkfifo', [store.transcriptPath('fifo')]).status).toBe(0);
     for (const id of ['dir', 'fifo']) {
-      await expect(store.append(id, [message('1', 'x')])).rejects.toSatisfy(
+      await expect(store.append(id, [textMessage('1', 'x')])).rejects.toSatisfy(
         UnsafeTranscriptPathError.isInstance,
       );
       await expect(store.read(id)).rejects.toSatisfy(UnsafeTranscriptPathError.isInstance);
@@ -125,24 +110,24 @@ describe('createTranscriptStore', () => {
   });
 
   it('works through a sessionsDir that is itself a symlink (the configured path is trusted)', async () => {
-    const real = join(dir, 'real-sessions');
+    const real = join(temp.path, 'real-sessions');
     await mkdir(real);
-    await symlink(real, join(dir, 'linked'));
-    const linked = createTranscriptStore({ sessionsDir: join(dir, 'linked') });
-    await linked.append('s1', [message('1', 'x')]);
+    await symlink(real, join(temp.path, 'linked'));
+    const linked = createTranscriptStore({ sessionsDir: join(temp.path, 'linked') });
+    await linked.append('s1', [textMessage('1', 'x')]);
     expect((await lstat(join(real, 's1.jsonl'))).isFile()).toBe(true);
     expect((await linked.read('s1')).entries.map((entry) => entry.id)).toEqual(['1']);
   });
 
   it('skips a torn last line on read and drops it on the next append', async () => {
-    await store.append('s1', [message('1', 'a'), message('2', 'b')]);
+    await store.append('s1', [textMessage('1', 'a'), textMessage('2', 'b')]);
     const path = store.transcriptPath('s1');
     await appendFile(path, '{"type":"message","id":"3","times');
     const torn = await store.read('s1');
     expect(torn.entries.map((entry) => entry.id)).toEqual(['1', '2']);
     expect(torn.issues).toEqual([expect.objectContaining({ line: 4, reason: 'torn-last-line' })]);
 
-    const result = await store.append('s1', [message('4', 'd')]);
+    const result = await store.append('s1', [textMessage('4', 'd')]);
     expect(result.repaired).toBe('dropped-torn-line');
     const repaired = await store.read('s1');
     expect(repaired.entries.map((entry) => entry.id)).toEqual(['1', '2', '4']);
@@ -151,20 +136,20 @@ describe('createTranscriptStore', () => {
   });
 
   it('keeps a complete last line that only lacks its newline', async () => {
-    await store.append('s1', [message('1', 'a')]);
+    await store.append('s1', [textMessage('1', 'a')]);
     const path = store.transcriptPath('s1');
-    await appendFile(path, JSON.stringify(message('2', 'b')));
+    await appendFile(path, JSON.stringify(textMessage('2', 'b')));
     expect((await store.read('s1')).entries.map((entry) => entry.id)).toEqual(['1', '2']);
-    const result = await store.append('s1', [message('3', 'c')]);
+    const result = await store.append('s1', [textMessage('3', 'c')]);
     expect(result.repaired).toBe('terminated-last-line');
     expect((await store.read('s1')).entries.map((entry) => entry.id)).toEqual(['1', '2', '3']);
   });
 
   it('reports a corrupt middle line with its line number and keeps reading', async () => {
-    await store.append('s1', [message('1', 'a')]);
+    await store.append('s1', [textMessage('1', 'a')]);
     const path = store.transcriptPath('s1');
     await appendFile(path, 'this is not json\n{"type":"message","id":"x"}\n');
-    await store.append('s1', [message('2', 'b')]);
+    await store.append('s1', [textMessage('2', 'b')]);
     const read = await store.read('s1');
     expect(read.entries.map((entry) => entry.id)).toEqual(['1', '2']);
     expect(read.issues).toEqual([
@@ -175,7 +160,7 @@ describe('createTranscriptStore', () => {
 
   it('reads the tail without the rest of the file', async () => {
     const entries = Array.from({ length: 200 }, (_, index) =>
-      message(String(index), 'x'.repeat(100)),
+      textMessage(String(index), 'x'.repeat(100)),
     );
     await store.append('s1', entries);
     const tail = await store.readTail('s1', { maxBytes: 1000 });
@@ -221,10 +206,10 @@ describe('createTranscriptStore', () => {
   });
 
   it('returns the state after each append and detects changes against it', async () => {
-    const first = await store.append('s1', [message('1', 'a')]);
+    const first = await store.append('s1', [textMessage('1', 'a')]);
     expect(first.state.size).toBe((await stat(store.transcriptPath('s1'))).size);
     expect(await store.compare('s1', first.state)).toBeUndefined();
-    await appendFile(store.transcriptPath('s1'), `${JSON.stringify(message('2', 'b'))}\n`);
+    await appendFile(store.transcriptPath('s1'), `${JSON.stringify(textMessage('2', 'b'))}\n`);
     expect(await store.compare('s1', first.state)).toBe('appended');
     await truncate(store.transcriptPath('s1'), 10);
     expect(await store.compare('s1', first.state)).toBe('truncated');
@@ -239,7 +224,7 @@ describe('createTranscriptStore', () => {
       content: [],
     } as unknown as MessageEntry;
     const error = await store
-      .append('s1', [message('1', 'ok'), bad])
+      .append('s1', [textMessage('1', 'ok'), bad])
       .catch((caught: unknown) => caught);
     expect(InvalidTranscriptEntryError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ index: 1 });
@@ -247,8 +232,8 @@ describe('createTranscriptStore', () => {
   });
 
   it('can skip fsync', async () => {
-    const fast = createTranscriptStore({ sessionsDir: join(dir, 'fast'), fsync: false });
-    await fast.append('s1', [message('1', 'a')]);
+    const fast = createTranscriptStore({ sessionsDir: join(temp.path, 'fast'), fsync: false });
+    await fast.append('s1', [textMessage('1', 'a')]);
     expect((await fast.read('s1')).entries).toHaveLength(1);
   });
 });
