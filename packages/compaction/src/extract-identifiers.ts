@@ -57,8 +57,8 @@ export function extractIdentifiers(text: string): string[] {
 }
 
 /**
- * Identifiers that a summary of these texts must keep: the newest `limit` unique ones, returned
- * in order of first appearance.
+ * Identifiers that a summary of these texts must keep: the `limit` unique ones seen most
+ * recently, ordered by where each last appears (oldest first).
  */
 export function collectIdentifiers(texts: readonly string[], limit: number): string[] {
   const picked: string[] = [];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { estimateMessageTokens } from './estimate-tokens';
-import { findCutPoint, findLatestUserRequest } from './find-cut-point';
+import { findBlockedCuts, findCutPoint, findLatestUserRequest } from './find-cut-point';
 import {
   buildTranscript,
   messagesOf,
@@ -36,6 +36,48 @@ function keptTokens(messages: readonly MessageEntry[], cut: number): number {
 }
 
 const keepRecent = fc.integer({ min: 0, max: 400 });
+
+/** Where the token target alone would cut: the largest index keeping `keepRecentTokens`. */
+function tokenLimit(messages: readonly MessageEntry[], keepRecentTokens: number): number {
+  let limit = messages.length;
+  while (limit > 0 && keptTokens(messages, limit) < keepRecentTokens) limit -= 1;
+  return limit;
+}
+
+describe('the generated transcripts', () => {
+  it('exercise every rule: tool pairs, orphans, tool results sent as user messages, and cuts the rules move', () => {
+    const samples = fc.sample(fc.tuple(transcriptArbitrary(), keepRecent), {
+      numRuns: 400,
+      seed: 7,
+    });
+    const seen = { pairs: 0, orphans: 0, userToolResults: 0, latestRequestBinds: 0, pairBinds: 0 };
+    for (const [entries, keepRecentTokens] of samples) {
+      const messages = messagesOf(entries);
+      const found = pairs(messages);
+      if (found.length > 0) seen.pairs += 1;
+      const uses = messages.flatMap((m) =>
+        typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_use'),
+      );
+      if (uses.length > found.length) seen.orphans += 1;
+      const latest = findLatestUserRequest(messages);
+      const userResults = messages.some(
+        (m, index) =>
+          index > latest &&
+          m.role === 'user' &&
+          typeof m.content !== 'string' &&
+          m.content.every((b) => b.type === 'tool_result'),
+      );
+      if (userResults) seen.userToolResults += 1;
+      const limit = tokenLimit(messages, keepRecentTokens);
+      if (keptTokens(messages, limit) < keepRecentTokens) continue;
+      if (latest >= 0 && latest < limit) seen.latestRequestBinds += 1;
+      const target = latest >= 0 ? Math.min(limit, latest) : limit;
+      if (target > 0 && findBlockedCuts(messages)[target] === 1) seen.pairBinds += 1;
+    }
+    // each case in at least 5% of the samples, so the properties below are not vacuous
+    for (const count of Object.values(seen)) expect(count).toBeGreaterThanOrEqual(20);
+  });
+});
 
 describe('findCutPoint', () => {
   it('never separates a tool_use from its tool_result', () => {

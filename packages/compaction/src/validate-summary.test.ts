@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { extractIdentifiers } from './extract-identifiers';
 import { findMissingSections, SUMMARY_SECTIONS } from './summary-sections';
 import { describeSummaryProblems, validateSummary } from './validate-summary';
 
@@ -78,28 +77,5 @@ describe('findMissingSections', () => {
 
   it('does not accept a section name in running text', () => {
     expect(findMissingSections('Goal: ship it. Progress is good.')).toContain('Goal');
-  });
-});
-
-describe('extractIdentifiers', () => {
-  it('finds paths, URLs and ids verbatim, once each, in order', () => {
-    const text =
-      'Edit /work/src/app.ts and ./lib/x.js (see https://example.com/a/b?x=1). Called toolu_01ABC, ' +
-      'call_mock_1, request 550e8400-e29b-41d4-a716-446655440000 at commit 3f2a9c1d; then /work/src/app.ts again.';
-    expect(extractIdentifiers(text)).toEqual([
-      '/work/src/app.ts',
-      './lib/x.js',
-      'https://example.com/a/b?x=1',
-      'toolu_01ABC',
-      'call_mock_1',
-      '550e8400-e29b-41d4-a716-446655440000',
-      '3f2a9c1d',
-    ]);
-  });
-
-  it('ignores plain words, and/or, and hex-looking words without digits', () => {
-    expect(extractIdentifiers('He said and/or maybe; deadbeef, max_tokens and 1234567.')).toEqual(
-      [],
-    );
   });
 });
