@@ -156,6 +156,21 @@ describe('createTranscriptStore', () => {
       expect.objectContaining({ line: 3, reason: 'invalid-json' }),
       expect.objectContaining({ line: 4, reason: 'invalid-entry' }),
     ]);
+    const text = await readFile(path, 'utf8');
+    const tail = await store.readTail('s1', { maxBytes: text.length - 10 });
+    expect(tail.entries.map((entry) => entry.id)).toEqual(['1', '2']);
+    expect(tail.issues).toEqual([
+      {
+        offset: text.indexOf('this is not json'),
+        reason: 'invalid-json',
+        detail: expect.any(String),
+      },
+      {
+        offset: text.indexOf('{"type":"message","id":"x"}'),
+        reason: 'invalid-entry',
+        detail: expect.any(String),
+      },
+    ]);
   });
 
   it('reads the tail without the rest of the file', async () => {
