@@ -1,11 +1,11 @@
 import type { AnthropicClientLike, AnthropicSdk } from './anthropic-client-like';
-import { createSdkTransport, DEFAULT_MAX_RETRIES } from './create-sdk-transport';
+import { createSdkTransport, sdkSpecBase } from './create-sdk-transport';
 import {
   type AnthropicMessagesEvent,
   fromAnthropicMessagesStream,
 } from './from-anthropic-messages-stream';
 import { loadSdk } from './load-sdk';
-import { sanitizeUrl } from './sanitize-url';
+import { sdkClientOptions } from './sdk-client-options';
 import { toAnthropicMessages } from './to-anthropic-messages';
 import type { AnthropicMessagesTransportOptions } from './transport-options';
 import type { Transport } from './types';
@@ -25,28 +25,15 @@ export function createAnthropicMessagesTransport(
       '@anthropic-ai/sdk',
       'anthropic-messages',
       options.loadSdk ?? importAnthropic,
-    ).then(
-      (sdk) =>
-        options.client ??
-        new sdk.Anthropic({
-          ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-          ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
-          ...(options.defaultHeaders === undefined
-            ? {}
-            : { defaultHeaders: options.defaultHeaders }),
-          maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-        }),
-    );
+    ).then((sdk) => options.client ?? new sdk.Anthropic(sdkClientOptions(options)));
     return loading;
   };
   return createSdkTransport<AnthropicMessagesEvent>({
     api: 'anthropic-messages',
-    provider: options.provider ?? 'anthropic',
-    model: options.model,
-    url: sanitizeUrl(options.client?.baseURL ?? options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL),
-    secret: options.apiKey ?? options.client?.apiKey ?? undefined,
-    hooks: options.hooks,
-    defaults: options,
+    ...sdkSpecBase(options, {
+      vendor: 'anthropic',
+      baseUrl: options.client?.baseURL ?? options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL,
+    }),
     async open(request, context) {
       const body = toAnthropicMessages(request, {
         model: context.model,

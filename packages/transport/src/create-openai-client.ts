@@ -1,7 +1,6 @@
-import { DEFAULT_MAX_RETRIES } from './create-sdk-transport';
 import { loadSdk } from './load-sdk';
 import type { OpenAIClientLike, OpenAISdk } from './openai-client-like';
-import { sanitizeUrl } from './sanitize-url';
+import { sdkClientOptions } from './sdk-client-options';
 import type {
   OpenAIChatTransportOptions,
   OpenAIResponsesTransportOptions,
@@ -15,8 +14,8 @@ const importOpenAI = (): Promise<OpenAISdk> => import('openai');
 export interface OpenAIClientHandle {
   /** Resolves the SDK module and a client, once, on first use. */
   get(): Promise<{ sdk: OpenAISdk; client: OpenAIClientLike }>;
-  /** Sanitized base URL for hooks. */
-  readonly url: string;
+  /** The base URL requests go to (unsanitized: it may hold credentials). */
+  readonly baseUrl: string;
 }
 
 /** Lazily loads `openai` and builds (or takes) the client. */
@@ -24,22 +23,12 @@ export function createOpenAIClient(
   options: OpenAIChatTransportOptions | OpenAIResponsesTransportOptions,
 ): OpenAIClientHandle {
   let loading: Promise<{ sdk: OpenAISdk; client: OpenAIClientLike }> | undefined;
-  const url = sanitizeUrl(options.client?.baseURL ?? options.baseUrl ?? DEFAULT_OPENAI_BASE_URL);
   return {
-    url,
+    baseUrl: options.client?.baseURL ?? options.baseUrl ?? DEFAULT_OPENAI_BASE_URL,
     get() {
       loading ??= loadSdk('openai', options.api, options.loadSdk ?? importOpenAI).then((sdk) => ({
         sdk,
-        client:
-          options.client ??
-          new sdk.OpenAI({
-            ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-            ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
-            ...(options.defaultHeaders === undefined
-              ? {}
-              : { defaultHeaders: options.defaultHeaders }),
-            maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-          }),
+        client: options.client ?? new sdk.OpenAI(sdkClientOptions(options)),
       }));
       return loading;
     },

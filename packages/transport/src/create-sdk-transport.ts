@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { classifyError } from '@keel/error-classification';
 import { type AttemptWatchdog, createAttemptWatchdog } from './attempt-watchdog';
+import { callHook } from './call-hook';
+import { finalError } from './final-error';
 import { redactSecret } from './redact-secret';
-import { TransportAbortError } from './transport-error';
+import { sanitizeUrl } from './sanitize-url';
+import type { SdkTransportOptionsBase } from './transport-options';
 import type {
   CallOptions,
   ModelRequest,
@@ -53,19 +56,25 @@ export interface SdkTransportSpec<Chunk> {
   decode(chunks: AsyncIterable<Chunk>): AsyncIterable<TransportEvent>;
 }
 
-function callHook<C>(hook: ((context: C) => void) | undefined, context: () => C): void {
-  if (hook === undefined) return;
-  try {
-    hook(context());
-  } catch {
-    // Observation never breaks a call.
-  }
-}
-
 function statusOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const status = (error as { status?: unknown }).status;
   return typeof status === 'number' ? status : undefined;
+}
+
+/** What every SDK-backed API derives the same way from its options. */
+export function sdkSpecBase(
+  options: SdkTransportOptionsBase & { client?: { readonly apiKey?: string | null } | undefined },
+  target: { vendor: string; baseUrl: string },
+): Pick<SdkTransportSpec<unknown>, 'provider' | 'model' | 'url' | 'secret' | 'hooks' | 'defaults'> {
+  return {
+    provider: options.provider ?? target.vendor,
+    model: options.model,
+    url: sanitizeUrl(target.baseUrl),
+    secret: options.apiKey ?? options.client?.apiKey ?? undefined,
+    hooks: options.hooks,
+    defaults: options,
+  };
 }
 
 /** Feeds the stall clock: armed while waiting for a chunk, stopped when one arrives. */
@@ -90,17 +99,6 @@ async function* watchChunks<Chunk>(
     watchdog.chunkReceived();
     if (!finished) await iterator.return?.();
   }
-}
-
-/** The error a failed call throws: caller abort first, then a fired clock, else the cause itself. */
-function finalError(error: unknown, watchdog: AttemptWatchdog, options: CallOptions): unknown {
-  if (options.signal?.aborted === true) {
-    return new TransportAbortError({
-      message: 'The model call was aborted by the caller.',
-      cause: error,
-    });
-  }
-  return watchdog.timeout ?? error;
 }
 
 /** Builds a `Transport` around one SDK call: clocks, retries, abort, hooks and error hygiene. */
@@ -145,7 +143,10 @@ export function createSdkTransport<Chunk>(spec: SdkTransportSpec<Chunk>): Transp
       completed = true;
       callHook(spec.hooks?.onResponse, () => ({ ...info, status, elapsedMs: elapsedMs() }));
     } catch (error) {
-      const thrown = redactSecret(finalError(error, watchdog, options), spec.secret);
+      const thrown = redactSecret(
+        finalError(error, { signal: options.signal, timeout: watchdog.timeout }),
+        spec.secret,
+      );
       callHook(spec.hooks?.onRequestError, () => ({
         ...info,
         status: statusOf(thrown) ?? status,

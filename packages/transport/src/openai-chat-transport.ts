@@ -1,5 +1,5 @@
 import { createOpenAIClient } from './create-openai-client';
-import { createSdkTransport } from './create-sdk-transport';
+import { createSdkTransport, sdkSpecBase } from './create-sdk-transport';
 import { fromOpenAIChatStream, type OpenAIChatChunk } from './from-openai-chat-stream';
 import { toOpenAIChat } from './to-openai-chat';
 import type { OpenAIChatTransportOptions } from './transport-options';
@@ -10,12 +10,7 @@ export function createOpenAIChatTransport(options: OpenAIChatTransportOptions): 
   const handle = createOpenAIClient(options);
   return createSdkTransport<OpenAIChatChunk>({
     api: 'openai-chat',
-    provider: options.provider ?? 'openai',
-    model: options.model,
-    url: handle.url,
-    secret: options.apiKey ?? options.client?.apiKey ?? undefined,
-    hooks: options.hooks,
-    defaults: options,
+    ...sdkSpecBase(options, { vendor: 'openai', baseUrl: handle.baseUrl }),
     async open(request, context) {
       const body = toOpenAIChat(request, {
         model: context.model,

@@ -1,5 +1,5 @@
 import { createOpenAIClient } from './create-openai-client';
-import { createSdkTransport } from './create-sdk-transport';
+import { createSdkTransport, sdkSpecBase } from './create-sdk-transport';
 import {
   fromOpenAIResponsesStream,
   type OpenAIResponsesEvent,
@@ -18,12 +18,7 @@ export function createOpenAIResponsesTransport(
   let sdk: OpenAISdk | undefined;
   return createSdkTransport<OpenAIResponsesEvent>({
     api: 'openai-responses',
-    provider: options.provider ?? 'openai',
-    model: options.model,
-    url: handle.url,
-    secret: options.apiKey ?? options.client?.apiKey ?? undefined,
-    hooks: options.hooks,
-    defaults: options,
+    ...sdkSpecBase(options, { vendor: 'openai', baseUrl: handle.baseUrl }),
     async open(request, context) {
       const body = toOpenAIResponses(request, {
         model: context.model,

@@ -1,7 +1,9 @@
 import type { MockProvider } from '@keel/testing';
 import { createTransport, type TransportOptions } from '../create-transport';
 import type { SdkTransportOptionsBase } from '../transport-options';
-import type { Transport, TransportEvent } from '../types';
+import type { Transport } from '../types';
+
+export { type Drained, drain, textOf } from './drain';
 
 /** The SDK-backed APIs, each tested against the loopback mock provider. */
 export const SDK_APIS = ['openai-chat', 'openai-responses', 'anthropic-messages'] as const;
@@ -29,32 +31,6 @@ export function transportFor(
     ...overrides,
   } as TransportOptions;
   return createTransport(options);
-}
-
-export interface Drained {
-  events: TransportEvent[];
-  error: unknown;
-}
-
-/** Reads a stream to its end; a thrown error is returned, not rethrown. */
-export async function drain(
-  stream: AsyncIterable<TransportEvent>,
-  onEvent?: (event: TransportEvent) => void,
-): Promise<Drained> {
-  const events: TransportEvent[] = [];
-  try {
-    for await (const event of stream) {
-      events.push(event);
-      onEvent?.(event);
-    }
-    return { events, error: undefined };
-  } catch (error) {
-    return { events, error };
-  }
-}
-
-export function textOf(events: TransportEvent[]): string {
-  return events.map((event) => (event.type === 'text-delta' ? event.text : '')).join('');
 }
 
 export const hello = { messages: [{ role: 'user' as const, content: 'Say hello.' }] };

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { TransportError } from '../transport-error';
+import { isRecord } from './is-record';
 
 /** A gateway session's claude-cli binding: which CLI session continues it. */
 export interface CliBinding {
@@ -26,10 +27,6 @@ export const BINDING_FILE_VERSION = 1;
 export interface BindingFile {
   version: typeof BINDING_FILE_VERSION;
   bindings: Record<string, CliBinding>;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

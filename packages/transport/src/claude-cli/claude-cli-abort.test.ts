@@ -2,9 +2,17 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FakeClaudeTurn } from '@keel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliTestFixture, collect, createCliTestFixture, userTurn } from './cli-test-fixture';
+import {
+  abortAtToolCall,
+  aliveFakeProcesses,
+  type CliTestFixture,
+  createCliTestFixture,
+  drain,
+  fakeProcessIds,
+  fakeSignals,
+  userTurn,
+} from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
-import { isProcessAlive } from './process-tree';
 
 let fixture: CliTestFixture | undefined;
 afterEach(() => {
@@ -15,6 +23,7 @@ afterEach(() => {
 const hangingTool: FakeClaudeTurn['steps'] = [
   { type: 'tool_use', id: 'toolu_long', name: 'Bash', input: { command: 'sleep' }, hang: true },
 ];
+const go = { messages: [userTurn('go')] };
 
 function setup(turn: FakeClaudeTurn, abortGraceMs: number) {
   fixture = createCliTestFixture({ turns: [{ sessionId: 'cli-abort', ...turn }] });
@@ -27,32 +36,19 @@ function setup(turn: FakeClaudeTurn, abortGraceMs: number) {
   return { fixture, transport };
 }
 
-function processIds(current: CliTestFixture) {
-  return current.fake.log().flatMap((entry) => (entry.type === 'signal' ? [] : [entry.pid]));
-}
-
-function signals(current: CliTestFixture) {
-  return current.fake.log().flatMap((entry) => (entry.type === 'signal' ? [entry.signal] : []));
+/** The fake CLI and the tool process it started both ran, and neither is left. */
+function expectCliAndToolGone(current: CliTestFixture) {
+  expect(fakeProcessIds(current)).toHaveLength(2);
+  expect(aliveFakeProcesses(current)).toEqual([]);
 }
 
 describe('createClaudeCliTransport: abort', () => {
   it('sends SIGTERM first; a CLI that exits on it answers its tool and leaves nothing behind', async () => {
     const { fixture, transport } = setup({ steps: hangingTool }, 30_000);
-    const controller = new AbortController();
-    const { error } = await collect(
-      transport.stream(
-        { messages: [userTurn('go')] },
-        { signal: controller.signal, sessionId: 'gw' },
-      ),
-      (event) => {
-        if (event.type === 'tool-call') controller.abort();
-      },
-    );
+    const { error } = await abortAtToolCall(transport, go, { sessionId: 'gw' });
     expect(error).toMatchObject({ name: 'AbortError', keelKind: 'caller_abort' });
-    expect(signals(fixture)).toEqual(['SIGTERM']);
-    const pids = processIds(fixture);
-    expect(pids).toHaveLength(2);
-    for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
+    expect(fakeSignals(fixture)).toEqual(['SIGTERM']);
+    expectCliAndToolGone(fixture);
     // The polite stop let the CLI write the tool_result: the transcript stays resumable.
     const transcript = readFileSync(fixture.fake.transcriptPath(fixture.cwd, 'cli-abort'), 'utf8');
     expect(transcript).toContain('"tool_use_id":"toolu_long"');
@@ -73,18 +69,10 @@ describe('createClaudeCliTransport: abort', () => {
       env: fixture.fake.env,
       abortGraceMs: 30_000,
     });
-    const controller = new AbortController();
-    const { error } = await collect(
-      transport.stream({ messages: [userTurn('go')] }, { signal: controller.signal }),
-      (event) => {
-        if (event.type === 'tool-call') controller.abort();
-      },
-    );
+    const { error } = await abortAtToolCall(transport, go);
     expect(error).toMatchObject({ keelKind: 'caller_abort' });
-    expect(signals(fixture)).toEqual(['SIGTERM']);
-    const pids = processIds(fixture);
-    expect(pids).toHaveLength(2);
-    for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
+    expect(fakeSignals(fixture)).toEqual(['SIGTERM']);
+    expectCliAndToolGone(fixture);
     const transcript = readFileSync(
       fixture.fake.transcriptPath(fixture.cwd, 'cli-wrapped'),
       'utf8',
@@ -94,28 +82,18 @@ describe('createClaudeCliTransport: abort', () => {
 
   it('escalates to SIGKILL after the grace period and kills the tool process in its own session', async () => {
     const { fixture, transport } = setup({ steps: hangingTool, onSigterm: 'ignore' }, 300);
-    const controller = new AbortController();
-    const { error } = await collect(
-      transport.stream({ messages: [userTurn('go')] }, { signal: controller.signal }),
-      (event) => {
-        if (event.type === 'tool-call') controller.abort();
-      },
-    );
+    const { error } = await abortAtToolCall(transport, go);
     expect(error).toMatchObject({ keelKind: 'caller_abort' });
-    expect(signals(fixture)).toEqual(['SIGTERM']);
-    const pids = processIds(fixture);
-    expect(pids).toHaveLength(2);
-    for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
+    expect(fakeSignals(fixture)).toEqual(['SIGTERM']);
+    expectCliAndToolGone(fixture);
   });
 
   it('kills the CLI when the consumer stops reading early', async () => {
     const { fixture, transport } = setup({ steps: hangingTool, onSigterm: 'ignore' }, 100);
-    for await (const event of transport.stream({ messages: [userTurn('go')] })) {
+    for await (const event of transport.stream(go)) {
       if (event.type === 'tool-call') break;
     }
-    const pids = processIds(fixture);
-    expect(pids).toHaveLength(2);
-    for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
+    expectCliAndToolGone(fixture);
   });
 
   it('ends a silent CLI with a timeout error from the no-output watchdog', async () => {
@@ -131,15 +109,14 @@ describe('createClaudeCliTransport: abort', () => {
       noOutputTimeoutMs: 2_500,
       abortGraceMs: 100,
     });
-    const { events, error } = await collect(transport.stream({ messages: [userTurn('go')] }));
+    const { events, error } = await drain(transport.stream(go));
     expect(events.filter((event) => event.type === 'finish')).toEqual([]);
     expect(error).toMatchObject({
       name: 'TransportTimeoutError',
       keelKind: 'timeout',
       timeoutKind: 'stall',
     });
-    const pids = processIds(fixture);
-    expect(pids).toHaveLength(1);
-    for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
+    expect(fakeProcessIds(fixture)).toHaveLength(1);
+    expect(aliveFakeProcesses(fixture)).toEqual([]);
   });
 });

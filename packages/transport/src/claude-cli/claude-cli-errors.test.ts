@@ -2,7 +2,7 @@ import { classifyError } from '@keel/error-classification';
 import type { FakeClaudeTurn } from '@keel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeCliError } from './claude-cli-error';
-import { type CliTestFixture, collect, createCliTestFixture, userTurn } from './cli-test-fixture';
+import { type CliTestFixture, createCliTestFixture, drain, userTurn } from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
 let fixture: CliTestFixture | undefined;
@@ -20,7 +20,7 @@ async function runTurn(turn: FakeClaudeTurn, env: Record<string, string> = {}) {
     env: { ...fixture.fake.env, ...env },
     hooks: { onRequestError: (context) => errors.push(context.errorKind) },
   });
-  const outcome = await collect(transport.stream({ messages: [userTurn('hi')] }));
+  const outcome = await drain(transport.stream({ messages: [userTurn('hi')] }));
   return { ...outcome, hookKinds: errors };
 }
 
@@ -100,7 +100,7 @@ describe('createClaudeCliTransport: errors', () => {
       command: `${fixture.dir}/no-such-claude`,
       cwd: fixture.cwd,
     });
-    const { error } = await collect(transport.stream({ messages: [userTurn('hi')] }));
+    const { error } = await drain(transport.stream({ messages: [userTurn('hi')] }));
     expect(error).toMatchObject({ name: 'ClaudeCliError', keelKind: 'unknown' });
     expect((error as Error).message).toContain('ENOENT');
   });

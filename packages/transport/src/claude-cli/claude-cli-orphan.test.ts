@@ -3,14 +3,17 @@ import type { Message } from '../types';
 import { createMemoryBindingStore } from './binding-store';
 import type { ReseedLoadContext } from './claude-cli-options';
 import {
+  abortAtToolCall,
+  aliveFakeProcesses,
   assistantTurn,
   type CliTestFixture,
-  collect,
   createCliTestFixture,
+  drain,
+  fakeProcessIds,
+  fakeSignals,
   userTurn,
 } from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
-import { isProcessAlive } from './process-tree';
 
 let fixture: CliTestFixture | undefined;
 afterEach(() => {
@@ -62,15 +65,10 @@ describe('createClaudeCliTransport: orphaned tool_use', () => {
       },
     });
 
-    const controller = new AbortController();
-    const killed = await collect(
-      transport.stream(
-        { messages: [userTurn('run the long command')] },
-        { sessionId: 'gw-o', signal: controller.signal },
-      ),
-      (event) => {
-        if (event.type === 'tool-call') controller.abort();
-      },
+    const killed = await abortAtToolCall(
+      transport,
+      { messages: [userTurn('run the long command')] },
+      { sessionId: 'gw-o' },
     );
     expect(killed.events.map((event) => event.type)).toEqual([
       'session-bound',
@@ -78,15 +76,12 @@ describe('createClaudeCliTransport: orphaned tool_use', () => {
       'tool-call',
     ]);
     expect(killed.error).toMatchObject({ keelKind: 'caller_abort' });
-    const pids = fixture.fake
-      .log()
-      .flatMap((entry) => (entry.type === 'signal' ? [] : [entry.pid]));
-    expect(pids).toHaveLength(2); // the fake CLI and the tool process it started
-    for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
+    expect(fakeProcessIds(fixture)).toHaveLength(2); // the fake CLI and the tool process it started
+    expect(aliveFakeProcesses(fixture)).toEqual([]);
     // SIGKILL at once: the CLI never saw a SIGTERM.
-    expect(fixture.fake.log().some((entry) => entry.type === 'signal')).toBe(false);
+    expect(fakeSignals(fixture)).toEqual([]);
 
-    const next = await collect(
+    const next = await drain(
       transport.stream({ messages: [...history, userTurn('Where was I?')] }, { sessionId: 'gw-o' }),
     );
     expect(next.error).toBeUndefined();

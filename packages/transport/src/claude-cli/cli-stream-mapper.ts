@@ -1,4 +1,6 @@
+import { mapAnthropicStopReason } from '../from-anthropic-messages-stream';
 import type { FinishReason, TransportEvent } from '../types';
+import { isRecord } from './is-record';
 import type { CliMessage } from './parse-cli-message';
 
 export type CliResult = Extract<CliMessage, { type: 'result' }>;
@@ -25,25 +27,9 @@ export interface CliStreamMapper {
   finish(): TransportEvent[];
 }
 
+/** The CLI reports the Messages API's `stop_reason`; a result without one ended normally. */
 export function finishReason(stopReason: string | undefined): FinishReason {
-  switch (stopReason) {
-    case undefined:
-    case 'end_turn':
-    case 'stop_sequence':
-      return 'stop';
-    case 'max_tokens':
-      return 'length';
-    case 'tool_use':
-      return 'tool-calls';
-    case 'refusal':
-      return 'content-filter';
-    default:
-      return 'other';
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return stopReason === undefined ? 'stop' : mapAnthropicStopReason(stopReason);
 }
 
 /** Text deltas and tool calls of a top-level, model-written assistant message. */

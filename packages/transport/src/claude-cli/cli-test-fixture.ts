@@ -3,7 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFakeClaude, type FakeClaude, type FakeClaudeScenario } from '@keel/testing';
-import type { TransportEvent } from '../types';
+import { type Drained, drain } from '../__fixtures__/drain';
+import type { CallOptions, ModelRequest, Transport } from '../types';
+import { isProcessAlive } from './process-tree';
+
+export { drain };
 
 export interface CliTestFixture {
   dir: string;
@@ -26,27 +30,37 @@ export function createCliTestFixture(scenario: FakeClaudeScenario): CliTestFixtu
   };
 }
 
-/** Runs one call to its end; returns the events and the error it threw, if any. */
-export async function collect(
-  iterable: AsyncIterable<TransportEvent>,
-  onEvent?: (event: TransportEvent) => void,
-): Promise<{ events: TransportEvent[]; error: unknown }> {
-  const events: TransportEvent[] = [];
-  try {
-    for await (const event of iterable) {
-      events.push(event);
-      onEvent?.(event);
-    }
-    return { events, error: undefined };
-  } catch (error) {
-    return { events, error };
-  }
-}
-
 export function userTurn(text: string) {
   return { role: 'user' as const, content: text };
 }
 
 export function assistantTurn(text: string) {
   return { role: 'assistant' as const, content: text };
+}
+
+/** Runs one call and aborts it as soon as the CLI reports its first tool call. */
+export function abortAtToolCall(
+  transport: Transport,
+  request: ModelRequest,
+  options: Omit<CallOptions, 'signal'> = {},
+): Promise<Drained> {
+  const controller = new AbortController();
+  return drain(transport.stream(request, { ...options, signal: controller.signal }), (event) => {
+    if (event.type === 'tool-call') controller.abort();
+  });
+}
+
+/** The pids of every process the fake CLI started (itself and its tool processes). */
+export function fakeProcessIds(fixture: CliTestFixture): number[] {
+  return fixture.fake.log().flatMap((entry) => (entry.type === 'signal' ? [] : [entry.pid]));
+}
+
+/** The signals the fake CLI received, in order. */
+export function fakeSignals(fixture: CliTestFixture): string[] {
+  return fixture.fake.log().flatMap((entry) => (entry.type === 'signal' ? [entry.signal] : []));
+}
+
+/** The fake CLI's processes that are still alive (expected: none, once a call returned). */
+export function aliveFakeProcesses(fixture: CliTestFixture): number[] {
+  return fakeProcessIds(fixture).filter((pid) => isProcessAlive(pid));
 }

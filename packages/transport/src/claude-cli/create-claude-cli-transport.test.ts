@@ -7,8 +7,8 @@ import { createFileBindingStore } from './binding-store';
 import {
   assistantTurn,
   type CliTestFixture,
-  collect,
   createCliTestFixture,
+  drain,
   userTurn,
 } from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
@@ -58,7 +58,7 @@ describe('createClaudeCliTransport: stream mapping', () => {
         },
       ],
     });
-    const { events, error } = await collect(
+    const { events, error } = await drain(
       transport.stream(
         { system: 'Be brief.', messages: [userTurn('What is here?')] },
         { sessionId: 'gw-1' },
@@ -93,7 +93,7 @@ describe('createClaudeCliTransport: stream mapping', () => {
     const { transport } = setup({
       turns: [{ steps: [{ type: 'text', text: 'partial' }], result: false }],
     });
-    const { events, error } = await collect(transport.stream({ messages: [userTurn('hi')] }));
+    const { events, error } = await drain(transport.stream({ messages: [userTurn('hi')] }));
     expect(events.map((event) => event.type)).toEqual(['text-delta']);
     expect(error).toMatchObject({ name: 'ClaudeCliError', keelKind: 'unknown' });
     expect(String((error as Error).message)).toContain('without a result');
@@ -121,7 +121,7 @@ describe('createClaudeCliTransport: environment, retries and hooks', () => {
       },
     });
     try {
-      const { error } = await collect(
+      const { error } = await drain(
         transport.stream({ messages: [userTurn('hi')] }, { maxRetries: 0 }),
       );
       expect(error).toBeUndefined();
@@ -159,9 +159,7 @@ describe('createClaudeCliTransport: retry pin', () => {
       0,
     );
     expect(pinned.specificationVersion).toBe('v1');
-    const { error } = await collect(
-      pinned.stream({ messages: [userTurn('hi')] }, { maxRetries: 5 }),
-    );
+    const { error } = await drain(pinned.stream({ messages: [userTurn('hi')] }, { maxRetries: 5 }));
     expect(error).toBeUndefined();
     const [call] = fixture.fake.log();
     expect(call?.type === 'call' ? call.maxRetries : undefined).toBe('0');
@@ -176,7 +174,7 @@ describe('createClaudeCliTransport: bindings', () => {
         { steps: [{ type: 'text', text: 'second answer' }] },
       ],
     });
-    const first = await collect(
+    const first = await drain(
       transport.stream({ messages: [userTurn('one')] }, { sessionId: 'gw-2' }),
     );
     expect(first.error).toBeUndefined();
@@ -186,7 +184,7 @@ describe('createClaudeCliTransport: bindings', () => {
       bindings: { 'gw-2': { cliSessionId: 'cli-a', cwd: fixture.cwd } },
     });
 
-    const second = await collect(
+    const second = await drain(
       transport.stream(
         { messages: [userTurn('one'), assistantTurn('first answer'), userTurn('two')] },
         { sessionId: 'gw-2' },
@@ -213,13 +211,13 @@ describe('createClaudeCliTransport: bindings', () => {
         { sessionId: 'cli-new', steps: [{ type: 'text', text: 'About 2 million.' }] },
       ],
     });
-    await collect(
+    await drain(
       transport.stream({ messages: [userTurn('Capital of France?')] }, { sessionId: 'gw-3' }),
     );
     const { rmSync } = await import('node:fs');
     rmSync(fixture.fake.transcriptPath(fixture.cwd, 'cli-old'));
 
-    const { events, error } = await collect(
+    const { events, error } = await drain(
       transport.stream(
         {
           messages: [

@@ -5,7 +5,8 @@ import {
   resolveClaudeCliTranscriptPath,
 } from '@keel/session-fence';
 import { createAttemptWatchdog } from '../attempt-watchdog';
-import { TransportAbortError } from '../transport-error';
+import { callHook } from '../call-hook';
+import { finalError } from '../final-error';
 import type {
   BindingInvalidReason,
   CallOptions,
@@ -27,15 +28,6 @@ const DEFAULT_ABORT_GRACE_MS = 5_000;
 const DEFAULT_NO_OUTPUT_TIMEOUT_MS = 300_000;
 const DEFAULT_STDERR_LIMIT = 16_384;
 const DEFAULT_RESEED_MAX_CHARS = 24_000;
-
-function callHook<C>(hook: ((context: C) => void) | undefined, context: () => C): void {
-  if (hook === undefined) return;
-  try {
-    hook(context());
-  } catch {
-    // Observation never breaks a call.
-  }
-}
 
 function childEnv(
   overrides: Record<string, string | undefined> | undefined,
@@ -87,13 +79,6 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
     });
     const started = performance.now();
     const elapsedMs = () => Math.round(performance.now() - started);
-    const failed = (error: unknown) =>
-      callOptions.signal?.aborted === true
-        ? new TransportAbortError({
-            message: 'The model call was aborted by the caller.',
-            cause: error,
-          })
-        : (watchdog.timeout ?? error);
     let cli: CliProcess | undefined;
     let exit: CliExit | undefined;
     let cliSessionId: string | undefined;
@@ -210,7 +195,10 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
         elapsedMs: elapsedMs(),
       }));
     } catch (error) {
-      const thrown = failed(error);
+      const thrown = finalError(error, {
+        signal: callOptions.signal,
+        timeout: watchdog.timeout,
+      });
       callHook(options.hooks?.onRequestError, () => ({
         ...info,
         status: undefined,

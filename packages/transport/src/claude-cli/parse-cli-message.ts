@@ -1,3 +1,5 @@
+import { isRecord } from './is-record';
+
 /** One stdout line of `claude -p --output-format stream-json --verbose`, reduced to what we use. */
 export type CliMessage =
   | { type: 'init'; sessionId: string; model: string | undefined }
@@ -23,10 +25,6 @@ export type CliMessage =
     }
   /** Anything else (`user` echoes, `system/api_retry`, `stream_event`, unknown types). */
   | { type: 'other'; kind: string };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function asString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
