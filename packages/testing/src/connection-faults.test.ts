@@ -163,6 +163,7 @@ describe('stream-error', () => {
     expect(items.at(-1)).toMatchObject({
       response: { status: 'failed', error: { code: 'rate_limit_error' } },
     });
+    expect(items.map((event) => event.sequence_number)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
   it('answers a non-streaming request with the matching HTTP error', async () => {
@@ -289,6 +290,24 @@ describe('hang, stall and abort', () => {
 });
 
 describe('slow tokens', () => {
+  it('chunkDelayMs holds back every streamed event after the first', async () => {
+    // Ten minutes between events: only the first can arrive before close(); no timing involved.
+    provider.enqueue({ type: 'ok', text: 'never all of it', chunkDelayMs: 600_000 });
+    const stream = await anthropic.messages.create({ ...anthropicParams, stream: true });
+    const types: string[] = [];
+    const { error } = await drain(
+      (async function* () {
+        for await (const event of stream) {
+          types.push(event.type);
+          void provider.close();
+          yield event;
+        }
+      })(),
+    );
+    expect(types).toEqual(['message_start']);
+    expect(error).toBeInstanceOf(Error);
+  });
+
   it('chunkDelayMs and chunkSize shape the stream without changing its content', async () => {
     provider.enqueue({ type: 'ok', text: 'slow and steady', chunkDelayMs: 5, chunkSize: 3 });
     const { items, error } = await drain(

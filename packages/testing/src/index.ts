@@ -14,6 +14,7 @@ export type {
   ModelNotFoundOptions,
   PromptTooLongOptions,
   RateLimitedOptions,
+  UnauthorizedOptions,
 } from './mock-faults';
 export { mockFaults } from './mock-faults';
 export { createMockProvider } from './mock-provider';

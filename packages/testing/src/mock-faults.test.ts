@@ -183,14 +183,27 @@ describe('mockFaults against openai', () => {
     expect((server as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
     expect((server as InstanceType<typeof OpenAI.APIError>).type).toBe('server_error');
   });
+});
 
-  it('a plain http-error gets the provider default type for its status', async () => {
-    const error = await chatError({
-      type: 'http-error',
-      status: 529,
-      errorType: 'overloaded_error',
-    });
-    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(529);
-    expect((error as InstanceType<typeof OpenAI.APIError>).type).toBe('overloaded_error');
-  });
+describe('a bare http-error (status only)', () => {
+  it.each([
+    [400, 'invalid_request_error', 'invalid_request_error', 'Invalid request'],
+    [402, 'billing_error', 'invalid_request_error', 'Payment required'],
+    [429, 'rate_limit_error', 'requests', 'Rate limited'],
+    [500, 'api_error', 'server_error', 'Internal server error'],
+    [502, 'api_error', 'server_error', 'Bad gateway'],
+    [529, 'overloaded_error', 'server_error', 'Overloaded'],
+  ])(
+    '%i gets each provider default type and message',
+    async (status, anthropicType, openaiType, message) => {
+      const anthropicFailure = await anthropicError({ type: 'http-error', status });
+      expect(anthropicFailure).toMatchObject({
+        status,
+        error: { type: 'error', error: { type: anthropicType, message } },
+      });
+      const openaiFailure = await chatError({ type: 'http-error', status });
+      expect(openaiFailure).toMatchObject({ status, type: openaiType });
+      expect((openaiFailure as Error).message).toContain(message);
+    },
+  );
 });

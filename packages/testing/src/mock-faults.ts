@@ -16,6 +16,11 @@ export interface PromptTooLongOptions {
   maximum?: number;
 }
 
+export interface UnauthorizedOptions {
+  /** The rejected key, quoted in OpenAI's message as OpenAI does; default `sk-mock`. */
+  apiKey?: string;
+}
+
 export interface ModelNotFoundOptions {
   /** The model named in the message; default `mock-missing-model`. */
   model?: string;
@@ -28,7 +33,7 @@ export interface MockFaults {
   /** 429 `rate_limit_error` (OpenAI `rate_limit_exceeded`) with optional `retry-after` / `retry-after-ms`. */
   rateLimited(options?: RateLimitedOptions): HttpErrorBehavior;
   /** 401: Anthropic `authentication_error` "invalid x-api-key"; OpenAI `invalid_api_key`. */
-  unauthorized(): HttpErrorBehavior;
+  unauthorized(options?: UnauthorizedOptions): HttpErrorBehavior;
   /** Anthropic 400 "Your credit balance is too low…"; OpenAI 429 `insufficient_quota`. */
   billing(): HttpErrorBehavior;
   /** Anthropic 400 "prompt is too long: N tokens > M maximum"; OpenAI 400 `context_length_exceeded`. */
@@ -83,7 +88,7 @@ export const mockFaults: MockFaults = {
       },
     };
   },
-  unauthorized() {
+  unauthorized(options = {}) {
     return {
       type: 'http-error',
       status: 401,
@@ -92,8 +97,7 @@ export const mockFaults: MockFaults = {
       openai: {
         errorType: 'invalid_request_error',
         code: 'invalid_api_key',
-        message:
-          'Incorrect API key provided: sk-mock. You can find your API key at https://platform.openai.com/account/api-keys.',
+        message: `Incorrect API key provided: ${options.apiKey ?? 'sk-mock'}. You can find your API key at https://platform.openai.com/account/api-keys.`,
       },
     };
   },

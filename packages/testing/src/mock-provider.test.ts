@@ -201,6 +201,7 @@ describe('createMockProvider', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('invalid_api_key');
+    expect((error as Error).message).toContain('Incorrect API key provided: wrong.');
     expect(mock.pending()).toBe(1);
     const right = new Anthropic({ apiKey: 'right', baseURL: mock.anthropicBaseUrl, maxRetries: 0 });
     const message = await right.messages.create({

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { anthropicWire } from './anthropic-wire';
 import { defaultMockReply, estimateTokens } from './default-mock-reply';
 import { buildErrorResponse } from './error-response';
+import { mockFaults } from './mock-faults';
 import type {
   MockApi,
   MockBehavior,
@@ -159,17 +160,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       writer.end(error.body);
     };
     if (options.requireApiKey !== undefined && record.apiKey !== options.requireApiKey) {
-      fail({
-        type: 'http-error',
-        status: 401,
-        errorType: 'authentication_error',
-        message: 'invalid x-api-key',
-        openai: {
-          errorType: 'invalid_request_error',
-          code: 'invalid_api_key',
-          message: `Incorrect API key provided: ${record.apiKey ?? ''}. You can find your API key at https://platform.openai.com/account/api-keys.`,
-        },
-      });
+      fail(mockFaults.unauthorized({ apiKey: record.apiKey ?? '' }));
       return;
     }
     if (parseError || (body !== undefined && typeof body !== 'object')) {

@@ -132,7 +132,7 @@ export const openaiResponsesWire: WireFormat = {
     return frames;
   },
 
-  streamError(reply, error) {
+  streamError(reply, error, framesSent) {
     const failed = {
       ...response(reply, 'failed', [], false),
       error: { code: error.type, message: error.message },
@@ -140,14 +140,14 @@ export const openaiResponsesWire: WireFormat = {
     return [
       sseEvent('error', {
         type: 'error',
-        sequence_number: 0,
+        sequence_number: framesSent,
         code: error.type,
         message: error.message,
         param: null,
       }),
       sseEvent('response.failed', {
         type: 'response.failed',
-        sequence_number: 1,
+        sequence_number: framesSent + 1,
         response: failed,
       }),
     ];

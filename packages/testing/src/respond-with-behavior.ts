@@ -200,7 +200,7 @@ export async function respondWithBehavior(options: RespondOptions): Promise<void
       writer.head(200, streamHeaders(options));
       const frames = framesThroughText(wire.stream(reply), count);
       if (!(await writeFrames(writer, frames))) return;
-      for (const frame of wire.streamError(reply, { type: errorType, message })) {
+      for (const frame of wire.streamError(reply, { type: errorType, message }, frames.length)) {
         if (!(await writer.write(frame))) return;
       }
       writer.end();

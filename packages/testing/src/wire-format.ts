@@ -32,8 +32,15 @@ export interface WireFormat {
   body(reply: MockReply): unknown;
   /** Every frame of a complete streaming answer, in order, terminal event included. */
   stream(reply: MockReply): StreamFrame[];
-  /** Frames of an in-stream error, sent after some text frames. */
-  streamError(reply: MockReply, error: { type: string; message: string }): string[];
+  /**
+   * Frames of an in-stream error, sent after `framesSent` frames of `stream(reply)` (formats
+   * that number their events continue from there).
+   */
+  streamError(
+    reply: MockReply,
+    error: { type: string; message: string },
+    framesSent: number,
+  ): string[];
 }
 
 /** Split text into chunks of `size` characters (at least one chunk when text is non-empty). */
