@@ -7,7 +7,7 @@ describe('toAnthropicMessages', () => {
   it('converts every field the request type can express', () => {
     const body = toAnthropicMessages(fullRequest, { model: 'fallback' });
     expect(body).toEqual({
-      model: 'fallback',
+      model: 'model-from-request',
       stream: true,
       system: 'You are terse.',
       max_tokens: 321,

@@ -11,6 +11,7 @@ import type { Message, ModelRequest, ToolDefinition } from './types';
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 export interface ToAnthropicMessagesOptions {
+  /** Used when the request names no model. */
   model: string;
   maxTokens?: number;
 }
@@ -70,7 +71,7 @@ export function toAnthropicMessages(
   options: ToAnthropicMessagesOptions,
 ): AnthropicMessagesBody {
   const body: AnthropicMessagesBody = {
-    model: options.model,
+    model: request.model ?? options.model,
     max_tokens: request.maxTokens ?? options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
     messages: request.messages.map(toMessageParam),
     stream: true,

@@ -7,7 +7,7 @@ describe('toOpenAIChat', () => {
   it('converts every field the request type can express', () => {
     const body = toOpenAIChat(fullRequest, { model: 'fallback-model' });
     expect(body).toEqual({
-      model: 'fallback-model',
+      model: 'model-from-request',
       stream: true,
       stream_options: { include_usage: true },
       messages: [

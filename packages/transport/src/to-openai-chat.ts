@@ -15,6 +15,7 @@ type AssistantMessage = Extract<OpenAIChatMessage, { role: 'assistant' }>;
 export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
 
 export interface ToOpenAIChatOptions {
+  /** Used when the request names no model. */
   model: string;
   maxTokens?: number;
   maxTokensField?: MaxTokensField;
@@ -124,7 +125,7 @@ export function toOpenAIChat(request: ModelRequest, options: ToOpenAIChatOptions
     }
   }
   const body: OpenAIChatBody = {
-    model: options.model,
+    model: request.model ?? options.model,
     messages,
     stream: true,
   };

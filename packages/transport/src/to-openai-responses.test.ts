@@ -7,7 +7,7 @@ describe('toOpenAIResponses', () => {
   it('converts every field the Responses API can express', () => {
     const body = toOpenAIResponses({ ...fullRequest, stop: undefined }, { model: 'fallback' });
     expect(body).toEqual({
-      model: 'fallback',
+      model: 'model-from-request',
       stream: true,
       store: false,
       instructions: 'You are terse.',

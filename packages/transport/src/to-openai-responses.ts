@@ -8,6 +8,7 @@ import { UnsupportedRequestError } from './transport-error';
 import type { Message, ModelRequest, ToolDefinition } from './types';
 
 export interface ToOpenAIResponsesOptions {
+  /** Used when the request names no model. */
   model: string;
   maxTokens?: number;
 }
@@ -122,7 +123,7 @@ export function toOpenAIResponses(
     }
   }
   const body: OpenAIResponsesBody = {
-    model: options.model,
+    model: request.model ?? options.model,
     input,
     stream: true,
     store: false,
