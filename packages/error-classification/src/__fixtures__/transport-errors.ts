@@ -224,19 +224,19 @@ export const TRANSPORT_FIXTURES: readonly ErrorFixture[] = [
   },
   {
     name: 'undefined',
-    source: 'not an error at all',
+    source: 'ECMA-262 throw statement (any value can be thrown; `throw undefined` included)',
     kind: 'unknown',
     error: undefined,
   },
   {
     name: 'empty object',
-    source: 'not an error at all',
+    source: 'ECMA-262 throw statement (a rejection with an empty, body-less object)',
     kind: 'unknown',
     error: {},
   },
   {
     name: 'plain Error with no known wording',
-    source: 'application bug',
+    source: "V8's TypeError for reading a property of undefined (an application bug, not a provider error)",
     kind: 'unknown',
     error: new Error("Cannot read properties of undefined (reading 'content')"),
   },
