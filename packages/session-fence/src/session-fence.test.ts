@@ -75,6 +75,8 @@ describe('a released fence', () => {
     expect(fence.takeover).toBe(takeover);
     await expect(fence.append([textMessage('late', 'x')])).rejects.toBe(takeover);
     await expect(fence.check()).rejects.toBe(takeover);
+    await expect(fence.reacquire()).rejects.toBe(takeover);
+    await expect(fence.release()).rejects.toBe(takeover);
     await expectLockFree();
     await fence.end();
     expect((await store.read('s1')).entries.map((entry) => entry.id)).toEqual(['m0', 'foreign']);
