@@ -3,7 +3,15 @@
  * pointed at @keel/testing's loopback mock provider: bind, resume, a run killed mid-tool, and
  * recovery from the orphaned tool_use it leaves.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -73,54 +81,89 @@ function mainRequests(): RecordedRequest[] {
 
 const user = (text: string): Message => ({ role: 'user', content: text });
 const assistant = (text: string): Message => ({ role: 'assistant', content: text });
+const text = (events: TransportEvent[]) =>
+  events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
+
+/**
+ * A claude-cli transport running the real CLI in its own working directory and HOME (so its
+ * transcripts land in `<home>/.claude/projects`), pointed at the mock provider.
+ */
+function realCliTransport(name: string, options: { abortGraceMs: number; bindingsPath?: string }) {
+  const cwd = join(root, `${name}-work`);
+  const home = join(root, `${name}-home`);
+  mkdirSync(cwd, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  const transport = createClaudeCliTransport({
+    command: CLAUDE,
+    cwd,
+    model: MODEL,
+    allowedTools: ['Bash'],
+    env: {
+      HOME: home,
+      ANTHROPIC_BASE_URL: provider.anthropicBaseUrl,
+      ANTHROPIC_API_KEY: 'test',
+      ANTHROPIC_AUTH_TOKEN: undefined,
+      CLAUDE_CONFIG_DIR: undefined,
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    },
+    ...(options.bindingsPath === undefined
+      ? {}
+      : { bindings: createFileBindingStore({ path: options.bindingsPath }) }),
+    abortGraceMs: options.abortGraceMs,
+  });
+  const transcriptPath = (cliSessionId: string) =>
+    resolveClaudeCliTranscriptPath({
+      projectsRoot: join(home, '.claude', 'projects'),
+      cwd,
+      sessionId: cliSessionId,
+    });
+  /** One turn of gateway session `sessionId`; its error is returned, not thrown. */
+  const run = async (
+    sessionId: string,
+    messages: Message[],
+    signal?: AbortSignal,
+    onEvent?: (event: TransportEvent) => void,
+  ) => {
+    const events: TransportEvent[] = [];
+    try {
+      for await (const event of transport.stream(
+        { messages },
+        { sessionId, ...(signal ? { signal } : {}) },
+      )) {
+        events.push(event);
+        onEvent?.(event);
+      }
+      return { events, error: undefined as unknown };
+    } catch (error) {
+      return { events, error };
+    }
+  };
+  return { cwd, transcriptPath, run };
+}
+
+/** Scripts the model's next answer: a long-running Bash tool call. */
+function enqueueHangingBash(id: string) {
+  provider.enqueue({
+    behavior: {
+      type: 'ok',
+      toolCalls: [{ id, name: 'Bash', input: { command: HANG_COMMAND, description: 'Wait' } }],
+    },
+    match: { model: MODEL },
+  });
+}
 
 describe('claude-cli transport with the real Claude Code CLI', () => {
   it('binds, resumes, survives a run killed mid-tool, and reseeds a fresh session', async () => {
-    const cwd = join(root, 'work');
-    const home = join(root, 'home');
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(cwd, { recursive: true });
-    mkdirSync(home, { recursive: true });
     const bindingsPath = join(root, 'state', 'bindings.json');
-    const transport = createClaudeCliTransport({
-      command: CLAUDE,
-      cwd,
-      model: MODEL,
-      allowedTools: ['Bash'],
-      env: {
-        HOME: home,
-        ANTHROPIC_BASE_URL: provider.anthropicBaseUrl,
-        ANTHROPIC_API_KEY: 'test',
-        ANTHROPIC_AUTH_TOKEN: undefined,
-        CLAUDE_CONFIG_DIR: undefined,
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
-      bindings: createFileBindingStore({ path: bindingsPath }),
-      // A crash, not a polite stop: on SIGTERM the CLI answers its running tool itself.
-      abortGraceMs: 0,
-    });
-    const run = async (
+    // A crash, not a polite stop: on SIGTERM the CLI answers its running tool itself.
+    const cli = realCliTransport('crash', { abortGraceMs: 0, bindingsPath });
+    const run = (
       messages: Message[],
       signal?: AbortSignal,
       onEvent?: (event: TransportEvent) => void,
-    ) => {
-      const events: TransportEvent[] = [];
-      try {
-        for await (const event of transport.stream(
-          { messages },
-          { sessionId: 'e2e', ...(signal ? { signal } : {}) },
-        )) {
-          events.push(event);
-          onEvent?.(event);
-        }
-        return { events, error: undefined as unknown };
-      } catch (error) {
-        return { events, error };
-      }
-    };
-    const text = (events: TransportEvent[]) =>
-      events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
+    ) => cli.run('e2e', messages, signal, onEvent);
+    const { cwd } = cli;
     const bound = (events: TransportEvent[]) =>
       events.find((event) => event.type === 'session-bound');
 
@@ -165,24 +208,8 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     expect(resumedRequest).not.toContain('could not be continued');
 
     // Turn 3: the model starts a long Bash command; the run is killed while it runs.
-    provider.enqueue({
-      behavior: {
-        type: 'ok',
-        toolCalls: [
-          {
-            id: 'toolu_e2e_hang',
-            name: 'Bash',
-            input: { command: HANG_COMMAND, description: 'Wait' },
-          },
-        ],
-      },
-      match: { model: MODEL },
-    });
-    const transcriptPath = resolveClaudeCliTranscriptPath({
-      projectsRoot: join(home, '.claude', 'projects'),
-      cwd,
-      sessionId: cliSessionId,
-    });
+    enqueueHangingBash('toolu_e2e_hang');
+    const transcriptPath = cli.transcriptPath(cliSessionId);
     const a2 = assistant('It was PELICAN.');
     const u3 = user('Run the long command.');
     const controller = new AbortController();
@@ -246,50 +273,18 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     expect(JSON.parse(readFileSync(bindingsPath, 'utf8')).bindings.e2e.cliSessionId).toBe(freshId);
   }, 120_000);
   it('a polite abort (SIGTERM) lets the CLI answer its tool, so the next turn resumes', async () => {
-    const cwd = join(root, 'polite-work');
-    const home = join(root, 'polite-home');
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(cwd, { recursive: true });
-    mkdirSync(home, { recursive: true });
-    const transport = createClaudeCliTransport({
-      command: CLAUDE,
-      cwd,
-      model: MODEL,
-      allowedTools: ['Bash'],
-      env: {
-        HOME: home,
-        ANTHROPIC_BASE_URL: provider.anthropicBaseUrl,
-        ANTHROPIC_API_KEY: 'test',
-        ANTHROPIC_AUTH_TOKEN: undefined,
-        CLAUDE_CONFIG_DIR: undefined,
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
-      abortGraceMs: 20_000,
-    });
-    provider.enqueue({
-      behavior: {
-        type: 'ok',
-        toolCalls: [
-          {
-            id: 'toolu_e2e_polite',
-            name: 'Bash',
-            input: { command: HANG_COMMAND, description: 'Wait' },
-          },
-        ],
-      },
-      match: { model: MODEL },
-    });
+    const cli = realCliTransport('polite', { abortGraceMs: 20_000 });
+    const { cwd } = cli;
+    enqueueHangingBash('toolu_e2e_polite');
     const controller = new AbortController();
     const patience = AbortSignal.timeout(45_000);
     let watching: Promise<void> | undefined;
     let cliSessionId = '';
-    let error: unknown;
-    try {
-      for await (const event of transport.stream(
-        { messages: [user('Run the long command.')] },
-        { sessionId: 'polite', signal: controller.signal },
-      )) {
+    const { error } = await cli.run(
+      'polite',
+      [user('Run the long command.')],
+      controller.signal,
+      (event) => {
         if (event.type === 'session-bound') cliSessionId = event.cliSessionId;
         if (event.type === 'tool-call' && !watching) {
           watching = (async () => {
@@ -297,31 +292,21 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
             controller.abort();
           })();
         }
-      }
-    } catch (caught) {
-      error = caught;
-    }
+      },
+    );
     await watching;
     expect(error).toMatchObject({ keelKind: 'caller_abort' });
     expect(hangingToolPids(cwd)).toEqual([]);
-    const transcriptPath = resolveClaudeCliTranscriptPath({
-      projectsRoot: join(home, '.claude', 'projects'),
-      cwd,
-      sessionId: cliSessionId,
-    });
+    const transcriptPath = cli.transcriptPath(cliSessionId);
     expect(await findOrphanedToolUses(transcriptPath, { format: 'claude-cli' })).toEqual([]);
 
     provider.enqueue({
       behavior: { type: 'ok', text: 'Stopped as asked.' },
       match: { model: MODEL },
     });
-    const events: TransportEvent[] = [];
-    for await (const event of transport.stream(
-      { messages: [user('Run the long command.'), user('Never mind.')] },
-      { sessionId: 'polite' },
-    )) {
-      events.push(event);
-    }
+    const next = await cli.run('polite', [user('Run the long command.'), user('Never mind.')]);
+    expect(next.error).toBeUndefined();
+    const { events } = next;
     expect(events.some((event) => event.type === 'binding-invalidated')).toBe(false);
     expect(events).toContainEqual({
       type: 'session-bound',
