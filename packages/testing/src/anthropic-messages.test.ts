@@ -1,38 +1,23 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMockProvider } from './mock-provider';
-import type { MockProvider } from './mock-provider-types';
+import { describe, expect, it } from 'vitest';
+import { useMockProvider } from './__fixtures__/use-mock-provider';
 
-let provider: MockProvider;
-let client: Anthropic;
-
-beforeEach(async () => {
-  provider = await createMockProvider();
-  client = new Anthropic({
-    apiKey: 'sk-ant-test',
-    baseURL: provider.anthropicBaseUrl,
-    maxRetries: 0,
-  });
-});
-afterEach(async () => {
-  await provider.close();
-});
+const mock = useMockProvider();
 
 const user = (text: string) => [{ role: 'user' as const, content: text }];
 
 describe('anthropic messages', () => {
   it('answers non-streaming with the deterministic default reply and usage', async () => {
-    const first = await client.messages.create({
+    const first = await mock.anthropic.messages.create({
       model: 'claude-test',
       max_tokens: 100,
       messages: user('hello there'),
     });
-    const second = await client.messages.create({
+    const second = await mock.anthropic.messages.create({
       model: 'claude-test',
       max_tokens: 100,
       messages: user('hello there'),
     });
-    const other = await client.messages.create({
+    const other = await mock.anthropic.messages.create({
       model: 'claude-test',
       max_tokens: 100,
       messages: user('something else'),
@@ -49,13 +34,13 @@ describe('anthropic messages', () => {
   });
 
   it('streams text and tool_use blocks that the SDK accumulates into a final message', async () => {
-    provider.enqueue({
+    mock.provider.enqueue({
       type: 'ok',
       text: 'Let me check the weather.',
       toolCalls: [{ name: 'get_weather', input: { city: 'Paris', days: 3 } }],
       usage: { inputTokens: 42, outputTokens: 17 },
     });
-    const stream = client.messages.stream({
+    const stream = mock.anthropic.messages.stream({
       model: 'claude-test',
       max_tokens: 100,
       messages: user('weather?'),
@@ -82,8 +67,8 @@ describe('anthropic messages', () => {
 
 describe('anthropic messages tool use', () => {
   it('answers a non-streaming tool_use without a text block', async () => {
-    provider.enqueue({ type: 'ok', toolCalls: [{ name: 'Bash', input: { command: 'ls' } }] });
-    const message = await client.messages.create({
+    mock.provider.enqueue({ type: 'ok', toolCalls: [{ name: 'Bash', input: { command: 'ls' } }] });
+    const message = await mock.anthropic.messages.create({
       model: 'claude-test',
       max_tokens: 100,
       messages: user('list'),
@@ -95,8 +80,12 @@ describe('anthropic messages tool use', () => {
   });
 
   it('streams the documented event sequence', async () => {
-    provider.enqueue({ type: 'ok', text: 'hi', toolCalls: [{ name: 't', input: { k: 'v' } }] });
-    const stream = await client.messages.create({
+    mock.provider.enqueue({
+      type: 'ok',
+      text: 'hi',
+      toolCalls: [{ name: 't', input: { k: 'v' } }],
+    });
+    const stream = await mock.anthropic.messages.create({
       model: 'claude-test',
       max_tokens: 100,
       messages: user('x'),

@@ -1,21 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createMockProvider } from './mock-provider';
-import type { MockProvider } from './mock-provider-types';
+import { describe, expect, it, vi } from 'vitest';
+import { drain, useMockProvider } from './__fixtures__/use-mock-provider';
 
-let provider: MockProvider;
-let anthropic: Anthropic;
-let openai: OpenAI;
-
-beforeEach(async () => {
-  provider = await createMockProvider();
-  anthropic = new Anthropic({ apiKey: 'k', baseURL: provider.anthropicBaseUrl, maxRetries: 0 });
-  openai = new OpenAI({ apiKey: 'k', baseURL: provider.openaiBaseUrl, maxRetries: 0 });
-});
-afterEach(async () => {
-  await provider.close();
-});
+const mock = useMockProvider();
 
 const anthropicParams = {
   model: 'claude-test',
@@ -24,37 +12,26 @@ const anthropicParams = {
 };
 const chatParams = { model: 'gpt-test', messages: [{ role: 'user' as const, content: 'hello' }] };
 
-/** Iterate a stream, returning what arrived before it ended or threw. */
-async function drain<T>(stream: AsyncIterable<T>): Promise<{ items: T[]; error: unknown }> {
-  const items: T[] = [];
-  try {
-    for await (const item of stream) items.push(item);
-  } catch (error) {
-    return { items, error };
-  }
-  return { items, error: undefined };
-}
-
 describe('reset-before-headers', () => {
   it('is an APIConnectionError in both SDKs, streaming or not', async () => {
-    provider.enqueue(
+    mock.provider.enqueue(
       { type: 'reset-before-headers' },
       { behavior: { type: 'reset-before-headers' }, times: 3 },
     );
-    await expect(anthropic.messages.create(anthropicParams)).rejects.toBeInstanceOf(
+    await expect(mock.anthropic.messages.create(anthropicParams)).rejects.toBeInstanceOf(
       Anthropic.APIConnectionError,
     );
     await expect(
-      anthropic.messages.create({ ...anthropicParams, stream: true }),
+      mock.anthropic.messages.create({ ...anthropicParams, stream: true }),
     ).rejects.toBeInstanceOf(Anthropic.APIConnectionError);
-    await expect(openai.chat.completions.create(chatParams)).rejects.toBeInstanceOf(
+    await expect(mock.openai.chat.completions.create(chatParams)).rejects.toBeInstanceOf(
       OpenAI.APIConnectionError,
     );
     await expect(
-      openai.responses.create({ model: 'gpt-test', input: 'x', stream: true }),
+      mock.openai.responses.create({ model: 'gpt-test', input: 'x', stream: true }),
     ).rejects.toBeInstanceOf(OpenAI.APIConnectionError);
-    expect(provider.pending()).toBe(0);
-    expect(provider.requests.map((request) => request.behavior)).toEqual(
+    expect(mock.provider.pending()).toBe(0);
+    expect(mock.provider.requests.map((request) => request.behavior)).toEqual(
       Array(4).fill('reset-before-headers'),
     );
   });
@@ -62,21 +39,28 @@ describe('reset-before-headers', () => {
   it('is retried by the SDK when retries are allowed, then the next behaviour answers', async () => {
     const retrying = new Anthropic({
       apiKey: 'k',
-      baseURL: provider.anthropicBaseUrl,
+      baseURL: mock.provider.anthropicBaseUrl,
       maxRetries: 1,
     });
-    provider.enqueue({ type: 'reset-before-headers' }, { type: 'ok', text: 'second time lucky' });
+    mock.provider.enqueue(
+      { type: 'reset-before-headers' },
+      { type: 'ok', text: 'second time lucky' },
+    );
     const message = await retrying.messages.create(anthropicParams);
     expect(message.content).toEqual([{ type: 'text', text: 'second time lucky' }]);
-    expect(provider.requests).toHaveLength(2);
+    expect(mock.provider.requests).toHaveLength(2);
   });
 });
 
 describe('reset-after-chunks', () => {
   it('delivers N text deltas then fails the Anthropic stream', async () => {
-    provider.enqueue({ type: 'reset-after-chunks', chunks: 2, text: 'abcdefghijklmnopqrstuvwxyz' });
+    mock.provider.enqueue({
+      type: 'reset-after-chunks',
+      chunks: 2,
+      text: 'abcdefghijklmnopqrstuvwxyz',
+    });
     const { items, error } = await drain(
-      await anthropic.messages.create({ ...anthropicParams, stream: true }),
+      await mock.anthropic.messages.create({ ...anthropicParams, stream: true }),
     );
     const texts = items.flatMap((event) =>
       event.type === 'content_block_delta' && event.delta.type === 'text_delta'
@@ -90,9 +74,9 @@ describe('reset-after-chunks', () => {
   });
 
   it('delivers N chat chunks then fails the OpenAI stream', async () => {
-    provider.enqueue({ type: 'reset-after-chunks', chunks: 3 });
+    mock.provider.enqueue({ type: 'reset-after-chunks', chunks: 3 });
     const { items, error } = await drain(
-      await openai.chat.completions.create({ ...chatParams, stream: true }),
+      await mock.openai.chat.completions.create({ ...chatParams, stream: true }),
     );
     const texts = items.flatMap((chunk) =>
       chunk.choices[0]?.delta.content ? [chunk.choices[0].delta.content] : [],
@@ -103,16 +87,16 @@ describe('reset-after-chunks', () => {
   });
 
   it('cuts a non-streaming body in half, so the SDK fails', async () => {
-    provider.enqueue({ type: 'reset-after-chunks', chunks: 1 });
-    await expect(anthropic.messages.create(anthropicParams)).rejects.toBeInstanceOf(Error);
+    mock.provider.enqueue({ type: 'reset-after-chunks', chunks: 1 });
+    await expect(mock.anthropic.messages.create(anthropicParams)).rejects.toBeInstanceOf(Error);
   });
 });
 
 describe('stream-error', () => {
   it('makes the Anthropic SDK throw an APIError carrying the in-stream error type', async () => {
-    provider.enqueue({ type: 'stream-error', afterChunks: 1, errorType: 'overloaded_error' });
+    mock.provider.enqueue({ type: 'stream-error', afterChunks: 1, errorType: 'overloaded_error' });
     const { items, error } = await drain(
-      await anthropic.messages.create({ ...anthropicParams, stream: true }),
+      await mock.anthropic.messages.create({ ...anthropicParams, stream: true }),
     );
     expect(items.filter((event) => event.type === 'content_block_delta')).toHaveLength(1);
     expect(error).toBeInstanceOf(Anthropic.APIError);
@@ -126,14 +110,14 @@ describe('stream-error', () => {
   });
 
   it('makes the OpenAI SDK throw an APIError from the chat error chunk', async () => {
-    provider.enqueue({
+    mock.provider.enqueue({
       type: 'stream-error',
       afterChunks: 2,
       errorType: 'server_error',
       message: 'boom',
     });
     const { items, error } = await drain(
-      await openai.chat.completions.create({ ...chatParams, stream: true }),
+      await mock.openai.chat.completions.create({ ...chatParams, stream: true }),
     );
     expect(items.filter((chunk) => chunk.choices[0]?.delta.content)).toHaveLength(2);
     expect(error).toBeInstanceOf(OpenAI.APIError);
@@ -142,9 +126,13 @@ describe('stream-error', () => {
   });
 
   it('sends error and response.failed events on the responses stream', async () => {
-    provider.enqueue({ type: 'stream-error', errorType: 'rate_limit_error', message: 'slow down' });
+    mock.provider.enqueue({
+      type: 'stream-error',
+      errorType: 'rate_limit_error',
+      message: 'slow down',
+    });
     const { items, error } = await drain(
-      await openai.responses.create({ model: 'gpt-test', input: 'x', stream: true }),
+      await mock.openai.responses.create({ model: 'gpt-test', input: 'x', stream: true }),
     );
     expect(error).toBeUndefined();
     expect(items.map((event) => event.type)).toEqual([
@@ -167,8 +155,8 @@ describe('stream-error', () => {
   });
 
   it('answers a non-streaming request with the matching HTTP error', async () => {
-    provider.enqueue({ type: 'stream-error' });
-    const error = await anthropic.messages
+    mock.provider.enqueue({ type: 'stream-error' });
+    const error = await mock.anthropic.messages
       .create(anthropicParams)
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.InternalServerError);
@@ -178,9 +166,9 @@ describe('stream-error', () => {
 
 describe('truncated-stream', () => {
   it('ends the Anthropic stream cleanly without message_delta or message_stop', async () => {
-    provider.enqueue({ type: 'truncated-stream', chunks: 2 });
+    mock.provider.enqueue({ type: 'truncated-stream', chunks: 2 });
     const { items, error } = await drain(
-      await anthropic.messages.create({ ...anthropicParams, stream: true }),
+      await mock.anthropic.messages.create({ ...anthropicParams, stream: true }),
     );
     expect(error).toBeUndefined();
     expect(items.filter((event) => event.type === 'content_block_delta')).toHaveLength(2);
@@ -189,9 +177,9 @@ describe('truncated-stream', () => {
   });
 
   it('ends the chat stream without finish_reason and without [DONE]', async () => {
-    provider.enqueue({ type: 'truncated-stream', text: 'only this' });
+    mock.provider.enqueue({ type: 'truncated-stream', text: 'only this' });
     const { items, error } = await drain(
-      await openai.chat.completions.create({ ...chatParams, stream: true }),
+      await mock.openai.chat.completions.create({ ...chatParams, stream: true }),
     );
     expect(error).toBeUndefined();
     expect(items.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('only this');
@@ -201,10 +189,10 @@ describe('truncated-stream', () => {
 
 describe('hang, stall and abort', () => {
   it('hang: the SDK timeout fires as APIConnectionTimeoutError', async () => {
-    provider.enqueue({ type: 'hang' }, { type: 'hang' });
+    mock.provider.enqueue({ type: 'hang' }, { type: 'hang' });
     const impatient = new Anthropic({
       apiKey: 'k',
-      baseURL: provider.anthropicBaseUrl,
+      baseURL: mock.provider.anthropicBaseUrl,
       maxRetries: 0,
       timeout: 150,
     });
@@ -213,7 +201,7 @@ describe('hang, stall and abort', () => {
     );
     const impatientOpenai = new OpenAI({
       apiKey: 'k',
-      baseURL: provider.openaiBaseUrl,
+      baseURL: mock.provider.openaiBaseUrl,
       maxRetries: 0,
       timeout: 150,
     });
@@ -223,17 +211,17 @@ describe('hang, stall and abort', () => {
   });
 
   it('hang: aborting the caller signal gives APIUserAbortError', async () => {
-    provider.enqueue({ type: 'hang' });
+    mock.provider.enqueue({ type: 'hang' });
     const controller = new AbortController();
-    const pending = openai.chat.completions.create(chatParams, { signal: controller.signal });
-    await vi.waitFor(() => expect(provider.requests).toHaveLength(1));
+    const pending = mock.openai.chat.completions.create(chatParams, { signal: controller.signal });
+    await vi.waitFor(() => expect(mock.provider.requests).toHaveLength(1));
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
   });
 
   it('stall: headers and N chunks arrive, then silence until the connection is closed', async () => {
-    provider.enqueue({ type: 'stall', afterChunks: 1 });
-    const stream = await openai.chat.completions.create({ ...chatParams, stream: true });
+    mock.provider.enqueue({ type: 'stall', afterChunks: 1 });
+    const stream = await mock.openai.chat.completions.create({ ...chatParams, stream: true });
     const seen: string[] = [];
     let finished = false;
     const error = await (async () => {
@@ -243,7 +231,7 @@ describe('hang, stall and abort', () => {
           if (chunk.choices[0]?.finish_reason) finished = true;
           if (text) {
             seen.push(text);
-            void provider.close();
+            void mock.provider.close();
           }
         }
       } catch (caught) {
@@ -257,9 +245,9 @@ describe('hang, stall and abort', () => {
   });
 
   it('aborting mid-stream stops the Anthropic stream without an error (SDK behaviour)', async () => {
-    provider.enqueue({ type: 'ok', text: 'x'.repeat(400), chunkDelayMs: 20, chunkSize: 4 });
+    mock.provider.enqueue({ type: 'ok', text: 'x'.repeat(400), chunkDelayMs: 20, chunkSize: 4 });
     const controller = new AbortController();
-    const stream = await anthropic.messages.create(
+    const stream = await mock.anthropic.messages.create(
       { ...anthropicParams, stream: true },
       { signal: controller.signal },
     );
@@ -271,17 +259,19 @@ describe('hang, stall and abort', () => {
       }
     }
     expect(deltas).toHaveLength(1);
-    await vi.waitFor(() => expect(provider.requests).toHaveLength(1));
+    await vi.waitFor(() => expect(mock.provider.requests).toHaveLength(1));
   });
 
   it('close() ends hanging and stalled requests with connection errors, and is idempotent', async () => {
-    provider.enqueue({ type: 'hang' }, { type: 'stall' });
-    const hanging = anthropic.messages.create(anthropicParams).catch((error: unknown) => error);
-    const stalled = await anthropic.messages.create({ ...anthropicParams, stream: true });
-    await vi.waitFor(() => expect(provider.requests).toHaveLength(2));
+    mock.provider.enqueue({ type: 'hang' }, { type: 'stall' });
+    const hanging = mock.anthropic.messages
+      .create(anthropicParams)
+      .catch((error: unknown) => error);
+    const stalled = await mock.anthropic.messages.create({ ...anthropicParams, stream: true });
+    await vi.waitFor(() => expect(mock.provider.requests).toHaveLength(2));
     const draining = drain(stalled);
-    await Promise.all([provider.close(), provider.close()]);
-    await provider.close();
+    await Promise.all([mock.provider.close(), mock.provider.close()]);
+    await mock.provider.close();
     expect(await hanging).toBeInstanceOf(Anthropic.APIConnectionError);
     const { items, error } = await draining;
     expect(items).toHaveLength(0);
@@ -292,14 +282,14 @@ describe('hang, stall and abort', () => {
 describe('slow tokens', () => {
   it('chunkDelayMs holds back every streamed event after the first', async () => {
     // Ten minutes between events: only the first can arrive before close(); no timing involved.
-    provider.enqueue({ type: 'ok', text: 'never all of it', chunkDelayMs: 600_000 });
-    const stream = await anthropic.messages.create({ ...anthropicParams, stream: true });
+    mock.provider.enqueue({ type: 'ok', text: 'never all of it', chunkDelayMs: 600_000 });
+    const stream = await mock.anthropic.messages.create({ ...anthropicParams, stream: true });
     const types: string[] = [];
     const { error } = await drain(
       (async function* () {
         for await (const event of stream) {
           types.push(event.type);
-          void provider.close();
+          void mock.provider.close();
           yield event;
         }
       })(),
@@ -309,9 +299,9 @@ describe('slow tokens', () => {
   });
 
   it('chunkDelayMs and chunkSize shape the stream without changing its content', async () => {
-    provider.enqueue({ type: 'ok', text: 'slow and steady', chunkDelayMs: 5, chunkSize: 3 });
+    mock.provider.enqueue({ type: 'ok', text: 'slow and steady', chunkDelayMs: 5, chunkSize: 3 });
     const { items, error } = await drain(
-      await anthropic.messages.create({ ...anthropicParams, stream: true }),
+      await mock.anthropic.messages.create({ ...anthropicParams, stream: true }),
     );
     expect(error).toBeUndefined();
     const texts = items.flatMap((event) =>

@@ -1,72 +1,43 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { drain, failureOf, useMockProvider } from './__fixtures__/use-mock-provider';
 import { mockFaults } from './mock-faults';
-import { createMockProvider } from './mock-provider';
-import type { MockBehavior, MockProvider } from './mock-provider-types';
+import type { MockBehavior } from './mock-provider-types';
 
-let provider: MockProvider;
-let anthropic: Anthropic;
-let openai: OpenAI;
+const mock = useMockProvider();
 
-beforeEach(async () => {
-  provider = await createMockProvider();
-  anthropic = new Anthropic({ apiKey: 'k', baseURL: provider.anthropicBaseUrl, maxRetries: 0 });
-  openai = new OpenAI({ apiKey: 'k', baseURL: provider.openaiBaseUrl, maxRetries: 0 });
-});
-afterEach(async () => {
-  await provider.close();
-});
-
-async function anthropicError(behavior: MockBehavior, stream = false): Promise<unknown> {
-  provider.enqueue(behavior);
+function anthropicError(behavior: MockBehavior, stream = false): Promise<unknown> {
+  mock.provider.enqueue(behavior);
   const params = {
     model: 'claude-test',
     max_tokens: 10,
     messages: [{ role: 'user' as const, content: 'x' }],
   };
-  try {
-    if (stream) {
-      for await (const _event of await anthropic.messages.create({ ...params, stream: true })) {
-        // drain
-      }
-    } else {
-      await anthropic.messages.create(params);
-    }
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the request to fail');
+  return failureOf(async () => {
+    if (!stream) return mock.anthropic.messages.create(params);
+    return drainOrThrow(await mock.anthropic.messages.create({ ...params, stream: true }));
+  });
 }
 
-async function chatError(behavior: MockBehavior, stream = false): Promise<unknown> {
-  provider.enqueue(behavior);
+function chatError(behavior: MockBehavior, stream = false): Promise<unknown> {
+  mock.provider.enqueue(behavior);
   const params = { model: 'gpt-test', messages: [{ role: 'user' as const, content: 'x' }] };
-  try {
-    if (stream) {
-      for await (const _chunk of await openai.chat.completions.create({
-        ...params,
-        stream: true,
-      })) {
-        // drain
-      }
-    } else {
-      await openai.chat.completions.create(params);
-    }
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the request to fail');
+  return failureOf(async () => {
+    if (!stream) return mock.openai.chat.completions.create(params);
+    return drainOrThrow(await mock.openai.chat.completions.create({ ...params, stream: true }));
+  });
 }
 
-async function responsesError(behavior: MockBehavior): Promise<unknown> {
-  provider.enqueue(behavior);
-  try {
-    await openai.responses.create({ model: 'gpt-test', input: 'x' });
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the request to fail');
+function responsesError(behavior: MockBehavior): Promise<unknown> {
+  mock.provider.enqueue(behavior);
+  return failureOf(() => mock.openai.responses.create({ model: 'gpt-test', input: 'x' }));
+}
+
+/** Consumes a stream, rethrowing what it threw. */
+async function drainOrThrow(stream: AsyncIterable<unknown>): Promise<void> {
+  const { error } = await drain(stream);
+  if (error !== undefined) throw error;
 }
 
 describe('mockFaults against @anthropic-ai/sdk', () => {

@@ -1,28 +1,17 @@
-import OpenAI from 'openai';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMockProvider } from './mock-provider';
-import type { MockProvider } from './mock-provider-types';
+import { describe, expect, it } from 'vitest';
+import { useMockProvider } from './__fixtures__/use-mock-provider';
 
-let provider: MockProvider;
-let client: OpenAI;
-
-beforeEach(async () => {
-  provider = await createMockProvider();
-  client = new OpenAI({ apiKey: 'sk-test', baseURL: provider.openaiBaseUrl, maxRetries: 0 });
-});
-afterEach(async () => {
-  await provider.close();
-});
+const mock = useMockProvider();
 
 const user = (text: string) => [{ role: 'user' as const, content: text }];
 
 describe('openai chat completions', () => {
   it('answers non-streaming with the default reply, stable for equal input', async () => {
-    const first = await client.chat.completions.create({
+    const first = await mock.openai.chat.completions.create({
       model: 'gpt-test',
       messages: user('ping'),
     });
-    const second = await client.chat.completions.create({
+    const second = await mock.openai.chat.completions.create({
       model: 'gpt-test',
       messages: user('ping'),
     });
@@ -38,11 +27,11 @@ describe('openai chat completions', () => {
   });
 
   it('answers non-streaming tool calls', async () => {
-    provider.enqueue({
+    mock.provider.enqueue({
       type: 'ok',
       toolCalls: [{ id: 'call_1', name: 'lookup', input: { q: 'x' } }],
     });
-    const completion = await client.chat.completions.create({
+    const completion = await mock.openai.chat.completions.create({
       model: 'gpt-test',
       messages: user('find x'),
     });
@@ -55,7 +44,7 @@ describe('openai chat completions', () => {
   });
 
   it('streams text, tool_calls deltas, finish_reason and a usage chunk', async () => {
-    provider.enqueue({
+    mock.provider.enqueue({
       type: 'ok',
       text: 'Calling two tools now.',
       toolCalls: [
@@ -64,7 +53,7 @@ describe('openai chat completions', () => {
       ],
       usage: { inputTokens: 11, outputTokens: 7 },
     });
-    const stream = client.chat.completions.stream({
+    const stream = mock.openai.chat.completions.stream({
       model: 'gpt-test',
       messages: user('go'),
       stream_options: { include_usage: true },
@@ -86,7 +75,7 @@ describe('openai chat completions', () => {
   });
 
   it('sends no usage chunk unless stream_options.include_usage is set', async () => {
-    const stream = await client.chat.completions.create({
+    const stream = await mock.openai.chat.completions.create({
       model: 'gpt-test',
       messages: user('hi'),
       stream: true,

@@ -1,22 +1,11 @@
-import OpenAI from 'openai';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMockProvider } from './mock-provider';
-import type { MockProvider } from './mock-provider-types';
+import { describe, expect, it } from 'vitest';
+import { useMockProvider } from './__fixtures__/use-mock-provider';
 
-let provider: MockProvider;
-let client: OpenAI;
-
-beforeEach(async () => {
-  provider = await createMockProvider();
-  client = new OpenAI({ apiKey: 'sk-test', baseURL: provider.openaiBaseUrl, maxRetries: 0 });
-});
-afterEach(async () => {
-  await provider.close();
-});
+const mock = useMockProvider();
 
 describe('openai responses', () => {
   it('answers non-streaming with output_text and usage', async () => {
-    const response = await client.responses.create({
+    const response = await mock.openai.responses.create({
       model: 'gpt-test',
       input: 'tell me',
       instructions: 'be brief',
@@ -24,7 +13,7 @@ describe('openai responses', () => {
     expect(response.status).toBe('completed');
     expect(response.output_text).toContain('tell me');
     expect(response.usage?.input_tokens).toBeGreaterThan(0);
-    expect(provider.requests[0]).toMatchObject({
+    expect(mock.provider.requests[0]).toMatchObject({
       api: 'openai-responses',
       system: 'be brief',
       messages: 'tell me',
@@ -32,13 +21,13 @@ describe('openai responses', () => {
   });
 
   it('streams text deltas and function calls, ending with response.completed', async () => {
-    provider.enqueue({
+    mock.provider.enqueue({
       type: 'ok',
       text: 'Looking it up.',
       toolCalls: [{ name: 'search', input: { query: 'keel' } }],
       usage: { inputTokens: 5, outputTokens: 9 },
     });
-    const stream = client.responses.stream({
+    const stream = mock.openai.responses.stream({
       model: 'gpt-test',
       input: [{ role: 'user', content: 'search keel' }],
     });
@@ -58,8 +47,12 @@ describe('openai responses', () => {
   });
 
   it('emits the documented event sequence', async () => {
-    provider.enqueue({ type: 'ok', text: 'abc', toolCalls: [{ name: 'f', input: {} }] });
-    const stream = await client.responses.create({ model: 'gpt-test', input: 'x', stream: true });
+    mock.provider.enqueue({ type: 'ok', text: 'abc', toolCalls: [{ name: 'f', input: {} }] });
+    const stream = await mock.openai.responses.create({
+      model: 'gpt-test',
+      input: 'x',
+      stream: true,
+    });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types).toEqual([
@@ -82,8 +75,11 @@ describe('openai responses', () => {
 
 describe('openai responses faults', () => {
   it('answers a non-streaming function call', async () => {
-    provider.enqueue({ type: 'ok', toolCalls: [{ id: 'call_7', name: 'f', input: { a: 1 } }] });
-    const response = await client.responses.create({ model: 'gpt-test', input: 'x' });
+    mock.provider.enqueue({
+      type: 'ok',
+      toolCalls: [{ id: 'call_7', name: 'f', input: { a: 1 } }],
+    });
+    const response = await mock.openai.responses.create({ model: 'gpt-test', input: 'x' });
     expect(response.output).toEqual([
       {
         id: 'fc_mock_1_0',
@@ -98,11 +94,11 @@ describe('openai responses faults', () => {
   });
 
   it('truncated-stream ends without response.completed; reset-after-chunks fails the stream', async () => {
-    provider.enqueue(
+    mock.provider.enqueue(
       { type: 'truncated-stream', chunks: 2 },
       { type: 'reset-after-chunks', chunks: 1 },
     );
-    const truncated = await client.responses.create({
+    const truncated = await mock.openai.responses.create({
       model: 'gpt-test',
       input: 'x',
       stream: true,
@@ -112,7 +108,11 @@ describe('openai responses faults', () => {
     expect(types.filter((type) => type === 'response.output_text.delta')).toHaveLength(2);
     expect(types).not.toContain('response.completed');
 
-    const reset = await client.responses.create({ model: 'gpt-test', input: 'x', stream: true });
+    const reset = await mock.openai.responses.create({
+      model: 'gpt-test',
+      input: 'x',
+      stream: true,
+    });
     const seen: string[] = [];
     await expect(
       (async () => {
