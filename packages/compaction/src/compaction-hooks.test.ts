@@ -1,14 +1,9 @@
-import { appendFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { HOOK_PRODUCER_ID } from './create-compactor';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
 import { SUMMARY_SECTIONS } from './summary-sections';
 import { useHarness } from './test-support/compactor-harness';
-import {
-  SAMPLE_IDENTIFIERS,
-  SMALL_WINDOW,
-  sampleTranscript,
-} from './test-support/sample-transcript';
+import { SAMPLE_IDENTIFIERS, SMALL_WINDOW } from './test-support/sample-transcript';
 
 const setup = useHarness();
 
@@ -162,100 +157,5 @@ describe('beforeCompact', () => {
     expect(result.status).toBe('compacted');
     expect(observed).toEqual(['compaction-1']);
     expect(h.store.appendCount()).toBe(1);
-  });
-});
-
-describe('pausing automatic compaction', () => {
-  it('pauses after 3 consecutive automatic failures; manual still runs and resumes it', async () => {
-    const h = await setup();
-    h.mock.enqueue({
-      behavior: { type: 'http-error', status: 401, errorType: 'authentication_error' },
-      times: 3,
-    });
-    const compactor = h.compactor();
-    for (let run = 0; run < 3; run += 1) {
-      await h.compactError(compactor, { trigger: run === 1 ? 'overflow' : 'threshold' });
-      expect(compactor.isPaused('s-1')).toBe(run === 2);
-    }
-    expect(h.events.filter((e) => e.type === 'compaction-paused')).toEqual([
-      { type: 'compaction-paused', sessionId: 's-1', consecutiveFailures: 3 },
-    ]);
-    expect(await h.compact(compactor)).toEqual({ status: 'skipped', reason: 'paused' });
-    expect(await h.compact(compactor, { trigger: 'overflow' })).toEqual({
-      status: 'skipped',
-      reason: 'paused',
-    });
-    expect(h.mock.requests).toHaveLength(3);
-    // another session is not affected
-    expect(compactor.isPaused('s-2')).toBe(false);
-    const manual = await h.compact(compactor, { trigger: 'manual' });
-    expect(manual.status).toBe('compacted');
-    expect(compactor.isPaused('s-1')).toBe(false);
-    expect(h.events.at(-2)).toEqual({ type: 'compaction-resumed', sessionId: 's-1' });
-  });
-
-  it('counts only consecutive failures, and not manual ones', async () => {
-    const h = await setup();
-    const compactor = h.compactor();
-    const fail = async (trigger: 'threshold' | 'manual') => {
-      h.mock.enqueue({ type: 'http-error', status: 401, errorType: 'authentication_error' });
-      await h.compactError(compactor, { trigger });
-    };
-    await fail('threshold');
-    await fail('threshold');
-    await fail('manual');
-    expect(compactor.isPaused('s-1')).toBe(false);
-    await fail('threshold');
-    expect(compactor.isPaused('s-1')).toBe(true);
-    compactor.resume('s-1');
-    expect(compactor.isPaused('s-1')).toBe(false);
-  });
-
-  it('a success in between starts the count again', async () => {
-    const h = await setup();
-    const compactor = h.compactor({ maxConsecutiveFailures: 2 });
-    h.mock.enqueue({ type: 'http-error', status: 401, errorType: 'authentication_error' });
-    await h.compactError(compactor);
-    await h.compacted(compactor, { trigger: 'overflow' });
-    // the session grows past the threshold again
-    const more = sampleTranscript().map((entry) => `${JSON.stringify(entry)}\n`);
-    await appendFile(h.store.path, more.join(''));
-    h.mock.enqueue({ type: 'http-error', status: 401, errorType: 'authentication_error' });
-    await h.compactError(compactor);
-    expect(compactor.isPaused('s-1')).toBe(false);
-    expect(h.events.some((e) => e.type === 'compaction-paused')).toBe(false);
-  });
-});
-
-describe('when nothing needs doing', () => {
-  it('skips below the threshold on threshold triggers but compacts on manual ones', async () => {
-    const h = await setup();
-    const compactor = h.compactor({
-      contextWindowTokens: 100_000,
-      reserveTokens: 1000,
-      keepRecentTokens: 20,
-      summaryMaxTokens: 400,
-    });
-    expect(await h.compact(compactor)).toEqual({ status: 'skipped', reason: 'not-needed' });
-    expect(h.mock.requests).toHaveLength(0);
-    const manual = await h.compact(compactor, { trigger: 'manual' });
-    expect(manual.status).toBe('compacted');
-    // the compacted range is now summarized: nothing is left to compact before the latest request
-    expect(await h.compact(compactor, { trigger: 'manual' })).toEqual({
-      status: 'skipped',
-      reason: 'nothing-to-compact',
-    });
-  });
-});
-
-describe('without any producer', () => {
-  it('fails with a CompactionError that says so, writing nothing', async () => {
-    const h = await setup();
-    const before = await h.bytes();
-    const error = await h.compactError(h.compactor({ model: undefined }));
-    expect(error.attempts.map((a) => a.reason)).toEqual([
-      'no producer: configure model or providers',
-    ]);
-    expect((await h.bytes()).equals(before)).toBe(true);
   });
 });

@@ -8,6 +8,7 @@ import type {
   CompactionSkipReason,
   CompactionTrigger,
 } from './compaction-events';
+import type { CompactionFailureCounts } from './compaction-failure-counts';
 import type { CompactionHooks } from './compaction-hooks';
 import type { CompactionProvider } from './compaction-provider';
 import type { CompactionRegistry } from './compaction-registry';
@@ -56,6 +57,11 @@ export interface CompactorOptions extends Partial<CompactionBudgetOptions> {
   modelTimeoutMs?: number;
   /** Consecutive automatic failures after which automatic compaction pauses; default 3. */
   maxConsecutiveFailures?: number;
+  /**
+   * Where the consecutive failures are counted; default a new `Map` (in memory, this compactor
+   * only). Share one, or back it by durable storage, for the pause to outlive the compactor.
+   */
+  failureCounts?: CompactionFailureCounts;
   hooks?: CompactionHooks;
   onEvent?: CompactionEventListener;
   now?: () => Date;
@@ -106,9 +112,9 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
   const maxFailures = options.maxConsecutiveFailures ?? 3;
   const listeners = new Set<CompactionEventListener>();
   if (options.onEvent !== undefined) listeners.add(options.onEvent);
-  const failures = new Map<string, number>();
+  const failures: CompactionFailureCounts = options.failureCounts ?? new Map<string, number>();
+  const isPaused = (sessionId: string): boolean => (failures.get(sessionId) ?? 0) >= maxFailures;
   const running = createSessionMutex();
-  const paused = new Set<string>();
   const builtin =
     options.model === undefined
       ? undefined
@@ -161,17 +167,18 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
 
   function recordFailure(sessionId: string, trigger: CompactionTrigger): void {
     if (trigger === 'manual') return;
+    const wasPaused = isPaused(sessionId);
     const count = (failures.get(sessionId) ?? 0) + 1;
     failures.set(sessionId, count);
-    if (count >= maxFailures && !paused.has(sessionId)) {
-      paused.add(sessionId);
+    if (!wasPaused && isPaused(sessionId)) {
       emit({ type: 'compaction-paused', sessionId, consecutiveFailures: count });
     }
   }
 
   function recordSuccess(sessionId: string): void {
+    const wasPaused = isPaused(sessionId);
     failures.delete(sessionId);
-    if (paused.delete(sessionId)) emit({ type: 'compaction-resumed', sessionId });
+    if (wasPaused) emit({ type: 'compaction-resumed', sessionId });
   }
 
   async function compact(request: CompactRequest): Promise<CompactResult> {
@@ -192,7 +199,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
       emit({ type: 'compaction-skipped', sessionId, trigger, reason });
       return { status: 'skipped', reason };
     };
-    if (trigger !== 'manual' && paused.has(sessionId)) return skip('paused');
+    if (trigger !== 'manual' && isPaused(sessionId)) return skip('paused');
     const { entries } = await store.read(sessionId, { signal });
     signal.throwIfAborted();
     const current = plan(entries);
@@ -322,11 +329,8 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
   return {
     plan,
     compact,
-    isPaused: (sessionId) => paused.has(sessionId),
-    resume(sessionId) {
-      failures.delete(sessionId);
-      if (paused.delete(sessionId)) emit({ type: 'compaction-resumed', sessionId });
-    },
+    isPaused,
+    resume: recordSuccess,
     subscribe(listener) {
       listeners.add(listener);
       return () => {

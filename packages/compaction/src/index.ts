@@ -14,6 +14,7 @@ export type {
   CompactionSkipReason,
   CompactionTrigger,
 } from './compaction-events';
+export type { CompactionFailureCounts } from './compaction-failure-counts';
 export type {
   AfterCompactContext,
   BeforeCompactContext,
