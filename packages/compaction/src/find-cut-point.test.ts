@@ -79,58 +79,53 @@ describe('the generated transcripts', () => {
   });
 });
 
+/** Checks `property` on the cut of every generated transcript and `keepRecentTokens`. */
+function forEveryCut(
+  property: (messages: MessageEntry[], cut: number, keepRecentTokens: number) => void,
+  options: { maxTurns?: number; numRuns: number },
+): void {
+  fc.assert(
+    fc.property(transcriptArbitrary(options.maxTurns), keepRecent, (entries, keepRecentTokens) => {
+      const messages = messagesOf(entries);
+      const tokens = messages.map(estimateMessageTokens);
+      property(messages, findCutPoint(messages, { keepRecentTokens, tokens }), keepRecentTokens);
+    }),
+    { numRuns: options.numRuns },
+  );
+}
+
 describe('findCutPoint', () => {
   it('never separates a tool_use from its tool_result', () => {
-    fc.assert(
-      fc.property(transcriptArbitrary(), keepRecent, (entries, keepRecentTokens) => {
-        const messages = messagesOf(entries);
-        const cut = findCutPoint(messages, {
-          keepRecentTokens,
-          tokens: messages.map(estimateMessageTokens),
-        });
+    forEveryCut(
+      (messages, cut) => {
         expect(separatesPair(messages, cut)).toBe(false);
-      }),
+      },
       { numRuns: 300 },
     );
   });
 
   it('never compacts the latest user request', () => {
-    fc.assert(
-      fc.property(transcriptArbitrary(), keepRecent, (entries, keepRecentTokens) => {
-        const messages = messagesOf(entries);
-        const cut = findCutPoint(messages, {
-          keepRecentTokens,
-          tokens: messages.map(estimateMessageTokens),
-        });
+    forEveryCut(
+      (messages, cut) => {
         const latest = findLatestUserRequest(messages);
         if (latest >= 0) expect(cut).toBeLessThanOrEqual(latest);
-      }),
+      },
       { numRuns: 300 },
     );
   });
 
   it('keeps at least keepRecentTokens whenever it compacts anything', () => {
-    fc.assert(
-      fc.property(transcriptArbitrary(), keepRecent, (entries, keepRecentTokens) => {
-        const messages = messagesOf(entries);
-        const cut = findCutPoint(messages, {
-          keepRecentTokens,
-          tokens: messages.map(estimateMessageTokens),
-        });
+    forEveryCut(
+      (messages, cut, keepRecentTokens) => {
         if (cut > 0) expect(keptTokens(messages, cut)).toBeGreaterThanOrEqual(keepRecentTokens);
-      }),
+      },
       { numRuns: 300 },
     );
   });
 
   it('compacts as much as the rules allow (no later cut satisfies all of them)', () => {
-    fc.assert(
-      fc.property(transcriptArbitrary(8), keepRecent, (entries, keepRecentTokens) => {
-        const messages = messagesOf(entries);
-        const cut = findCutPoint(messages, {
-          keepRecentTokens,
-          tokens: messages.map(estimateMessageTokens),
-        });
+    forEveryCut(
+      (messages, cut, keepRecentTokens) => {
         const latest = findLatestUserRequest(messages);
         for (let later = cut + 1; later <= messages.length; later += 1) {
           const allowed =
@@ -139,8 +134,8 @@ describe('findCutPoint', () => {
             keptTokens(messages, later) >= keepRecentTokens;
           expect(allowed).toBe(false);
         }
-      }),
-      { numRuns: 200 },
+      },
+      { maxTurns: 8, numRuns: 200 },
     );
   });
 
