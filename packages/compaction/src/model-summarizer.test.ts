@@ -1,3 +1,4 @@
+import { appendFile } from 'node:fs/promises';
 import { mockFaults } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
 import type { CompactionEvent } from './compaction-events';
@@ -63,6 +64,29 @@ describe('built-in LLM summarizer over the real Anthropic SDK', () => {
     expect(prompts[0]).toContain('There is no earlier summary.');
     for (const prompt of prompts.slice(1)) expect(prompt).toContain('<previous-summary>');
     for (const prompt of prompts) expect(prompt).toContain('## Open items');
+  });
+
+  it("updates the previous compaction's summary and keeps its identifiers", async () => {
+    const h = await setup();
+    const compactor = h.compactor();
+    const first = await h.compacted(compactor);
+    const say = (id: string, role: 'user' | 'assistant', text: string) =>
+      `${JSON.stringify({ type: 'message', id, timestamp: 't', role, content: text })}\n`;
+    await appendFile(
+      h.store.path,
+      say('n1', 'user', 'Rename /work/app/src/lexer.ts too.') +
+        say('n2', 'assistant', `Renamed. ${'More context. '.repeat(300)}`) +
+        say('n3', 'user', 'Thanks, what is next?'),
+    );
+    const second = await h.compacted(compactor);
+    expect(second.plan.previousSummary).toBe(first.entry.summary);
+    const prompt = JSON.stringify(h.mock.requests.at(-1)?.messages);
+    expect(prompt).toContain('<previous-summary>');
+    expect(prompt).toContain(JSON.stringify(first.entry.summary).slice(1, 60));
+    // identifiers only the earlier summary still holds survive the update, new ones join them
+    expect(JSON.stringify(second.plan.compacted)).not.toContain('issues/42');
+    expect(second.entry.summary).toContain('https://github.com/acme/app/issues/42');
+    expect(second.entry.summary).toContain('/work/app/src/lexer.ts');
   });
 
   it('retries a socket reset mid-summary (a real SDK connection error) and succeeds', async () => {
