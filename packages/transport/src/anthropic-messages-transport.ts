@@ -3,6 +3,7 @@ import { createSdkTransport, sdkSpecBase } from './create-sdk-transport';
 import {
   type AnthropicMessagesEvent,
   fromAnthropicMessagesStream,
+  isAnthropicOutputEvent,
 } from './from-anthropic-messages-stream';
 import { loadSdk } from './load-sdk';
 import { sdkClientOptions } from './sdk-client-options';
@@ -44,6 +45,7 @@ export function createAnthropicMessagesTransport(
         .withResponse();
       return { status: response.status, chunks: data };
     },
+    isOutput: isAnthropicOutputEvent,
     decode: fromAnthropicMessagesStream,
   });
 }

@@ -54,6 +54,13 @@ export interface SdkTransportSpec<Chunk> {
   defaults: CallDefaults;
   open(request: ModelRequest, context: OpenStreamContext): Promise<OpenedStream<Chunk>>;
   decode(chunks: AsyncIterable<Chunk>): AsyncIterable<TransportEvent>;
+  /**
+   * Whether a chunk carries model output (text, tool-call arguments, the end), so the
+   * first-token clock stops at it even before `decode` can produce an event (a tool call is one
+   * event, produced only once its arguments are complete). Preambles (`message_start`, `ping`,
+   * `response.created`, a role-only chunk) are not output.
+   */
+  isOutput(chunk: Chunk): boolean;
 }
 
 function statusOf(error: unknown): number | undefined {
@@ -81,6 +88,7 @@ export function sdkSpecBase(
 async function* watchChunks<Chunk>(
   source: AsyncIterable<Chunk>,
   watchdog: AttemptWatchdog,
+  isOutput: (chunk: Chunk) => boolean,
 ): AsyncGenerator<Chunk> {
   const iterator = source[Symbol.asyncIterator]();
   let finished = false;
@@ -93,6 +101,7 @@ async function* watchChunks<Chunk>(
         finished = true;
         return;
       }
+      if (isOutput(next.value)) watchdog.firstEvent();
       yield next.value;
     }
   } finally {
@@ -133,7 +142,7 @@ export function createSdkTransport<Chunk>(spec: SdkTransportSpec<Chunk>): Transp
       });
       status = opened.status;
       let first = true;
-      for await (const event of spec.decode(watchChunks(opened.chunks, watchdog))) {
+      for await (const event of spec.decode(watchChunks(opened.chunks, watchdog, spec.isOutput))) {
         if (first) {
           watchdog.firstEvent();
           first = false;

@@ -51,6 +51,20 @@ interface PendingCall {
   initial: Record<string, unknown>;
 }
 
+/** Model output: a content block, its deltas, or the end (not `message_start` or `ping`). */
+export function isAnthropicOutputEvent(event: AnthropicMessagesEvent): boolean {
+  switch (event.type) {
+    case 'content_block_start':
+    case 'content_block_delta':
+    case 'content_block_stop':
+    case 'message_delta':
+    case 'message_stop':
+      return true;
+    default:
+      return false;
+  }
+}
+
 function is<T extends AnthropicMessagesEvent['type']>(
   event: AnthropicMessagesEvent,
   type: T,

@@ -34,6 +34,17 @@ export function mapOpenAIChatFinishReason(reason: string): FinishReason {
   }
 }
 
+/** Model output: text, tool-call deltas or a finish reason (not a role-only or usage chunk). */
+export function isOpenAIChatOutputChunk(chunk: OpenAIChatChunk): boolean {
+  const choice = chunk.choices[0];
+  if (choice === undefined) return false;
+  return (
+    Boolean(choice.delta?.content) ||
+    (choice.delta?.tool_calls?.length ?? 0) > 0 ||
+    Boolean(choice.finish_reason)
+  );
+}
+
 interface PendingCall {
   id: string;
   name: string;

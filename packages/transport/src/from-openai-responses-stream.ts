@@ -58,6 +58,20 @@ export function mapIncompleteReason(reason: string | null | undefined): FinishRe
   }
 }
 
+const OUTPUT_EVENTS = new Set([
+  'response.output_item.added',
+  'response.output_text.delta',
+  'response.refusal.delta',
+  'response.function_call_arguments.delta',
+  'response.completed',
+  'response.incomplete',
+]);
+
+/** Model output: an output item, its deltas, or the end (not `response.created` / `in_progress`). */
+export function isOpenAIResponsesOutputEvent(event: OpenAIResponsesEvent): boolean {
+  return OUTPUT_EVENTS.has(event.type);
+}
+
 interface PendingCall {
   id: string;
   name: string;

@@ -1,6 +1,10 @@
 import { createOpenAIClient } from './create-openai-client';
 import { createSdkTransport, sdkSpecBase } from './create-sdk-transport';
-import { fromOpenAIChatStream, type OpenAIChatChunk } from './from-openai-chat-stream';
+import {
+  fromOpenAIChatStream,
+  isOpenAIChatOutputChunk,
+  type OpenAIChatChunk,
+} from './from-openai-chat-stream';
 import { toOpenAIChat } from './to-openai-chat';
 import type { OpenAIChatTransportOptions } from './transport-options';
 import type { Transport } from './types';
@@ -24,6 +28,7 @@ export function createOpenAIChatTransport(options: OpenAIChatTransportOptions): 
         .withResponse();
       return { status: response.status, chunks: data };
     },
+    isOutput: isOpenAIChatOutputChunk,
     decode: fromOpenAIChatStream,
   });
 }

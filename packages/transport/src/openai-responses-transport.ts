@@ -2,6 +2,7 @@ import { createOpenAIClient } from './create-openai-client';
 import { createSdkTransport, sdkSpecBase } from './create-sdk-transport';
 import {
   fromOpenAIResponsesStream,
+  isOpenAIResponsesOutputEvent,
   type OpenAIResponsesEvent,
 } from './from-openai-responses-stream';
 import type { OpenAISdk } from './openai-client-like';
@@ -31,6 +32,7 @@ export function createOpenAIResponsesTransport(
         .withResponse();
       return { status: response.status, chunks: data };
     },
+    isOutput: isOpenAIResponsesOutputEvent,
     decode: (chunks) =>
       fromOpenAIResponsesStream(chunks, {
         createStreamError: (failure) => responsesStreamError(sdk, failure),
