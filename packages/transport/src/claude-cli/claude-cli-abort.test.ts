@@ -119,4 +119,34 @@ describe('createClaudeCliTransport: abort', () => {
     expect(fakeProcessIds(fixture)).toHaveLength(1);
     expect(aliveFakeProcesses(fixture)).toEqual([]);
   });
+
+  it.each([
+    ['attempt', { timeoutMs: 1_500 }],
+    ['first-token', { firstTokenTimeoutMs: 1_500 }],
+  ] as const)(
+    'ends a silent CLI with a per-call timeout of kind %s',
+    async (timeoutKind, clock) => {
+      // Only init, then silence: session-bound is not a first token. The clocks leave the CLI
+      // ample time to start, so init always comes first.
+      fixture = createCliTestFixture({
+        turns: [{ steps: [{ type: 'silence' }], onSigterm: 'ignore' }],
+      });
+      const transport = createClaudeCliTransport({
+        command: fixture.fake.command,
+        cwd: fixture.cwd,
+        env: fixture.fake.env,
+        noOutputTimeoutMs: 60_000,
+        abortGraceMs: 100,
+      });
+      const { events, error } = await drain(transport.stream(go, { sessionId: 'gw', ...clock }));
+      expect(events.map((event) => event.type)).toEqual(['session-bound']);
+      expect(error).toMatchObject({
+        name: 'TransportTimeoutError',
+        keelKind: 'timeout',
+        timeoutKind,
+      });
+      expect(fakeProcessIds(fixture)).toHaveLength(1);
+      expect(aliveFakeProcesses(fixture)).toEqual([]);
+    },
+  );
 });
