@@ -159,3 +159,37 @@ describe('beforeCompact', () => {
     expect(h.store.appendCount()).toBe(1);
   });
 });
+
+describe('hooks that ignore the signal', () => {
+  it('a hanging beforeCompact is left on caller abort; nothing is written', async () => {
+    const h = await setup();
+    const controller = new AbortController();
+    const compactor = h.compactor({
+      hooks: {
+        beforeCompact: () => {
+          controller.abort(new Error('user stop'));
+          return new Promise(() => undefined);
+        },
+      },
+    });
+    await expect(h.compact(compactor, { signal: controller.signal })).rejects.toThrow('user stop');
+    expect(h.mock.requests).toHaveLength(0);
+    expect(h.store.appendCount()).toBe(0);
+  });
+
+  it('a hanging afterCompact is left on caller abort; the committed compaction is the result', async () => {
+    const h = await setup();
+    const controller = new AbortController();
+    const compactor = h.compactor({
+      hooks: {
+        afterCompact: () => {
+          controller.abort(new Error('user stop'));
+          return new Promise(() => undefined);
+        },
+      },
+    });
+    const result = await h.compacted(compactor, { signal: controller.signal });
+    expect(h.store.appendCount()).toBe(1);
+    expect(result.entry.provenance.producerId).toBe(BUILTIN_PRODUCER_ID);
+  });
+});

@@ -31,14 +31,16 @@ export interface CompactionHooks {
    * Runs after the plan is made and before any producer, only when there is something to
    * compact. May cancel, or supply a summary: a supplied summary is validated like any other and,
    * when rejected, the configured producers run as if no summary had been supplied.
-   * May throw: the error propagates out of `compact()` and nothing is written.
+   * May throw: the error propagates out of `compact()` and nothing is written. Should honour
+   * `context.signal`: once it aborts, `compact()` stops waiting for the hook and rejects.
    */
   beforeCompact?(
     context: BeforeCompactContext,
   ): BeforeCompactResult | undefined | Promise<BeforeCompactResult | undefined>;
   /**
    * Runs after the compaction entry was appended. Observes only; must not throw — a throwing or
-   * rejecting hook is caught and ignored, the compaction stays committed.
+   * rejecting hook is caught and ignored, the compaction stays committed. `compact()` waits for it,
+   * but not past an abort of the caller's signal (it then returns the committed compaction).
    */
   afterCompact?(context: AfterCompactContext): void | Promise<void>;
 }

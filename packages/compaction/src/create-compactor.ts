@@ -27,6 +27,7 @@ import { createSessionMutex } from './session-mutex';
 import { computeSourceDigest } from './source-digest';
 import { SUMMARY_SECTIONS } from './summary-sections';
 import type { CompactionEntry, TranscriptEntry } from './types';
+import { untilAbort } from './until-abort';
 import { describeSummaryProblems, validateSummary } from './validate-summary';
 
 /** Producer id recorded when `beforeCompact` supplied the summary. */
@@ -235,14 +236,20 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
 
     try {
       let produced: { summary: string; producerId: string; calls: number } | undefined;
-      const decision = await options.hooks?.beforeCompact?.({
-        sessionId,
-        trigger,
-        plan: current,
-        requiredIdentifiers,
-        budgetTokens: summaryMaxTokens,
+      // a hook that ignores its signal is not waited for once the caller aborts
+      const decision = await untilAbort(
+        Promise.resolve(
+          options.hooks?.beforeCompact?.({
+            sessionId,
+            trigger,
+            plan: current,
+            requiredIdentifiers,
+            budgetTokens: summaryMaxTokens,
+            signal,
+          }),
+        ),
         signal,
-      });
+      );
       signal.throwIfAborted();
       if (decision?.action === 'cancel') {
         end('cancelled');
@@ -315,9 +322,15 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
       recordSuccess(sessionId);
       end('compacted', entry);
       try {
-        await options.hooks?.afterCompact?.({ sessionId, trigger, entry, plan: current });
+        const observed = options.hooks?.afterCompact?.({
+          sessionId,
+          trigger,
+          entry,
+          plan: current,
+        });
+        await untilAbort(Promise.resolve(observed), signal);
       } catch {
-        // afterCompact observes only
+        // afterCompact observes only; on abort the committed compaction is still the result
       }
       return { status: 'compacted', entry, plan: current };
     } catch (error) {

@@ -1,3 +1,5 @@
+import { untilAbort } from './until-abort';
+
 /** Internal: at most one holder per key at a time, in arrival order. */
 export interface SessionMutex {
   /**
@@ -8,27 +10,6 @@ export interface SessionMutex {
   acquire(key: string, signal: AbortSignal): Promise<() => void>;
   /** Whether some caller holds or waits for `key`. */
   isBusy(key: string): boolean;
-}
-
-function untilAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /**
