@@ -1,17 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { createMockProvider, type MockProvider } from '@keel/testing';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { drain, hello, SDK_APIS, textOf } from './__fixtures__/mock-transport';
+import { describe, expect, it } from 'vitest';
+import { drain, hello, SDK_APIS, textOf, useMockProvider } from './__fixtures__/mock-transport';
 import { createTransport, type TransportOptions } from './create-transport';
 import { MissingSdkError } from './transport-error';
 
-let mock: MockProvider;
-beforeAll(async () => {
-  mock = await createMockProvider();
-});
-beforeEach(() => mock.reset());
-afterAll(() => mock.close());
+const mock = useMockProvider();
 
 /** Imports a package that is not installed, exactly as the default loader would fail. */
 function importMissing<T>(): Promise<T> {

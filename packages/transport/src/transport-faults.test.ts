@@ -1,20 +1,17 @@
 import { classifyError } from '@keel/error-classification';
+import { type MockBehavior, mockFaults } from '@keel/testing';
+import { describe, expect, it } from 'vitest';
 import {
-  createMockProvider,
-  type MockBehavior,
-  type MockProvider,
-  mockFaults,
-} from '@keel/testing';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { drain, hello, SDK_APIS, textOf, transportFor } from './__fixtures__/mock-transport';
+  drain,
+  hello,
+  SDK_APIS,
+  textOf,
+  transportFor,
+  useMockProvider,
+} from './__fixtures__/mock-transport';
 import { IncompleteStreamError, TransportError } from './transport-error';
 
-let mock: MockProvider;
-beforeAll(async () => {
-  mock = await createMockProvider();
-});
-beforeEach(() => mock.reset());
-afterAll(() => mock.close());
+const mock = useMockProvider();
 
 const httpFaults: Array<[string, () => MockBehavior, string]> = [
   ['overloaded', () => mockFaults.overloaded(), 'overloaded'],

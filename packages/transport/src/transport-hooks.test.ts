@@ -1,5 +1,5 @@
-import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mockFaults } from '@keel/testing';
+import { describe, expect, it } from 'vitest';
 import {
   baseUrlFor,
   drain,
@@ -7,15 +7,11 @@ import {
   SDK_APIS,
   SECRET_KEY,
   transportFor,
+  useMockProvider,
 } from './__fixtures__/mock-transport';
 import type { TransportHooks } from './types';
 
-let mock: MockProvider;
-beforeAll(async () => {
-  mock = await createMockProvider();
-});
-beforeEach(() => mock.reset());
-afterAll(() => mock.close());
+const mock = useMockProvider();
 
 interface HookCall {
   hook: keyof TransportHooks;

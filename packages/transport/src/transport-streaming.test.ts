@@ -1,5 +1,5 @@
-import { createMockProvider, type MockProvider, type RecordedRequest } from '@keel/testing';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '@keel/testing';
+import { describe, expect, it } from 'vitest';
 import {
   drain,
   hello,
@@ -7,15 +7,11 @@ import {
   type SdkApi,
   textOf,
   transportFor,
+  useMockProvider,
 } from './__fixtures__/mock-transport';
 import type { Message, TransportEvent } from './types';
 
-let mock: MockProvider;
-beforeAll(async () => {
-  mock = await createMockProvider();
-});
-beforeEach(() => mock.reset());
-afterAll(() => mock.close());
+const mock = useMockProvider();
 
 interface WireToolResult {
   id: string;

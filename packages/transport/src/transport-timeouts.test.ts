@@ -1,8 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { classifyError } from '@keel/error-classification';
-import { createMockProvider, type MockProvider } from '@keel/testing';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   drain,
   hello,
@@ -10,16 +9,12 @@ import {
   type SdkApi,
   textOf,
   transportFor,
+  useMockProvider,
 } from './__fixtures__/mock-transport';
 import { createTcpRelay } from './__fixtures__/tcp-relay';
 import { TransportAbortError, TransportTimeoutError } from './transport-error';
 
-let mock: MockProvider;
-beforeAll(async () => {
-  mock = await createMockProvider();
-});
-beforeEach(() => mock.reset());
-afterAll(() => mock.close());
+const mock = useMockProvider();
 
 /** The error the SDK itself throws when the signal it was given aborts. */
 const sdkAbortError = (api: SdkApi) =>

@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { classifyError } from '@keel/error-classification';
-import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
+import { mockFaults } from '@keel/testing';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   baseUrlFor,
   drain,
@@ -11,17 +11,13 @@ import {
   type SdkApi,
   textOf,
   transportFor,
+  useMockProvider,
 } from './__fixtures__/mock-transport';
 import { createTransport, type TransportOptions } from './create-transport';
 import type { CallOptions, ModelRequest, Transport, TransportEvent } from './types';
 import { retryPinOf, withRetryPin } from './with-retry-pin';
 
-let mock: MockProvider;
-beforeAll(async () => {
-  mock = await createMockProvider();
-});
-beforeEach(() => mock.reset());
-afterAll(() => mock.close());
+const mock = useMockProvider();
 
 describe.each(SDK_APIS)('%s retry pin, proven by request counts', (api) => {
   it('without the pin, maxRetries 1 turns a 500 then OK into two requests and a reply', async () => {

@@ -1,4 +1,5 @@
-import type { MockProvider } from '@keel/testing';
+import { createMockProvider, type MockProvider } from '@keel/testing';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createTransport, type TransportOptions } from '../create-transport';
 import type { SdkTransportOptionsBase } from '../transport-options';
 import type { Transport } from '../types';
@@ -34,3 +35,23 @@ export function transportFor(
 }
 
 export const hello = { messages: [{ role: 'user' as const, content: 'Say hello.' }] };
+
+/**
+ * One mock provider for a test file: started before the tests, reset (queue and record) before
+ * each, closed after them. Call at the top level of the file.
+ */
+export function useMockProvider(): MockProvider {
+  let current: MockProvider | undefined;
+  beforeAll(async () => {
+    current = await createMockProvider();
+  });
+  beforeEach(() => current?.reset());
+  afterAll(() => current?.close());
+  return new Proxy({} as MockProvider, {
+    get(_target, key) {
+      if (current === undefined) throw new Error('the mock provider starts in beforeAll');
+      const value: unknown = Reflect.get(current, key);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
+}
