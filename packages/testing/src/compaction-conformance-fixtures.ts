@@ -1,4 +1,5 @@
 import type {
+  ConformanceCompactionProvider,
   ConformanceMessageEntry,
   ConformanceProviderRequest,
 } from './compaction-conformance-types';
@@ -130,5 +131,27 @@ export function conformanceRequest(
     budgetTokens: options.budgetTokens,
     requiredSections: CONFORMANCE_SECTIONS,
     requiredIdentifiers,
+  };
+}
+
+/**
+ * The smallest provider that meets the contract: headings, identifiers, abort, budget. Used by the
+ * kit's own tests (not exported from `@keel/testing/vitest`).
+ */
+export function referenceProvider(): ConformanceCompactionProvider {
+  return {
+    specificationVersion: 'v1',
+    id: 'reference',
+    async summarize(request) {
+      request.signal.throwIfAborted();
+      await new Promise((resolve) => setImmediate(resolve));
+      request.signal.throwIfAborted();
+      const lines = CONFORMANCE_SECTIONS.map((section) =>
+        section === 'Exact identifiers'
+          ? `## ${section}\n${request.requiredIdentifiers.map((id) => `- ${id}`).join('\n')}`
+          : `## ${section}\n- ${request.entries.length} messages`,
+      );
+      return { summary: lines.join('\n') };
+    },
   };
 }

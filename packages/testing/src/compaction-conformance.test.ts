@@ -1,34 +1,50 @@
-import { describe, expect, it } from 'vitest';
-import { describeCompactionProviderConformance } from './compaction-conformance';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ConformanceCheckContext } from './compaction-conformance-checks';
 import { compactionProviderChecks } from './compaction-conformance-checks';
 import {
   CONFORMANCE_SECTIONS,
   conformanceRequest,
   largeEntries,
+  referenceProvider,
 } from './compaction-conformance-fixtures';
 import type { ConformanceCompactionProvider } from './compaction-conformance-types';
 
-/** The smallest provider that meets the contract: headings, identifiers, abort, budget. */
-function referenceProvider(): ConformanceCompactionProvider {
-  return {
-    specificationVersion: 'v1',
-    id: 'reference',
-    async summarize(request) {
-      request.signal.throwIfAborted();
-      await new Promise((resolve) => setImmediate(resolve));
-      request.signal.throwIfAborted();
-      const lines = CONFORMANCE_SECTIONS.map((section) =>
-        section === 'Exact identifiers'
-          ? `## ${section}\n${request.requiredIdentifiers.map((id) => `- ${id}`).join('\n')}`
-          : `## ${section}\n- ${request.entries.length} messages`,
-      );
-      return { summary: lines.join('\n') };
-    },
-  };
-}
+/*
+ * The README's usage example is a provider's test file: it runs here as written, with
+ * `@keel/testing/vitest` pointing at the source and `./my-provider` at the reference provider, so
+ * the kit registers its tests in this file.
+ */
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+const kitSection = readme.slice(readme.indexOf('\n## Compaction conformance kit'));
+const [usageExample = ''] = [...kitSection.matchAll(/```ts\n([\s\S]*?)```/g)].map(
+  (match) => match[1] ?? '',
+);
+const exampleDir = join(packageDir, '.readme-kit-example');
+mkdirSync(exampleDir, { recursive: true });
+writeFileSync(
+  join(exampleDir, 'my-provider.ts'),
+  "export { referenceProvider as createMyProvider } from '../src/compaction-conformance-fixtures';\n",
+);
+const exampleFile = join(exampleDir, 'my-provider.test.ts');
+writeFileSync(
+  exampleFile,
+  usageExample.replaceAll("from '@keel/testing/vitest'", "from '../src/vitest'"),
+);
+await import(/* @vite-ignore */ exampleFile);
+afterAll(() => {
+  rmSync(exampleDir, { recursive: true, force: true });
+});
 
-describeCompactionProviderConformance('reference provider', referenceProvider);
+describe('the README usage example', () => {
+  it('is a test file that runs the kit on a provider', () => {
+    expect(usageExample).toContain("describeCompactionProviderConformance('my provider'");
+    expect(usageExample).toContain("from '@keel/testing/vitest'");
+  });
+});
 
 describe('conformance fixtures', () => {
   it('builds a large input of about the requested size', () => {
