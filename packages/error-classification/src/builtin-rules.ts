@@ -25,6 +25,7 @@ import {
   TIMEOUT_CODES,
   TIMEOUT_TEXT,
   TRANSIENT_SERVER_CODES,
+  TRUNCATED_JSON_TEXT,
 } from './error-patterns';
 import { findCode, isThrottle, matched, mentions } from './rule-helpers';
 
@@ -146,9 +147,12 @@ export const BUILTIN_RULES: readonly ClassifierRule[] = [
       const code = findCode(facts, CONNECTION_CODES);
       if (code !== undefined) return matched('connection', code);
       if (facts.status === 499) return 'connection';
-      return facts.status === undefined && mentions(facts, CONNECTION_TEXT)
-        ? 'connection'
-        : undefined;
+      if (facts.status !== undefined) return undefined;
+      if (mentions(facts, CONNECTION_TEXT)) return 'connection';
+      // A body cut short: the SDK's JSON.parse fails on what arrived before the connection ended.
+      const truncatedBody =
+        facts.names.includes('SyntaxError') && mentions(facts, TRUNCATED_JSON_TEXT);
+      return truncatedBody ? 'connection' : undefined;
     },
   },
   {

@@ -202,7 +202,28 @@ describe.each(MATRIX_APIS.flatMap((api) => [[api, false] as const, [api, true] a
       expect(classifyError(error).kind).toBe('provider_abort');
     });
 
-    if (!stream) return;
+    if (!stream) {
+      it('reset after half a JSON body → connection (TypeError: terminated, undici cause)', async () => {
+        mock.enqueue({ type: 'reset-after-chunks', chunks: 1 });
+        const error = await captureError(() => callMock(mock, api, { stream }));
+        expect(error).toMatchObject({ name: 'TypeError', message: 'terminated' });
+        expect(classifyError(error)).toMatchObject({ kind: 'connection', code: 'UND_ERR_SOCKET' });
+      });
+
+      it('half a JSON body, then a clean end → connection (SyntaxError from JSON.parse)', async () => {
+        mock.enqueue({ type: 'truncated-stream' });
+        const error = await captureError(() => callMock(mock, api, { stream }));
+        expect(error).toBeInstanceOf(SyntaxError);
+        expect(classifyError(error).kind).toBe('connection');
+      });
+
+      it('stream-error on a non-streaming request → its HTTP status error', async () => {
+        mock.enqueue({ type: 'stream-error', errorType: 'overloaded_error' });
+        const error = await captureError(() => callMock(mock, api, { stream }));
+        expect(classifyError(error)).toMatchObject({ kind: 'overloaded', status: 529 });
+      });
+      return;
+    }
 
     it('reset after chunks, raw stream → connection (TypeError: terminated, undici cause)', async () => {
       mock.enqueue({ type: 'reset-after-chunks', chunks: 2 });

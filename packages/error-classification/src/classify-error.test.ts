@@ -214,6 +214,19 @@ describe('status versus wording', () => {
   });
 });
 
+describe('a response body cut short', () => {
+  it('is connection only for a SyntaxError with JSON.parse truncation wording and no status', () => {
+    expect(classifyError(new SyntaxError('Unexpected end of JSON input')).kind).toBe('connection');
+    expect(classifyError(new Error('Unexpected end of JSON input')).kind).toBe('unknown');
+    const html = new SyntaxError('Unexpected token \'<\', "<html>502</html>" is not valid JSON');
+    expect(classifyError(html).kind).toBe('unknown');
+    const withStatus = Object.assign(new SyntaxError('Unexpected end of JSON input'), {
+      status: 500,
+    });
+    expect(classifyError(withStatus).kind).toBe('server_error');
+  });
+});
+
 describe('invalid_request wording without a status', () => {
   it('classifies unpaired tool_use / tool_result and max_tokens messages as invalid_request', () => {
     expect(

@@ -152,6 +152,13 @@ export const CONNECTION_CODES = codeSet(
 export const CONNECTION_TEXT =
   /connection error|fetch failed|socket hang up|\bterminated\b|other side closed|network error|premature close|connection (?:reset|refused|closed)|econnreset|stream ended without producing|request ended without sending any chunks|missing finish_reason/;
 
+/**
+ * V8's `JSON.parse` wording for input that ends too early: what an SDK throws when a response
+ * body was cut short (only counted on a `SyntaxError` without an HTTP status).
+ */
+export const TRUNCATED_JSON_TEXT =
+  /unexpected end of json input|unterminated string in json|(?:expected|unexpected) .{0,60} in json at position \d+/;
+
 export const SERVER_ERROR_CODES = codeSet(
   'api_error',
   'server_error',

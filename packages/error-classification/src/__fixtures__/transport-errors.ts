@@ -3,6 +3,8 @@ import type { ErrorFixture } from './error-fixture';
 const NODE_ERRORS_DOC = 'https://nodejs.org/api/errors.html#common-system-errors';
 const UNDICI_ERRORS_DOC = 'https://undici.nodejs.org/#/docs/api/Errors';
 const CONTRIBUTING = 'CONTRIBUTING.md (the keelKind convention)';
+const V8_JSON_PARSE =
+  "V8 src/common/message-template.h (JsonParse* messages, Node 20+); seen with both SDKs on the mock provider's truncated-stream for a non-streaming request";
 
 /** A Node system error as `net` / `dns` raise it. */
 function systemError(code: string, syscall: string, message: string): Error {
@@ -130,6 +132,24 @@ export const TRANSPORT_FIXTURES: readonly ErrorFixture[] = [
     }),
   },
   {
+    name: 'SyntaxError: a non-streaming JSON body cut inside a string',
+    source: V8_JSON_PARSE,
+    kind: 'connection',
+    error: new SyntaxError('Unterminated string in JSON at position 174 (line 1 column 175)'),
+  },
+  {
+    name: 'SyntaxError: a JSON body cut after a value',
+    source: V8_JSON_PARSE,
+    kind: 'connection',
+    error: new SyntaxError("Expected ',' or '}' after property value in JSON at position 96"),
+  },
+  {
+    name: 'SyntaxError: an empty or cut JSON body',
+    source: V8_JSON_PARSE,
+    kind: 'connection',
+    error: new SyntaxError('Unexpected end of JSON input'),
+  },
+  {
     name: 'ETIMEDOUT',
     source: NODE_ERRORS_DOC,
     kind: 'timeout',
@@ -236,7 +256,8 @@ export const TRANSPORT_FIXTURES: readonly ErrorFixture[] = [
   },
   {
     name: 'plain Error with no known wording',
-    source: "V8's TypeError for reading a property of undefined (an application bug, not a provider error)",
+    source:
+      "V8's TypeError for reading a property of undefined (an application bug, not a provider error)",
     kind: 'unknown',
     error: new Error("Cannot read properties of undefined (reading 'content')"),
   },
