@@ -1,3 +1,4 @@
+import { UnsupportedRequestError } from './transport-error';
 import type { ContentBlock, Message } from './types';
 
 export type TextBlock = Extract<ContentBlock, { type: 'text' }>;
@@ -19,4 +20,27 @@ export const TOOL_ERROR_PREFIX = '[tool error] ';
 
 export function toolResultText(block: ToolResultBlock): string {
   return block.isError === true ? TOOL_ERROR_PREFIX + block.content : block.content;
+}
+
+/**
+ * Converts each message by role, in order: assistant messages one way; user and tool messages
+ * (tool messages hold `tool_result` blocks) the other.
+ */
+export function convertByRole<T>(
+  messages: readonly Message[],
+  convert: { assistant(message: Message): T[]; user(message: Message): T[] },
+): T[] {
+  return messages.flatMap((message) => {
+    switch (message.role) {
+      case 'assistant':
+        return convert.assistant(message);
+      case 'user':
+      case 'tool':
+        return convert.user(message);
+      default: {
+        const unexpected: never = message.role;
+        throw new UnsupportedRequestError({ message: `Unknown role ${String(unexpected)}` });
+      }
+    }
+  });
 }

@@ -1,4 +1,4 @@
-import { contentBlocks, type TextBlock, toolResultText } from './content-blocks';
+import { contentBlocks, convertByRole, type TextBlock, toolResultText } from './content-blocks';
 import type {
   OpenAIChatBody,
   OpenAIChatMessage,
@@ -109,21 +109,12 @@ export function toOpenAIChatTool(tool: ToolDefinition): OpenAIChatTool {
 export function toOpenAIChat(request: ModelRequest, options: ToOpenAIChatOptions): OpenAIChatBody {
   const messages: OpenAIChatMessage[] = [];
   if (request.system !== undefined) messages.push({ role: 'system', content: request.system });
-  for (const message of request.messages) {
-    switch (message.role) {
-      case 'assistant':
-        messages.push(assistantMessage(message));
-        break;
-      case 'user':
-      case 'tool':
-        messages.push(...userMessages(message));
-        break;
-      default: {
-        const unexpected: never = message.role;
-        throw new UnsupportedRequestError({ message: `Unknown role ${String(unexpected)}` });
-      }
-    }
-  }
+  messages.push(
+    ...convertByRole(request.messages, {
+      assistant: (message) => [assistantMessage(message)],
+      user: userMessages,
+    }),
+  );
   const body: OpenAIChatBody = {
     model: request.model ?? options.model,
     messages,

@@ -1,4 +1,4 @@
-import { contentBlocks, toolResultText } from './content-blocks';
+import { contentBlocks, convertByRole, toolResultText } from './content-blocks';
 import type {
   OpenAIResponsesBody,
   OpenAIResponsesInputItem,
@@ -106,22 +106,7 @@ export function toOpenAIResponses(
       message: 'The openai-responses API has no stop sequences; use openai-chat for `stop`.',
     });
   }
-  const input: OpenAIResponsesInputItem[] = [];
-  for (const message of request.messages) {
-    switch (message.role) {
-      case 'assistant':
-        input.push(...assistantItems(message));
-        break;
-      case 'user':
-      case 'tool':
-        input.push(...userItems(message));
-        break;
-      default: {
-        const unexpected: never = message.role;
-        throw new UnsupportedRequestError({ message: `Unknown role ${String(unexpected)}` });
-      }
-    }
-  }
+  const input = convertByRole(request.messages, { assistant: assistantItems, user: userItems });
   const body: OpenAIResponsesBody = {
     model: request.model ?? options.model,
     input,

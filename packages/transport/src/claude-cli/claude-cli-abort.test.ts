@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FakeClaudeTurn } from '@keel/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   abortAtToolCall,
   aliveFakeProcesses,
@@ -14,19 +14,13 @@ import {
 } from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
-let fixture: CliTestFixture | undefined;
-afterEach(() => {
-  fixture?.cleanup();
-  fixture = undefined;
-});
-
 const hangingTool: FakeClaudeTurn['steps'] = [
   { type: 'tool_use', id: 'toolu_long', name: 'Bash', input: { command: 'sleep' }, hang: true },
 ];
 const go = { messages: [userTurn('go')] };
 
 function setup(turn: FakeClaudeTurn, abortGraceMs: number) {
-  fixture = createCliTestFixture({ turns: [{ sessionId: 'cli-abort', ...turn }] });
+  const fixture = createCliTestFixture({ turns: [{ sessionId: 'cli-abort', ...turn }] });
   const transport = createClaudeCliTransport({
     command: fixture.fake.command,
     cwd: fixture.cwd,
@@ -55,7 +49,7 @@ describe('createClaudeCliTransport: abort', () => {
   });
 
   it('waits for a CLI behind a wrapper script (like npm .bin/claude) to finish its SIGTERM cleanup', async () => {
-    fixture = createCliTestFixture({
+    const fixture = createCliTestFixture({
       turns: [{ sessionId: 'cli-wrapped', steps: hangingTool, sigtermCleanupMs: 400 }],
     });
     // The shell stays the parent (no exec), as in npm's wrapper: it dies on SIGTERM at once,
@@ -97,7 +91,7 @@ describe('createClaudeCliTransport: abort', () => {
   });
 
   it('ends a silent CLI with a timeout error from the no-output watchdog', async () => {
-    fixture = createCliTestFixture({
+    const fixture = createCliTestFixture({
       turns: [
         { steps: [{ type: 'text', text: 'thinking…' }, { type: 'silence' }], onSigterm: 'ignore' },
       ],
@@ -128,7 +122,7 @@ describe('createClaudeCliTransport: abort', () => {
     async (timeoutKind, clock) => {
       // Only init, then silence: session-bound is not a first token. The clocks leave the CLI
       // ample time to start, so init always comes first.
-      fixture = createCliTestFixture({
+      const fixture = createCliTestFixture({
         turns: [{ steps: [{ type: 'silence' }], onSigterm: 'ignore' }],
       });
       const transport = createClaudeCliTransport({

@@ -1,18 +1,12 @@
 import { classifyError } from '@keel/error-classification';
 import type { FakeClaudeTurn } from '@keel/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClaudeCliError } from './claude-cli-error';
-import { type CliTestFixture, createCliTestFixture, drain, userTurn } from './cli-test-fixture';
+import { createCliTestFixture, drain, userTurn } from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
-let fixture: CliTestFixture | undefined;
-afterEach(() => {
-  fixture?.cleanup();
-  fixture = undefined;
-});
-
 async function runTurn(turn: FakeClaudeTurn, env: Record<string, string> = {}) {
-  fixture = createCliTestFixture({ turns: [turn] });
+  const fixture = createCliTestFixture({ turns: [turn] });
   const errors: string[] = [];
   const transport = createClaudeCliTransport({
     command: fixture.fake.command,
@@ -95,7 +89,7 @@ describe('createClaudeCliTransport: errors', () => {
   });
 
   it('reports a missing binary as an error naming the command', async () => {
-    fixture = createCliTestFixture({ turns: [{}] });
+    const fixture = createCliTestFixture({ turns: [{}] });
     const transport = createClaudeCliTransport({
       command: `${fixture.dir}/no-such-claude`,
       cwd: fixture.cwd,

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '../types';
 import { createMemoryBindingStore } from './binding-store';
 import type { ReseedLoadContext } from './claude-cli-options';
@@ -6,7 +6,6 @@ import {
   abortAtToolCall,
   aliveFakeProcesses,
   assistantTurn,
-  type CliTestFixture,
   createCliTestFixture,
   drain,
   fakeProcessIds,
@@ -15,15 +14,9 @@ import {
 } from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
-let fixture: CliTestFixture | undefined;
-afterEach(() => {
-  fixture?.cleanup();
-  fixture = undefined;
-});
-
 describe('createClaudeCliTransport: orphaned tool_use', () => {
   it('detects the orphan a killed run left, starts fresh and reseeds summary and recent turns', async () => {
-    fixture = createCliTestFixture({
+    const fixture = createCliTestFixture({
       turns: [
         {
           sessionId: 'cli-orphaned',

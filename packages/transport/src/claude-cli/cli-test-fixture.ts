@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFakeClaude, type FakeClaude, type FakeClaudeScenario } from '@keel/testing';
+import { onTestFinished } from 'vitest';
 import { type Drained, drain } from '../__fixtures__/drain';
 import type { CallOptions, ModelRequest, Transport } from '../types';
 import { isProcessAlive } from './process-tree';
@@ -14,19 +15,19 @@ export interface CliTestFixture {
   /** The CLI's working directory. */
   cwd: string;
   fake: FakeClaude;
-  cleanup(): void;
 }
 
+/** A scratch directory with the fake CLI in it, removed when the current test finishes. */
 export function createCliTestFixture(scenario: FakeClaudeScenario): CliTestFixture {
   const dir = mkdtempSync(join(tmpdir(), 'keel-claude-cli-'));
   const cwd = join(dir, 'work');
   mkdirSync(cwd, { recursive: true });
   const fake = createFakeClaude({ dir, scenario });
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return {
     dir,
     cwd,
     fake,
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
 

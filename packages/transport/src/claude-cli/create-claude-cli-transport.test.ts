@@ -1,26 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TransportEvent } from '../types';
 import { withRetryPin } from '../with-retry-pin';
 import { createFileBindingStore } from './binding-store';
-import {
-  assistantTurn,
-  type CliTestFixture,
-  createCliTestFixture,
-  drain,
-  userTurn,
-} from './cli-test-fixture';
+import { assistantTurn, createCliTestFixture, drain, userTurn } from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
-let fixture: CliTestFixture | undefined;
-afterEach(() => {
-  fixture?.cleanup();
-  fixture = undefined;
-});
-
 function setup(scenario: Parameters<typeof createCliTestFixture>[0]) {
-  fixture = createCliTestFixture(scenario);
+  const fixture = createCliTestFixture(scenario);
   const bindingsPath = join(fixture.dir, 'state', 'claude-cli-bindings.json');
   const transport = createClaudeCliTransport({
     command: fixture.fake.command,
@@ -102,7 +90,7 @@ describe('createClaudeCliTransport: stream mapping', () => {
 
 describe('createClaudeCliTransport: environment, retries and hooks', () => {
   it('merges env over process.env, removes undefined names, pins CLI retries and keeps hooks secret-free', async () => {
-    fixture = createCliTestFixture({ turns: [{ steps: [{ type: 'text', text: 'ok' }] }] });
+    const fixture = createCliTestFixture({ turns: [{ steps: [{ type: 'text', text: 'ok' }] }] });
     process.env['KEEL_TEST_INHERITED'] = 'inherited';
     process.env['KEEL_TEST_REMOVED'] = 'removed';
     const seen: string[] = [];
@@ -149,7 +137,7 @@ describe('createClaudeCliTransport: environment, retries and hooks', () => {
 
 describe('createClaudeCliTransport: retry pin', () => {
   it('lets withRetryPin(transport, 0) stop the CLI own API retries, whatever the call or config asks', async () => {
-    fixture = createCliTestFixture({ turns: [{ steps: [{ type: 'text', text: 'ok' }] }] });
+    const fixture = createCliTestFixture({ turns: [{ steps: [{ type: 'text', text: 'ok' }] }] });
     const pinned = withRetryPin(
       createClaudeCliTransport({
         command: fixture.fake.command,
