@@ -1,6 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-const cliPath = fileURLToPath(new URL('../dist/mock-provider-cli.js', import.meta.url));
+/** The `keel-mock-provider` bin as package.json declares it, run as an executable (its shebang). */
+const packageJson = JSON.parse(
+  readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8'),
+) as { bin: Record<string, string> };
+const binPath = packageJson.bin['keel-mock-provider'];
+const cliPath = fileURLToPath(new URL(`../${binPath ?? 'missing-bin'}`, import.meta.url));
 let directory: string;
 const children: ChildProcessWithoutNullStreams[] = [];
 
@@ -24,7 +29,7 @@ afterEach(async () => {
 });
 
 function start(args: string[]): ChildProcessWithoutNullStreams {
-  const child = spawn(process.execPath, [cliPath, ...args], { stdio: 'pipe' });
+  const child = spawn(cliPath, args, { stdio: 'pipe' });
   children.push(child);
   return child;
 }
