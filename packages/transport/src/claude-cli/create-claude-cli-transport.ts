@@ -7,22 +7,17 @@ import {
 import { createAttemptWatchdog } from '../attempt-watchdog';
 import { callHook } from '../call-hook';
 import { finalError } from '../final-error';
-import type {
-  BindingInvalidReason,
-  CallOptions,
-  ModelRequest,
-  RequestInfo,
-  Transport,
-  TransportEvent,
-} from '../types';
+import type { CallOptions, ModelRequest, RequestInfo, Transport, TransportEvent } from '../types';
 import { type BindingStore, createMemoryBindingStore } from './binding-store';
 import { buildCliPrompt, type ReseedContext, splitPendingMessages } from './build-cli-prompt';
-import { checkCliBinding, cliProjectsRoot } from './check-cli-binding';
+import { cliProjectsRoot } from './check-cli-binding';
 import type { ClaudeCliTransportOptions } from './claude-cli-options';
+import { cliArgs } from './cli-args';
 import { cliFailure, secretValues } from './cli-failure';
 import { type CliExit, type CliProcess, spawnCliProcess } from './cli-process';
 import { createCliStreamMapper } from './cli-stream-mapper';
 import { parseCliMessage } from './parse-cli-message';
+import { resolveCliBinding } from './resolve-cli-binding';
 
 const DEFAULT_ABORT_GRACE_MS = 5_000;
 const DEFAULT_NO_OUTPUT_TIMEOUT_MS = 300_000;
@@ -85,40 +80,25 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
     callHook(options.hooks?.onRequestStart, () => ({ ...info }));
     try {
       if (watchdog.signal.aborted) throw watchdog.signal.reason;
-      let resumeId: string | undefined;
-      let freshReason: BindingInvalidReason | 'unbound' = 'unbound';
-      const binding = sessionId === undefined ? undefined : await bindings.get(sessionId);
-      if (sessionId !== undefined && binding !== undefined) {
-        const check = await checkCliBinding({
-          projectsRoot,
-          cwd,
-          cliSessionId: binding.cliSessionId,
-          signal: watchdog.signal,
-        });
-        if (check.valid) {
-          resumeId = binding.cliSessionId;
-        } else {
-          freshReason = check.reason;
-          await bindings.delete(sessionId);
-          yield {
-            type: 'binding-invalidated',
-            sessionId,
-            cliSessionId: binding.cliSessionId,
-            reason: check.reason,
-            ...(check.orphanedToolUseIds === undefined
-              ? {}
-              : { orphanedToolUseIds: check.orphanedToolUseIds }),
-          };
-        }
+      const binding = await resolveCliBinding({
+        bindings,
+        sessionId,
+        projectsRoot,
+        cwd,
+        signal: watchdog.signal,
+      });
+      const { resumeId } = binding;
+      if (binding.resumeId === undefined && binding.invalidated !== undefined) {
+        yield binding.invalidated;
       }
       const { prior, pending } = splitPendingMessages(request.messages);
       let reseed: ReseedContext | undefined;
-      if (resumeId === undefined) {
+      if (binding.resumeId === undefined) {
         reseed = options.reseed?.load
           ? await options.reseed.load({
               sessionId,
               request,
-              reason: freshReason,
+              reason: binding.reason,
               signal: watchdog.signal,
             })
           : { messages: prior };
@@ -128,20 +108,14 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
         ...(reseed === undefined ? {} : { reseed }),
         maxChars: options.reseed?.maxChars ?? DEFAULT_RESEED_MAX_CHARS,
       });
-      const model = request.model ?? options.model;
-      const args = [
-        '-p',
-        '--output-format',
-        'stream-json',
-        '--verbose',
-        ...(resumeId === undefined ? [] : ['--resume', resumeId]),
-        ...(model === undefined ? [] : ['--model', model]),
-        ...(request.system === undefined ? [] : ['--append-system-prompt', request.system]),
-        ...(options.extraArgs ?? []),
-        ...(options.allowedTools?.length ? ['--allowedTools', ...options.allowedTools] : []),
-        '--',
+      const args = cliArgs({
+        resumeId,
+        model: request.model ?? options.model,
+        system: request.system,
+        extraArgs: options.extraArgs,
+        allowedTools: options.allowedTools,
         prompt,
-      ];
+      });
       watchdog.signal.throwIfAborted();
       const running = spawnCliProcess({
         command,
