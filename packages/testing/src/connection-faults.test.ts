@@ -86,9 +86,12 @@ describe('reset-after-chunks', () => {
     expect(items.some((chunk) => chunk.choices[0]?.finish_reason)).toBe(false);
   });
 
-  it('cuts a non-streaming body in half, so the SDK fails', async () => {
+  it('resets a non-streaming answer after half its body (undici "terminated")', async () => {
     mock.provider.enqueue({ type: 'reset-after-chunks', chunks: 1 });
-    await expect(mock.anthropic.messages.create(anthropicParams)).rejects.toBeInstanceOf(Error);
+    await expect(mock.anthropic.messages.create(anthropicParams)).rejects.toMatchObject({
+      name: 'TypeError',
+      message: 'terminated',
+    });
   });
 });
 
@@ -184,6 +187,15 @@ describe('truncated-stream', () => {
     expect(error).toBeUndefined();
     expect(items.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('only this');
     expect(items.some((chunk) => chunk.choices[0]?.finish_reason)).toBe(false);
+  });
+});
+
+describe('truncated-stream on a non-streaming request', () => {
+  it('ends cleanly after half the JSON body, so the SDK cannot parse it', async () => {
+    mock.provider.enqueue({ type: 'truncated-stream' });
+    await expect(mock.openai.chat.completions.create(chatParams)).rejects.toBeInstanceOf(
+      SyntaxError,
+    );
   });
 });
 

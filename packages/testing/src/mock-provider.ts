@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
-import type { Socket } from 'node:net';
 import { anthropicWire } from './anthropic-wire';
 import { defaultMockReply, estimateTokens } from './default-mock-reply';
 import { buildErrorResponse } from './error-response';
@@ -85,7 +84,6 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
   const queue = createMockQueue();
   queue.add(options.script ?? []);
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
   const defaultReply = options.defaultReply ?? defaultMockReply;
   let requestCounter = 0;
   let toolCounter = 0;
@@ -208,10 +206,6 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       );
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -249,7 +243,6 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       if (closing === undefined) {
         closing = new Promise<void>((resolve) => {
           server.close(() => resolve());
-          for (const socket of sockets) socket.destroy();
           server.closeAllConnections();
         });
       }

@@ -74,6 +74,18 @@ describe('openai chat completions', () => {
     expect(completion.usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
   });
 
+  it('ends a complete stream with data: [DONE] on the wire', async () => {
+    const response = await fetch(`${mock.provider.openaiBaseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+      body: JSON.stringify({ model: 'gpt-test', messages: user('hi'), stream: true }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await response.text()).split('\n\n').filter(Boolean);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    expect(events.slice(0, -1).every((event) => event.startsWith('data: {'))).toBe(true);
+  });
+
   it('sends no usage chunk unless stream_options.include_usage is set', async () => {
     const stream = await mock.openai.chat.completions.create({
       model: 'gpt-test',
