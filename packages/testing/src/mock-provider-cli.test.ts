@@ -115,6 +115,22 @@ describe('keel-mock-provider CLI', () => {
     expect((await done).code).toBe(0);
   });
 
+  it('--require-api-key answers other keys with a 401', async () => {
+    const child = start(['--require-api-key', 'sk-right']);
+    const done = exited(child);
+    const url = await urlLine(child);
+    const ask = (apiKey: string) =>
+      new Anthropic({ apiKey, baseURL: url, maxRetries: 0 }).messages.create({
+        model: 'claude-x',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'q' }],
+      });
+    await expect(ask('sk-wrong')).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    expect((await ask('sk-right')).type).toBe('message');
+    child.kill('SIGTERM');
+    expect((await done).code).toBe(0);
+  });
+
   it.each([
     [['--port', 'abc'], /--port must be an integer/],
     [['--port', '70000'], /--port must be an integer/],
