@@ -30,15 +30,21 @@ import {
 import { findCode, isThrottle, matched, mentions } from './rule-helpers';
 
 /**
- * The built-in rules, in precedence order. Traps are ordered on purpose: billing and content
- * policy beat their statuses (429 / 400), overload wording beats 503, throttles are never
- * context overflow, and transport wording only counts when there is no HTTP status.
+ * The caller's own aborted signal decides before anything else, application rules included:
+ * a stopped caller is never retried, whatever the error says (CONTRIBUTING.md, "Errors").
+ */
+export const CALLER_ABORT_RULE: ClassifierRule = {
+  name: 'caller-abort',
+  match: (_error, { signal }) => (signal?.aborted ? 'caller_abort' : undefined),
+};
+
+/**
+ * The built-in rules after the caller-abort one, in precedence order. Traps are ordered on
+ * purpose: billing and content policy beat their statuses (429 / 400), overload wording beats
+ * 503, throttles are never context overflow, and transport wording only counts when there is no
+ * HTTP status.
  */
 export const BUILTIN_RULES: readonly ClassifierRule[] = [
-  {
-    name: 'caller-abort',
-    match: (_error, { signal }) => (signal?.aborted ? 'caller_abort' : undefined),
-  },
   {
     name: 'keel-kind',
     match: (_error, { facts }) => facts.keelKind,

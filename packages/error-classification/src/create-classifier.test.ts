@@ -23,6 +23,19 @@ describe('createClassifier', () => {
     expect(createClassifier().classify(error).kind).toBe('server_error');
   });
 
+  it('never overrides a caller abort: the caller signal decides before application rules', () => {
+    const classifier = createClassifier({
+      rules: [{ name: 'everything-is-overloaded', match: () => 'overloaded' }],
+    });
+    const controller = new AbortController();
+    controller.abort();
+    const error = { status: 529, error: { type: 'overloaded_error' } };
+    expect(classifier.classify(error, { signal: controller.signal }).kind).toBe('caller_abort');
+    expect(classifier.classify(error, { signal: new AbortController().signal }).kind).toBe(
+      'overloaded',
+    );
+  });
+
   it('lets a rule set fields; the rest come from the facts and the kind policy', () => {
     const classifier = createClassifier({ rules: [quotaRule] });
     const error = {

@@ -1,4 +1,4 @@
-import { BUILTIN_RULES } from './builtin-rules';
+import { BUILTIN_RULES, CALLER_ABORT_RULE } from './builtin-rules';
 import type { ClassifierRule, RuleContext, RuleMatch } from './classifier-rule';
 import { collectErrorFacts, type ErrorFacts } from './collect-error-facts';
 import { detectProvider } from './detect-provider';
@@ -9,7 +9,7 @@ import { parseRetryAfter } from './parse-retry-after';
 import { sanitizeForLog } from './sanitize-for-log';
 
 export interface ClassifierOptions {
-  /** Application rules, tried in order before the built-in ones. */
+  /** Application rules, tried in order before the built-in ones (after the caller-abort check). */
   rules?: readonly ClassifierRule[];
 }
 
@@ -83,11 +83,12 @@ function build(match: RuleMatch, facts: ErrorFacts): ErrorClassification {
 }
 
 /**
- * A classifier with application rules that run before the built-in ones (which include the
- * caller-abort and `keelKind` rules). The first rule that matches decides the kind.
+ * A classifier with application rules that run before the built-in ones (the `keelKind` rule
+ * included). Only a caller abort comes first: with the caller's own signal aborted the kind is
+ * always `caller_abort`. The first rule that matches decides the kind.
  */
 export function createClassifier(options: ClassifierOptions = {}): Classifier {
-  const rules = [...(options.rules ?? []), ...BUILTIN_RULES];
+  const rules = [CALLER_ABORT_RULE, ...(options.rules ?? []), ...BUILTIN_RULES];
   return {
     classify(error, classifyOptions = {}) {
       const facts = safely(() => collectErrorFacts(error));
