@@ -21,12 +21,16 @@ export function createAnthropicMessagesTransport(
   options: AnthropicMessagesTransportOptions,
 ): Transport {
   let loading: Promise<AnthropicClientLike> | undefined;
+  let built: AnthropicClientLike | undefined;
   const client = () => {
     loading ??= loadSdk(
       '@anthropic-ai/sdk',
       'anthropic-messages',
       options.loadSdk ?? importAnthropic,
-    ).then((sdk) => options.client ?? new sdk.Anthropic(sdkClientOptions(options)));
+    ).then((sdk) => {
+      built = options.client ?? new sdk.Anthropic(sdkClientOptions(options));
+      return built;
+    });
     return loading;
   };
   return createSdkTransport<AnthropicMessagesEvent>({
@@ -34,6 +38,7 @@ export function createAnthropicMessagesTransport(
     ...sdkSpecBase(options, {
       vendor: 'anthropic',
       baseUrl: options.client?.baseURL ?? options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL,
+      client: () => built,
     }),
     async open(request, context) {
       const body = toAnthropicMessages(request, {

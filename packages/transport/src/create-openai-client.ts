@@ -14,6 +14,8 @@ const importOpenAI = (): Promise<OpenAISdk> => import('openai');
 export interface OpenAIClientHandle {
   /** Resolves the SDK module and a client, once, on first use. */
   get(): Promise<{ sdk: OpenAISdk; client: OpenAIClientLike }>;
+  /** The client, once `get()` has resolved it. */
+  current(): OpenAIClientLike | undefined;
   /** The base URL requests go to (unsanitized: it may hold credentials). */
   readonly baseUrl: string;
 }
@@ -23,13 +25,15 @@ export function createOpenAIClient(
   options: OpenAIChatTransportOptions | OpenAIResponsesTransportOptions,
 ): OpenAIClientHandle {
   let loading: Promise<{ sdk: OpenAISdk; client: OpenAIClientLike }> | undefined;
+  let client: OpenAIClientLike | undefined;
   return {
     baseUrl: options.client?.baseURL ?? options.baseUrl ?? DEFAULT_OPENAI_BASE_URL,
+    current: () => client,
     get() {
-      loading ??= loadSdk('openai', options.api, options.loadSdk ?? importOpenAI).then((sdk) => ({
-        sdk,
-        client: options.client ?? new sdk.OpenAI(sdkClientOptions(options)),
-      }));
+      loading ??= loadSdk('openai', options.api, options.loadSdk ?? importOpenAI).then((sdk) => {
+        client = options.client ?? new sdk.OpenAI(sdkClientOptions(options));
+        return { sdk, client };
+      });
       return loading;
     },
   };

@@ -51,7 +51,7 @@ function scriptedTransport(chunks: Chunk[]) {
     provider: 'scripted',
     model: 'm',
     url: 'http://127.0.0.1',
-    secret: undefined,
+    secret: () => undefined,
     hooks: undefined,
     defaults: { firstTokenTimeoutMs: 250 },
     open: async (_request, context) => ({ status: 200, chunks: paced(chunks, context.signal) }),

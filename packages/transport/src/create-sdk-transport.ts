@@ -48,8 +48,11 @@ export interface SdkTransportSpec<Chunk> {
   model: string;
   /** Sanitized base URL for hooks. */
   url: string;
-  /** The API key, only to redact it from errors. */
-  secret: string | undefined;
+  /**
+   * The API key in use, only to redact it from errors; read when a call fails, so a key the SDK
+   * took from its environment variable (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`) is covered too.
+   */
+  secret(): string | undefined;
   hooks: TransportHooks | undefined;
   defaults: CallDefaults;
   open(request: ModelRequest, context: OpenStreamContext): Promise<OpenedStream<Chunk>>;
@@ -69,16 +72,30 @@ function statusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
+/** A client's key as the SDKs expose it. */
+interface ClientWithKey {
+  readonly apiKey?: string | null;
+}
+
 /** What every SDK-backed API derives the same way from its options. */
 export function sdkSpecBase(
-  options: SdkTransportOptionsBase & { client?: { readonly apiKey?: string | null } | undefined },
-  target: { vendor: string; baseUrl: string },
+  options: SdkTransportOptionsBase & { client?: ClientWithKey | undefined },
+  target: {
+    vendor: string;
+    baseUrl: string;
+    /** The client calls go through, once it is loaded or built. */
+    client: () => ClientWithKey | undefined;
+  },
 ): Pick<SdkTransportSpec<unknown>, 'provider' | 'model' | 'url' | 'secret' | 'hooks' | 'defaults'> {
+  const url = sanitizeUrl(target.baseUrl);
   return {
     provider: options.provider ?? target.vendor,
     model: options.model,
-    url: sanitizeUrl(target.baseUrl),
-    secret: options.apiKey ?? options.client?.apiKey ?? undefined,
+    url:
+      options.apiKey === undefined || options.apiKey.length < 4
+        ? url
+        : url.split(options.apiKey).join('[redacted]'),
+    secret: () => options.apiKey ?? target.client()?.apiKey ?? options.client?.apiKey ?? undefined,
     hooks: options.hooks,
     defaults: options,
   };
@@ -154,7 +171,7 @@ export function createSdkTransport<Chunk>(spec: SdkTransportSpec<Chunk>): Transp
     } catch (error) {
       const thrown = redactSecret(
         finalError(error, { signal: options.signal, timeout: watchdog.timeout }),
-        spec.secret,
+        spec.secret(),
       );
       callHook(spec.hooks?.onRequestError, () => ({
         ...info,

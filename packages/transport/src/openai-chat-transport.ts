@@ -14,7 +14,11 @@ export function createOpenAIChatTransport(options: OpenAIChatTransportOptions): 
   const handle = createOpenAIClient(options);
   return createSdkTransport<OpenAIChatChunk>({
     api: 'openai-chat',
-    ...sdkSpecBase(options, { vendor: 'openai', baseUrl: handle.baseUrl }),
+    ...sdkSpecBase(options, {
+      vendor: 'openai',
+      baseUrl: handle.baseUrl,
+      client: handle.current,
+    }),
     async open(request, context) {
       const body = toOpenAIChat(request, {
         model: context.model,

@@ -19,7 +19,11 @@ export function createOpenAIResponsesTransport(
   let sdk: OpenAISdk | undefined;
   return createSdkTransport<OpenAIResponsesEvent>({
     api: 'openai-responses',
-    ...sdkSpecBase(options, { vendor: 'openai', baseUrl: handle.baseUrl }),
+    ...sdkSpecBase(options, {
+      vendor: 'openai',
+      baseUrl: handle.baseUrl,
+      client: handle.current,
+    }),
     async open(request, context) {
       const body = toOpenAIResponses(request, {
         model: context.model,

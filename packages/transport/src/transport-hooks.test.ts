@@ -85,16 +85,42 @@ describe.each(SDK_APIS)('%s lifecycle hooks', (api) => {
     expect(JSON.stringify(calls)).not.toContain(SECRET_KEY);
   });
 
+  it('redacts a key the SDK read from its environment variable', async () => {
+    const variable = api === 'anthropic-messages' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
+    const previous = process.env[variable];
+    process.env[variable] = SECRET_KEY;
+    try {
+      mock.enqueue({
+        ...mockFaults.unauthorized(),
+        message: `Incorrect API key provided: ${SECRET_KEY}.`,
+        openai: { message: `Incorrect API key provided: ${SECRET_KEY}.`, code: 'invalid_api_key' },
+      });
+      const calls: HookCall[] = [];
+      const transport = transportFor(api, mock, {
+        apiKey: undefined,
+        hooks: recordingHooks(calls),
+      });
+      const { error } = await drain(transport.stream(hello));
+      expect(mock.requests[0]?.apiKey).toBe(SECRET_KEY);
+      expect(errorText(error)).toContain('Incorrect API key provided: [redacted]');
+      expect(errorText(error)).not.toContain(SECRET_KEY);
+      expect(JSON.stringify(calls)).not.toContain(SECRET_KEY);
+    } finally {
+      if (previous === undefined) delete process.env[variable];
+      else process.env[variable] = previous;
+    }
+  });
+
   it('strips credentials, query and fragment of the base URL before it reaches a hook', async () => {
     const calls: HookCall[] = [];
     const transport = transportFor(api, mock, {
-      baseUrl: `http://keel:${SECRET_KEY}@127.0.0.1:9/v1?api-key=${SECRET_KEY}#${SECRET_KEY}`,
+      baseUrl: `http://keel:${SECRET_KEY}@127.0.0.1:9/${SECRET_KEY}/v1?api-key=${SECRET_KEY}#${SECRET_KEY}`,
       hooks: recordingHooks(calls),
     });
     const { error } = await drain(transport.stream(hello, { signal: AbortSignal.abort() }));
     expect(error).toMatchObject({ keelKind: 'caller_abort' });
     expect(calls.map((call) => call.hook)).toEqual(['onRequestStart', 'onRequestError']);
-    for (const call of calls) expect(call.context['url']).toBe('http://127.0.0.1:9/v1');
+    for (const call of calls) expect(call.context['url']).toBe('http://127.0.0.1:9/[redacted]/v1');
     expect(JSON.stringify(calls)).not.toContain(SECRET_KEY);
     expect(errorText(error)).not.toContain(SECRET_KEY);
   });
