@@ -112,6 +112,56 @@ async function writeFrames(
   return true;
 }
 
+type EarlyStopBehavior = Extract<
+  MockBehavior,
+  { type: 'reset-after-chunks' | 'truncated-stream' | 'stall' }
+>;
+
+/** How an answer that stops early ends: a socket reset, a clean end, or silence. */
+function earlyStopOf(behavior: EarlyStopBehavior): {
+  ending: 'reset' | 'end' | 'silence';
+  chunks: number | undefined;
+  text: string | undefined;
+} {
+  switch (behavior.type) {
+    case 'reset-after-chunks':
+      return { ending: 'reset', chunks: behavior.chunks, text: behavior.text };
+    case 'truncated-stream':
+      return { ending: 'end', chunks: behavior.chunks, text: behavior.text };
+    case 'stall':
+      return { ending: 'silence', chunks: behavior.afterChunks ?? 0, text: undefined };
+    default: {
+      const unknown: never = behavior;
+      throw new Error(`Not an early stop: ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/**
+ * Streaming: headers, the frames through the `chunks`-th text delta (a stall with 0 chunks:
+ * headers only), then the ending. Non-streaming: headers and half the JSON body (a stall: none).
+ */
+async function stopEarly(options: RespondOptions, behavior: EarlyStopBehavior): Promise<void> {
+  const { writer, wire, request } = options;
+  const { ending, chunks, text } = earlyStopOf(behavior);
+  const base = text ?? options.defaultText;
+  const count = chunks ?? chunkText(base, DEFAULT_CHUNK_SIZE).length;
+  const reply = buildReply(options, padText(base, count, DEFAULT_CHUNK_SIZE));
+  if (request.stream) {
+    writer.head(200, streamHeaders(options));
+    const silentAtOnce = ending === 'silence' && count === 0;
+    const frames = silentAtOnce ? [] : framesThroughText(wire.stream(reply), count);
+    if (!(await writeFrames(writer, frames))) return;
+  } else {
+    writer.head(200, jsonHeaders(options));
+    if (ending === 'silence') return;
+    const json = JSON.stringify(wire.body(reply));
+    if (!(await writer.write(json.slice(0, Math.floor(json.length / 2))))) return;
+  }
+  if (ending === 'reset') writer.destroy();
+  else if (ending === 'end') writer.end();
+}
+
 function statusForStreamError(errorType: string): number {
   if (errorType === 'overloaded_error') return 529;
   if (errorType === 'rate_limit_error') return 429;
@@ -151,36 +201,9 @@ export async function respondWithBehavior(options: RespondOptions): Promise<void
     }
     case 'reset-after-chunks':
     case 'truncated-stream':
-    case 'stall': {
-      const text = behavior.type === 'stall' ? undefined : behavior.text;
-      const base = text ?? options.defaultText;
-      const requested =
-        behavior.type === 'reset-after-chunks'
-          ? behavior.chunks
-          : behavior.type === 'stall'
-            ? (behavior.afterChunks ?? 0)
-            : behavior.chunks;
-      const count = requested ?? chunkText(base, DEFAULT_CHUNK_SIZE).length;
-      const reply = buildReply(options, padText(base, count, DEFAULT_CHUNK_SIZE));
-      if (request.stream) {
-        writer.head(200, streamHeaders(options));
-        let frames = framesThroughText(wire.stream(reply), count);
-        if (behavior.type === 'stall' && count === 0) frames = [];
-        const written = await writeFrames(writer, frames);
-        if (!written || behavior.type === 'stall') return;
-        if (behavior.type === 'reset-after-chunks') writer.destroy();
-        else writer.end();
-        return;
-      }
-      writer.head(200, jsonHeaders(options));
-      if (behavior.type === 'stall') return;
-      const json = JSON.stringify(wire.body(reply));
-      const written = await writer.write(json.slice(0, Math.floor(json.length / 2)));
-      if (!written) return;
-      if (behavior.type === 'reset-after-chunks') writer.destroy();
-      else writer.end();
+    case 'stall':
+      await stopEarly(options, behavior);
       return;
-    }
     case 'stream-error': {
       const errorType = behavior.errorType ?? 'overloaded_error';
       const message =
