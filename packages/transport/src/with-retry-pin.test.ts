@@ -109,6 +109,13 @@ describe('withRetryPin', () => {
     expect(retryPinOf(inner)).toBeUndefined();
     const narrowed = withRetryPin(withRetryPin(inner, 2), 1);
     expect(retryPinOf(narrowed)).toBe(1);
+    // No stacked wrappers: every pin wraps the original transport itself.
+    const pinState = (transport: Transport) =>
+      (transport as unknown as Record<symbol, { inner: Transport } | undefined>)[
+        Symbol.for('keel.transport.retryPin')
+      ];
+    expect(pinState(twice)?.inner).toBe(inner);
+    expect(pinState(narrowed)?.inner).toBe(inner);
     await drain(twice.stream(hello, { maxRetries: 9 }));
     await drain(narrowed.stream(hello));
     expect(seen.map((options) => options?.maxRetries)).toEqual([0, 1]);
