@@ -14,6 +14,45 @@ describe('KIND_POLICY', () => {
     ]);
   });
 
+  it("lists, per kind, the default reactions of DESIGN.md's table, in order", () => {
+    const actions = Object.fromEntries(
+      ERROR_KINDS.map((kind) => [kind, KIND_POLICY[kind].actions]),
+    );
+    expect(actions).toEqual({
+      caller_abort: ['stop'],
+      provider_abort: ['retry_same', 'fallback_model'],
+      connection: ['retry_same', 'fallback_model'],
+      timeout: ['retry_same', 'fallback_model'],
+      rate_limit: ['rotate_profile', 'fallback_model'],
+      overloaded: ['rotate_profile', 'fallback_model'],
+      server_error: ['retry_same', 'fallback_model'],
+      auth: ['rotate_profile', 'fallback_model'],
+      billing: ['rotate_profile', 'fallback_model'],
+      context_overflow: ['compact_and_retry', 'final'],
+      invalid_request: ['final'],
+      model_not_found: ['fallback_model'],
+      content_policy: ['final'],
+      session_takeover: ['resend'],
+      coordination: ['final'],
+      unknown: ['final'],
+    });
+  });
+
+  it('lets only kinds that can fail over burn fallback candidates', () => {
+    const burning = ERROR_KINDS.filter((kind) => KIND_POLICY[kind].burnsFallback);
+    expect(burning).toEqual([
+      'provider_abort',
+      'connection',
+      'timeout',
+      'rate_limit',
+      'overloaded',
+      'server_error',
+      'auth',
+      'billing',
+      'model_not_found',
+    ]);
+  });
+
   it('gives each kind its default action', () => {
     expect(KIND_POLICY.caller_abort.actions).toEqual(['stop']);
     expect(KIND_POLICY.overloaded).toMatchObject({ maxProfileRotations: 1, retryable: false });
