@@ -15,6 +15,7 @@ import type {
 import { createMockQueue } from './mock-queue';
 import { openaiChatWire } from './openai-chat-wire';
 import { openaiResponsesWire } from './openai-responses-wire';
+import { readRequest } from './read-request';
 import { respondWithBehavior } from './respond-with-behavior';
 import { createResponseWriter } from './response-writer';
 import type { WireFormat } from './wire-format';
@@ -24,56 +25,6 @@ const wires: Record<MockApi, WireFormat> = {
   'openai-chat': openaiChatWire,
   'openai-responses': openaiResponsesWire,
 };
-
-/** Which api a method and path (query string removed) belong to. */
-function routeOf(method: string, pathname: string): RecordedRequest['api'] {
-  if (method !== 'POST') return 'other';
-  const path = pathname.replace(/\/+$/, '');
-  switch (path) {
-    case '/v1/messages':
-      return 'anthropic-messages';
-    case '/v1/messages/count_tokens':
-      return 'count-tokens';
-    case '/v1/chat/completions':
-      return 'openai-chat';
-    case '/v1/responses':
-      return 'openai-responses';
-    default:
-      return 'other';
-  }
-}
-
-function headerRecord(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue;
-    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
-
-function apiKeyOf(headers: Record<string, string>): string | undefined {
-  const authorization = headers['authorization'];
-  if (authorization !== undefined) {
-    const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
-    if (match?.[1] !== undefined) return match[1];
-  }
-  return headers['x-api-key'];
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
-
-function field(body: unknown, name: string): unknown {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  return (body as Record<string, unknown>)[name];
-}
 
 /**
  * Start a loopback HTTP server on 127.0.0.1 that speaks OpenAI Chat Completions, OpenAI
@@ -93,38 +44,8 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const method = request.method ?? 'GET';
-    const path = request.url ?? '/';
-    const pathname = path.split('?')[0] ?? '/';
-    const raw = await readBody(request);
-    const headers = headerRecord(request);
-    const api = routeOf(method, pathname);
-    let body: unknown;
-    let parseError = false;
-    if (raw.length > 0) {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        parseError = true;
-        body = raw;
-      }
-    }
-    const isResponses = api === 'openai-responses';
-    const model = field(body, 'model');
-    const record: RecordedRequest = {
-      api,
-      method,
-      path,
-      model: typeof model === 'string' ? model : undefined,
-      apiKey: apiKeyOf(headers),
-      stream: field(body, 'stream') === true,
-      messages: field(body, isResponses ? 'input' : 'messages'),
-      system: field(body, isResponses ? 'instructions' : 'system'),
-      body,
-      headers,
-      behavior: 'ok',
-      receivedAt: Date.now(),
-    };
+    const { record, pathname, invalidJson, tools } = await readRequest(request);
+    const { api, method } = record;
     requests.push(record);
     const writer = createResponseWriter(response);
     requestCounter += 1;
@@ -161,7 +82,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       fail(mockFaults.unauthorized({ apiKey: record.apiKey ?? '' }));
       return;
     }
-    if (parseError || (body !== undefined && typeof body !== 'object')) {
+    if (invalidJson) {
       fail({ type: 'http-error', status: 400, message: 'The request body is not valid JSON.' });
       return;
     }
@@ -169,7 +90,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       writer.head(200, { 'content-type': 'application/json', 'request-id': requestId });
       writer.end(
         JSON.stringify({
-          input_tokens: estimateTokens([record.system, record.messages, field(body, 'tools')]),
+          input_tokens: estimateTokens([record.system, record.messages, tools]),
         }),
       );
       return;
