@@ -38,8 +38,14 @@ export interface ModelRequest {
 
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'other';
 
-/** Why a claude-cli binding was dropped before the turn. */
-export type BindingInvalidReason = 'missing-transcript' | 'orphaned-tool-use';
+/**
+ * Why a claude-cli binding was dropped before the turn: its transcript is gone, it ends in a
+ * `tool_use` nothing answered, or its last exchange is too long to inspect within the bound.
+ */
+export type BindingInvalidReason =
+  | 'missing-transcript'
+  | 'orphaned-tool-use'
+  | 'unverifiable-transcript';
 
 export type TransportEvent =
   | { type: 'text-delta'; text: string }

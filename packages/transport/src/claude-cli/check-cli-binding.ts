@@ -1,23 +1,29 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import {
-  findOrphanedToolUses,
+  defaultClaudeProjectsRoot,
   getTranscriptFileStatus,
+  inspectTrailingToolUses,
   resolveClaudeCliTranscriptPath,
 } from '@keel/session-fence';
 import type { BindingInvalidReason } from '../types';
 
 /** Where the CLI run with this environment keeps its transcripts. */
 export function cliProjectsRoot(env: NodeJS.ProcessEnv): string {
-  const configDir = env['CLAUDE_CONFIG_DIR'];
-  if (configDir) return join(configDir, 'projects');
-  return join(env['HOME'] || homedir(), '.claude', 'projects');
+  return defaultClaudeProjectsRoot(env);
 }
+
+/** First look at a transcript's end: 1 MiB, enough for almost every last exchange. */
+export const DEFAULT_BINDING_INSPECT_BYTES = 1024 * 1024;
+/** Second, last look when the last exchange is longer (a large tool result): 32 MiB. */
+export const DEFAULT_BINDING_MAX_INSPECT_BYTES = 32 * 1024 * 1024;
 
 export interface CheckCliBindingOptions {
   projectsRoot: string;
   cwd: string;
   cliSessionId: string;
+  /** Bytes read from the transcript's end at first; default 1 MiB. */
+  inspectBytes?: number;
+  /** Bytes read when the first window did not hold the whole last exchange; default 32 MiB. */
+  maxInspectBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -32,7 +38,10 @@ export type CliBindingCheck =
 
 /**
  * Whether a CLI session can be resumed: its transcript must exist (a plain, non-empty file)
- * and must not end in an assistant `tool_use` that no `tool_result` answers.
+ * and must not end in an assistant `tool_use` that no `tool_result` answers. A last exchange too
+ * long to inspect within `maxInspectBytes` cannot be shown safe, so it invalidates the binding
+ * too (`unverifiable-transcript`): reseeding from the caller's transcript loses nothing, while
+ * resuming a hidden orphan kills the session.
  */
 export async function checkCliBinding(options: CheckCliBindingOptions): Promise<CliBindingCheck> {
   let transcriptPath: string;
@@ -50,17 +59,31 @@ export async function checkCliBinding(options: CheckCliBindingOptions): Promise<
   if (status !== 'present') {
     return { valid: false, transcriptPath, reason: 'missing-transcript' };
   }
-  const orphans = await findOrphanedToolUses(transcriptPath, {
-    format: 'claude-cli',
-    signal: options.signal,
-  });
-  if (orphans.length > 0) {
+  const inspectBytes = options.inspectBytes ?? DEFAULT_BINDING_INSPECT_BYTES;
+  const maxInspectBytes = Math.max(
+    inspectBytes,
+    options.maxInspectBytes ?? DEFAULT_BINDING_MAX_INSPECT_BYTES,
+  );
+  const inspect = (tailBytes: number) =>
+    inspectTrailingToolUses(transcriptPath, {
+      format: 'claude-cli',
+      tailBytes,
+      signal: options.signal,
+    });
+  let inspection = await inspect(inspectBytes);
+  if (!inspection.complete && inspection.orphans.length === 0 && maxInspectBytes > inspectBytes) {
+    inspection = await inspect(maxInspectBytes);
+  }
+  if (inspection.orphans.length > 0) {
     return {
       valid: false,
       transcriptPath,
       reason: 'orphaned-tool-use',
-      orphanedToolUseIds: orphans,
+      orphanedToolUseIds: inspection.orphans,
     };
+  }
+  if (!inspection.complete) {
+    return { valid: false, transcriptPath, reason: 'unverifiable-transcript' };
   }
   return { valid: true, transcriptPath };
 }
