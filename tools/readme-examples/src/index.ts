@@ -1,0 +1,13 @@
+export { expectedOutputs } from './expected-outputs';
+export { fencedBlocks } from './fenced-blocks';
+export type { ImportReadmeBlockOptions } from './import-readme-block';
+export { importReadmeBlock } from './import-readme-block';
+export type { ItRunsReadmeBlocksOptions } from './it-runs-readme-blocks';
+export { itRunsReadmeBlocks } from './it-runs-readme-blocks';
+export type { ExportedName } from './read-exports';
+export { readExports } from './read-exports';
+export type { ReadmeBlockOptions } from './readme-block-options';
+export type { RunReadmeBlockOptions } from './run-readme-block';
+export { runReadmeBlock } from './run-readme-block';
+export { typeCheckReadmeBlocks } from './type-check-readme-blocks';
+export { unmentioned } from './unmentioned';
