@@ -1,9 +1,13 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inspect } from 'node:util';
-import ts from 'typescript';
-import { afterAll, describe, expect, it } from 'vitest';
+import {
+  fencedBlocks,
+  importReadmeBlock,
+  itRunsReadmeBlocks,
+  typeCheckReadmeBlocks,
+} from '@keel/readme-examples';
+import { describe, expect, it } from 'vitest';
 
 /*
  * The README is the guide to writing a provider, so its examples must work:
@@ -15,31 +19,16 @@ import { afterAll, describe, expect, it } from 'vitest';
  */
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
-const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-const workDir = join(packageDir, '.readme-examples');
+const blocks = fencedBlocks(readFileSync(join(packageDir, 'README.md'), 'utf8'));
 const runnable = blocks.filter((code) => code.includes("from '@keel/compaction'"));
 const kitBlocks = blocks.filter((code) => code.includes('describeCompactionProviderConformance('));
+const options = {
+  packageDir,
+  imports: { '@keel/example-compaction-provider-extractive': 'src/index', './': 'src/' },
+};
 
-const toSource = (code: string): string =>
-  `${code
-    .replaceAll("from '@keel/example-compaction-provider-extractive'", "from '../src/index'")
-    .replaceAll("from './", "from '../src/")}\nexport {};\n`;
-
-declare global {
-  var __readmeLog: ((...values: unknown[]) => void) | undefined;
-}
-
-afterAll(() => {
-  rmSync(workDir, { recursive: true, force: true });
-  globalThis.__readmeLog = undefined;
-});
-
-mkdirSync(workDir, { recursive: true });
 for (const [index, code] of kitBlocks.entries()) {
-  const file = join(workDir, `kit-${index}.ts`);
-  writeFileSync(file, toSource(code));
-  await import(/* @vite-ignore */ file);
+  await importReadmeBlock(code, { ...options, name: `kit-${index}` });
 }
 
 describe('README examples', () => {
@@ -49,44 +38,13 @@ describe('README examples', () => {
     expect(blocks).toHaveLength(runnable.length + kitBlocks.length);
   });
 
-  it('type-checks every example', () => {
-    const files = [...runnable, ...kitBlocks].map((code, index) => {
-      const file = join(workDir, `typed-${index}.ts`);
-      writeFileSync(file, toSource(code));
-      return file;
-    });
-    const config = ts.readConfigFile(join(packageDir, 'tsconfig.json'), ts.sys.readFile);
-    const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, packageDir);
-    const program = ts.createProgram(files, { ...options, noEmit: true });
-    const problems = ts
-      .getPreEmitDiagnostics(program)
-      .filter(
-        (diagnostic) => diagnostic.file !== undefined && files.includes(diagnostic.file.fileName),
-      )
-      .map((diagnostic) => {
-        const where = diagnostic.file?.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-        const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
-        return `${diagnostic.file?.fileName}:${(where?.line ?? 0) + 1}: ${message}`;
-      });
-    expect(problems).toEqual([]);
+  it('type-checks every example', async () => {
+    expect(await typeCheckReadmeBlocks([...runnable, ...kitBlocks], options)).toEqual([]);
   });
 
-  it.each(runnable.map((code, index) => [index, code] as const))(
-    'example %i runs and prints what it says',
-    async (index, code) => {
-      const expected = [...code.matchAll(/\/\/ => (.*)$/gm)].map((match) => match[1]?.trim());
-      const printed: string[] = [];
-      globalThis.__readmeLog = (...values) => {
-        printed.push(
-          values
-            .map((value) => inspect(value, { breakLength: Number.POSITIVE_INFINITY }))
-            .join(' '),
-        );
-      };
-      const file = join(workDir, `example-${index}.ts`);
-      writeFileSync(file, toSource(code).replaceAll('console.log(', 'globalThis.__readmeLog?.('));
-      await import(/* @vite-ignore */ file);
-      expect(printed).toEqual(expected);
-    },
-  );
+  itRunsReadmeBlocks(runnable, {
+    ...options,
+    title: 'example %i runs and prints what it says',
+    requireOutput: false,
+  });
 });

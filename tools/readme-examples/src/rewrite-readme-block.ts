@@ -3,17 +3,25 @@ import type { ReadmeBlockOptions } from './readme-block-options';
 import { readmeScratchDir } from './readme-scratch-file';
 
 /**
- * The block as a module in the scratch folder: mapped imports point at the source (relative to
- * the scratch folder) and `export {}` makes it a module even without imports.
+ * The block as a module in the scratch folder: each `from '<specifier>'` that `imports` maps
+ * (exactly, or by a prefix ending in `/`) points at the source, relative to the scratch folder, and
+ * `export {}` makes it a module even without imports.
  */
 export function rewriteReadmeBlock(code: string, options: ReadmeBlockOptions): string {
   const scratchDir = readmeScratchDir(options.packageDir);
-  let source = code;
-  for (const [specifier, target] of Object.entries(options.imports)) {
-    const prefix = specifier.endsWith('/');
-    let path = relative(scratchDir, join(options.packageDir, target));
-    if (!path.startsWith('.')) path = `./${path}`;
-    source = source.replaceAll(`from '${specifier}`, `from '${path}${prefix ? '/' : ''}`);
-  }
+  const toSource = (target: string): string => {
+    const path = relative(scratchDir, join(options.packageDir, target));
+    return `${path.startsWith('.') ? path : `./${path}`}${target.endsWith('/') ? '/' : ''}`;
+  };
+  const source = code.replace(/from '([^']*)'/g, (whole, specifier: string) => {
+    const exact = options.imports[specifier];
+    if (exact !== undefined) return `from '${toSource(exact)}'`;
+    for (const [prefix, target] of Object.entries(options.imports)) {
+      if (prefix.endsWith('/') && specifier.startsWith(prefix)) {
+        return `from '${toSource(target)}${specifier.slice(prefix.length)}'`;
+      }
+    }
+    return whole;
+  });
   return `${source}\nexport {};\n`;
 }
