@@ -39,13 +39,19 @@ describe('the example uses only public exports', () => {
     const allowed = (specifier: string): boolean =>
       /^\.\/[\w-]+$/.test(specifier) ||
       specifier.startsWith('node:') ||
-      ['@keel/compaction', '@keel/testing/vitest', 'vitest', 'typescript'].includes(specifier);
+      [
+        '@keel/compaction',
+        '@keel/testing/vitest',
+        '@keel/readme-examples',
+        'vitest',
+        'typescript',
+      ].includes(specifier);
     expect(specifiers.filter(({ specifier }) => !allowed(specifier))).toEqual([]);
   });
 
-  it('keeps @keel/compaction imports to the provider code, @keel/testing to tests', () => {
+  it('keeps @keel/compaction imports to the provider code, @keel/testing and the README runner to tests', () => {
     for (const { name, specifier } of specifiers) {
-      if (specifier === '@keel/testing/vitest' || specifier === 'vitest') {
+      if (['@keel/testing/vitest', '@keel/readme-examples', 'vitest'].includes(specifier)) {
         expect(name).toMatch(/\.test\.ts$/);
       }
     }
