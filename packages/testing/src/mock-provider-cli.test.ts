@@ -16,6 +16,8 @@ const packageJson = JSON.parse(
 const binPath = packageJson.bin['keel-mock-provider'];
 const cliPath = fileURLToPath(new URL(`../${binPath ?? 'missing-bin'}`, import.meta.url));
 let directory: string;
+/** Every scratch directory a test made, removed after it. */
+const directories: string[] = [];
 const children: ChildProcessWithoutNullStreams[] = [];
 
 beforeAll(() => {
@@ -25,7 +27,7 @@ afterEach(async () => {
   for (const child of children.splice(0)) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-  if (directory) await rm(directory, { recursive: true, force: true });
+  for (const made of directories.splice(0)) await rm(made, { recursive: true, force: true });
 });
 
 function start(args: string[]): ChildProcessWithoutNullStreams {
@@ -64,6 +66,7 @@ function urlLine(child: ChildProcessWithoutNullStreams): Promise<string> {
 
 async function scriptFile(content: unknown): Promise<string> {
   directory = await mkdtemp(join(tmpdir(), 'keel-mock-cli-'));
+  directories.push(directory);
   const path = join(directory, 'script.json');
   await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content));
   return path;
