@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fencedBlocks, itRunsReadmeBlocks, readExports, unmentioned } from '@keel/readme-examples';
+import { describe, expect, it } from 'vitest';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+const blocks = fencedBlocks(readme);
+
+describe('README examples', () => {
+  it('names every export', () => {
+    const exported = readExports(readFileSync(join(packageDir, 'src', 'index.ts'), 'utf8'));
+    expect(exported.length).toBeGreaterThan(60);
+    expect(
+      unmentioned(
+        exported.map((entry) => entry.name),
+        readme,
+      ),
+    ).toEqual([]);
+  });
+
+  itRunsReadmeBlocks(blocks, { packageDir, imports: { '@keel/spec': 'src/index' } });
+});

@@ -1,0 +1,172 @@
+import type { KindedError } from './error-kind';
+import type { TranscriptEntry, TranscriptHeader, TranscriptIssue } from './transcript';
+
+/** Options every storage call takes. */
+export interface StorageCallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * What a fence remembers about a transcript, O(1) to compute and compare. A file store uses
+ * `dev:ino` as `identity`, the byte length as `size` and SHA-256 digests of the last (and
+ * first) bytes; a database uses a row id, the last sequence number and the last entry's hash.
+ * Only the store that produced a state interprets it.
+ */
+export interface TranscriptState {
+  readonly exists: boolean;
+  readonly identity: string;
+  readonly size: number;
+  readonly tailLength: number;
+  readonly tailDigest: string;
+  /** Units at the start covered by `headDigest`; absent or 0 when not used. */
+  readonly headLength?: number;
+  readonly headDigest?: string;
+}
+
+/** A transcript as read, every line migrated to the current format. */
+export interface TranscriptRead {
+  /** `undefined` for a missing transcript or a headerless (version 0) file. */
+  header: TranscriptHeader | undefined;
+  /** The format version the entries were migrated from. */
+  version: number;
+  entries: TranscriptEntry[];
+  /** Lines that were skipped, each with where it was. */
+  issues: TranscriptIssue[];
+  exists: boolean;
+}
+
+export interface ReadTailOptions extends StorageCallOptions {
+  /** Upper bound on what is read from the end (bytes for a file store); default 1 MiB. */
+  maxBytes?: number;
+}
+
+/**
+ * What changed under a fence: the transcript was replaced or removed, shrank, grew, or kept its
+ * size with other content; the lease was taken over while held (`lock-lost`); or a newer lease
+ * exists than the one a write came with (`stale-token`).
+ */
+export type TranscriptChangeKind =
+  | 'replaced'
+  | 'missing'
+  | 'truncated'
+  | 'appended'
+  | 'rewritten'
+  | 'lock-lost'
+  | 'stale-token';
+
+/** Where a foreign change was noticed. */
+export type SessionTakeoverPhase = 'prompt_reacquire' | 'cleanup' | 'write' | 'fence_check';
+
+/**
+ * The error a store or fence raises when the transcript changed under a writer or its lease is
+ * no longer current. Classified as `session_takeover`: the turn ends with resend guidance.
+ */
+export interface SessionTakeoverErrorShape extends KindedError {
+  readonly keelKind: 'session_takeover';
+  readonly sessionId: string;
+  readonly phase: SessionTakeoverPhase;
+  readonly change: TranscriptChangeKind;
+}
+
+/** Something that happened to a lease between calls, reported instead of swallowed. */
+export type LeaseEvent =
+  /** Keeping the lease alive failed once (a heartbeat or renewal error); it may still be held. */
+  | { type: 'lease-renew-failed'; sessionId: string; token: string; error: unknown }
+  /** The lease is gone: it expired and another writer took the session. */
+  | { type: 'lease-lost'; sessionId: string; token: string };
+
+export interface LeaseOptions extends StorageCallOptions {
+  /**
+   * How long the lease lives without a renewal. Stores renew a held lease on their own while the
+   * process runs (a heartbeat), so a lease expires only when its holder stopped or froze.
+   */
+  ttlMs?: number;
+  /** How long to wait for the current holder; past it the call rejects with a `coordination` error. */
+  timeoutMs?: number;
+  /** Observes the lease's life; must not throw (a throwing listener is ignored). */
+  onEvent?: (event: LeaseEvent) => void;
+}
+
+/**
+ * Exclusive write access to one session until released or expired. Each new lease of a session
+ * gets a larger `token` than every earlier one (a fencing token): a write that carries an older
+ * token is refused even if its holder still believes it holds the session.
+ */
+export interface SessionLease {
+  readonly sessionId: string;
+  /** The fencing token: a decimal integer string that only grows per session (compare with `BigInt`). */
+  readonly token: string;
+  readonly released: boolean;
+  /** True while this lease is still the session's current one. */
+  isHeld(options?: StorageCallOptions): Promise<boolean>;
+  /** Extends the lease now. Rejects with a `session_takeover` error (`lock-lost`) when it is gone. */
+  renew(options?: StorageCallOptions): Promise<void>;
+  /** Lets the session go if this lease still holds it. Idempotent; takes no signal: cleanup runs to the end. */
+  release(): Promise<void>;
+}
+
+export interface AppendOptions extends StorageCallOptions {
+  /** Refuse (`stale-token` / `lock-lost`) unless this lease is the session's current one. */
+  lease?: SessionLease;
+  /** Refuse (with what changed) unless the transcript is still exactly in this state. */
+  expected?: TranscriptState;
+}
+
+export interface AppendResult {
+  /** The transcript's state right after this append, taken while the writer still held it. */
+  state: TranscriptState;
+  /** What the append had to repair first: a torn last line dropped, or a complete one terminated. */
+  repaired?: 'dropped-torn-line' | 'terminated-last-line';
+}
+
+/** What one bounded look at the end of a transcript shows about its last assistant message. */
+export interface TrailingToolUses {
+  /** Ids of `tool_use` blocks in the last assistant message that no later `tool_result` answers. */
+  orphans: string[];
+  /**
+   * `true` when the look covered the whole last assistant message; `false` when the last
+   * exchange is longer than the bound (`orphans` may then miss calls, never holds a false one).
+   */
+  complete: boolean;
+}
+
+export interface InspectOptions extends StorageCallOptions {
+  /** Upper bound on what is read from the end (bytes for a file store); default 1 MiB. */
+  maxBytes?: number;
+}
+
+/**
+ * Where session transcripts live, with fenced writes: the port the session fence, compaction and
+ * the orchestrator use, implemented by the file store (`@keel/session-fence`) and by
+ * `@keel/session-store-postgres`. `@keel/testing` has its conformance suite.
+ */
+export interface SessionStorage {
+  /** Every entry, oldest first (the header apart). A missing transcript reads as empty. */
+  read(sessionId: string, options?: StorageCallOptions): Promise<TranscriptRead>;
+  /** The entries at the end, within `maxBytes`. */
+  readTail(sessionId: string, options?: ReadTailOptions): Promise<TranscriptRead>;
+  /** The transcript's state now, for a later `compare` or `append({ expected })`. */
+  state(sessionId: string, options?: StorageCallOptions): Promise<TranscriptState>;
+  /** `undefined` while the transcript still matches `expected`, else what changed. */
+  compare(
+    sessionId: string,
+    expected: TranscriptState,
+    options?: StorageCallOptions,
+  ): Promise<TranscriptChangeKind | undefined>;
+  /** Waits for exclusive write access (see `SessionLease`), up to `timeoutMs`. */
+  lease(sessionId: string, options?: LeaseOptions): Promise<SessionLease>;
+  /**
+   * Durably appends whole entries, all or none, creating the transcript (with its header) when
+   * needed. With `lease` and/or `expected`, the check and the write are one atomic step: a
+   * refused append (a `session_takeover` error naming the change) writes nothing.
+   */
+  append(
+    sessionId: string,
+    entries: readonly TranscriptEntry[],
+    options?: AppendOptions,
+  ): Promise<AppendResult>;
+  /** The trailing orphaned `tool_use` ids of the session's own transcript. */
+  inspectTrailingToolUses(sessionId: string, options?: InspectOptions): Promise<TrailingToolUses>;
+  /** Every session id with a transcript, in no particular order. */
+  list(options?: StorageCallOptions): Promise<string[]>;
+}
