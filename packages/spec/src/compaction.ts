@@ -146,6 +146,11 @@ export type CompactResult =
  */
 export interface CompactorPort {
   compact(request: CompactRequest): Promise<CompactResult>;
+  /**
+   * Whether a transcript is over the compaction threshold, cheaply and without I/O. Without it the
+   * caller asks `compact({ trigger: 'threshold' })`, which decides for itself.
+   */
+  shouldCompact?(entries: readonly TranscriptEntry[]): boolean;
   /** Adds a listener for compaction events; returns the function that removes it. */
   subscribe?(listener: (event: CompactionEvent) => void): () => void;
 }

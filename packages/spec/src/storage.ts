@@ -170,3 +170,41 @@ export interface SessionStorage {
   /** Every session id with a transcript, in no particular order. */
   list(options?: StorageCallOptions): Promise<string[]>;
 }
+
+/** Where a session fence stands: never acquired, lease held, released around a model call, or over. */
+export type SessionFenceStatus = 'idle' | 'held' | 'released' | 'ended';
+
+export interface FenceCallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * One turn's hold on a session, over any `SessionStorage`: the lease is let go around each model
+ * call, and every change made meanwhile by anyone but this fence is noticed on the way back.
+ * Calls are serialised. A takeover is sticky: once detected, every later call rejects with the
+ * same `session_takeover` error. `@keel/session-fence`'s `createSessionFence` implements it.
+ */
+export interface SessionFence {
+  readonly sessionId: string;
+  readonly status: SessionFenceStatus;
+  /** The takeover detected in this turn, if any. */
+  readonly takeover: SessionTakeoverErrorShape | undefined;
+  /** Turn start: takes the lease and records the transcript's state. */
+  acquire(options?: FenceCallOptions): Promise<void>;
+  /** Before a model call: checks the state (phase `fence_check`), keeps it, lets the lease go. */
+  release(options?: FenceCallOptions): Promise<void>;
+  /** After a model call: takes a new lease and checks the state (phase `prompt_reacquire`). */
+  reacquire(options?: FenceCallOptions): Promise<void>;
+  /**
+   * An owned write (reply, tool results, a message queued while the turn runs). While released
+   * it takes a lease just for the write. Checks and writes atomically, then advances the state.
+   */
+  append(entries: readonly TranscriptEntry[], options?: FenceCallOptions): Promise<AppendResult>;
+  /** Checks the state without changing the lease (phase `fence_check`). */
+  check(options?: FenceCallOptions): Promise<void>;
+  /** Turn end: checks (phase `cleanup`) and lets go. A takeover already reported is not thrown again. */
+  end(options?: FenceCallOptions): Promise<void>;
+}
+
+/** Makes the fence for one turn of one session. */
+export type SessionFenceFactory = (sessionId: string) => SessionFence;
