@@ -32,7 +32,9 @@ function stringHash(text: string): number {
 }
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `$HOME/.claude/projects` (of `env`, default `process.env`). */
-export function defaultClaudeProjectsRoot(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultClaudeProjectsRoot(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
   const configDir = env['CLAUDE_CONFIG_DIR'];
   return configDir
     ? join(configDir, 'projects')

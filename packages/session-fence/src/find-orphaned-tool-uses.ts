@@ -1,4 +1,5 @@
 import { constants } from 'node:fs';
+import type { TrailingToolUses } from '@keel/spec';
 import {
   type ConversationLine,
   findTrailingOrphans,
@@ -17,19 +18,6 @@ export interface FindOrphanedToolUsesOptions {
 
 /** Default bounded tail for transcript inspection: 1 MiB. */
 export const DEFAULT_INSPECT_TAIL_BYTES = 1024 * 1024;
-
-/** What one bounded look at the end of a transcript shows about its last assistant message. */
-export interface TrailingToolUses {
-  /** Ids of calls in the last assistant message seen that no later line answers. */
-  orphans: string[];
-  /**
-   * `true` when the window held the whole last assistant message: the scan reached an earlier
-   * assistant message or the start of the file (keel: the message's one line was in the window).
-   * `false` when the last exchange is longer than `tailBytes`: `orphans` may then miss calls
-   * made before the window, but never holds an id that is not a real trailing orphan.
-   */
-  complete: boolean;
-}
 
 /**
  * The ids of `tool_use` blocks (claude-cli also `server_tool_use` / `mcp_tool_use`) in the last

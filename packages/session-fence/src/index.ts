@@ -1,4 +1,31 @@
 export type {
+  AppendOptions,
+  AppendResult,
+  CompactionEntry,
+  ContentBlock,
+  InspectOptions,
+  LeaseEvent,
+  LeaseOptions,
+  MessageEntry,
+  ModelSelectionEntry,
+  ReadTailOptions,
+  Role,
+  SessionLease,
+  SessionStorage,
+  SessionTakeoverPhase,
+  StorageCallOptions,
+  TrailingToolUses,
+  TranscriptChangeKind,
+  TranscriptEntry,
+  TranscriptHeader,
+  TranscriptIssue,
+  TranscriptRead,
+  TranscriptState,
+  TurnEntry,
+  TurnOutcomeKind,
+} from '@keel/spec';
+export { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
+export type {
   ClaudeCliTranscriptHasAssistantOptions,
   ResolveClaudeCliTranscriptPathOptions,
 } from './claude-cli-transcript';
@@ -8,7 +35,7 @@ export {
   defaultClaudeProjectsRoot,
   resolveClaudeCliTranscriptPath,
 } from './claude-cli-transcript';
-export type { FindOrphanedToolUsesOptions, TrailingToolUses } from './find-orphaned-tool-uses';
+export type { FindOrphanedToolUsesOptions } from './find-orphaned-tool-uses';
 export {
   DEFAULT_INSPECT_TAIL_BYTES,
   findOrphanedToolUses,
@@ -37,8 +64,6 @@ export type {
   SessionFenceErrorOptions,
   SessionLockTimeoutErrorOptions,
   SessionTakeoverErrorOptions,
-  SessionTakeoverPhase,
-  TranscriptChangeKind,
   UnsafeTranscriptPathErrorOptions,
 } from './session-fence-error';
 export {
@@ -59,24 +84,5 @@ export type {
   SessionLockOptions,
 } from './session-lock';
 export { createSessionLock, isProcessAlive } from './session-lock';
-export type {
-  AppendResult,
-  ReadTailOptions,
-  SessionStorage,
-  StorageCallOptions,
-  TranscriptRead,
-  TranscriptState,
-} from './session-storage';
 export type { TranscriptStore, TranscriptStoreOptions } from './transcript-store';
 export { createTranscriptStore } from './transcript-store';
-export type {
-  CompactionEntry,
-  ContentBlock,
-  MessageEntry,
-  Role,
-  TranscriptEntry,
-  TranscriptHeader,
-  TranscriptIssue,
-  TurnEntry,
-} from './transcript-types';
-export { TRANSCRIPT_FORMAT_VERSION } from './transcript-types';

@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
+import type { TranscriptEntry, TranscriptHeader, TranscriptIssue } from '@keel/spec';
 import { migrateTranscriptEntry } from './migrate-transcript-entry';
 import { readLines } from './read-lines';
-import type { TranscriptEntry, TranscriptHeader, TranscriptIssue } from './transcript-types';
 
 export interface ParsedLines {
   header: TranscriptHeader | undefined;

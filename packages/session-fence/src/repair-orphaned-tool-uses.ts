@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { MessageEntry, TranscriptEntry } from '@keel/spec';
 import {
   type ConversationLine,
   findTrailingOrphans,
   toConversationLine,
 } from './find-trailing-orphans';
 import type { SessionFence } from './session-fence';
-import type { SessionStorage } from './session-storage';
-import type { MessageEntry, TranscriptEntry } from './transcript-types';
+import type { LockingSessionStorage as SessionStorage } from './session-storage';
 
 export interface RepairOrphanedToolUsesOptions {
   storage: SessionStorage;
@@ -43,9 +43,11 @@ export async function repairOrphanedToolUses(
     lines = conversationLines((await storage.read(sessionId, { signal })).entries);
   const orphans = findTrailingOrphans(lines);
   if (orphans.length === 0) return [];
+  const id = randomUUID();
   const entry: MessageEntry = {
     type: 'message',
-    id: randomUUID(),
+    id,
+    messageId: id,
     timestamp: new Date().toISOString(),
     role: 'tool',
     content: orphans.map((toolUseId) => ({

@@ -1,12 +1,13 @@
-import {
-  SessionFenceError,
-  SessionTakeoverError,
-  type SessionTakeoverPhase,
-} from './session-fence-error';
+import type {
+  AppendResult,
+  SessionTakeoverPhase,
+  TranscriptEntry,
+  TranscriptState,
+} from '@keel/spec';
+import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
 import { assertValidSessionId } from './session-id';
 import type { SessionLockHandle } from './session-lock';
-import type { AppendResult, SessionStorage, TranscriptState } from './session-storage';
-import type { TranscriptEntry } from './transcript-types';
+import type { LockingSessionStorage as SessionStorage } from './session-storage';
 
 export interface SessionFenceOptions {
   storage: SessionStorage;

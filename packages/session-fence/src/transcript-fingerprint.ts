@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import type { TranscriptChangeKind, TranscriptState } from '@keel/spec';
 import { lstatIfExists, openRegularFile } from './safe-file';
-import { type TranscriptChangeKind, UnsafeTranscriptPathError } from './session-fence-error';
-import type { TranscriptState } from './session-storage';
+import { UnsafeTranscriptPathError } from './session-fence-error';
 
 /** Default number of trailing bytes whose digest the fence keeps. */
 export const DEFAULT_TAIL_DIGEST_BYTES = 4096;

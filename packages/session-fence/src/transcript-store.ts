@@ -1,14 +1,21 @@
 import { constants } from 'node:fs';
 import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { migrateTranscriptEntry } from './migrate-transcript-entry';
+import type { AppendResult, TranscriptRead } from '@keel/spec';
+import {
+  type MessageEntry,
+  TRANSCRIPT_FORMAT_VERSION,
+  type TranscriptEntry,
+  type TranscriptHeader,
+} from '@keel/spec';
+import { isRecord } from './migrate-transcript-entry';
 import { parseHeader, parseTranscriptLines, readHeader } from './parse-transcript-lines';
 import { readLines } from './read-lines';
 import { errorCode, lstatIfExists, openRegularFile } from './safe-file';
 import { InvalidTranscriptEntryError, UnsafeTranscriptPathError } from './session-fence-error';
 import { assertValidSessionId } from './session-id';
 import { createSessionLock, type SessionLockOptions } from './session-lock';
-import type { AppendResult, SessionStorage, TranscriptRead } from './session-storage';
+import type { LockingSessionStorage as SessionStorage } from './session-storage';
 import {
   compareFile,
   DEFAULT_HEAD_DIGEST_BYTES,
@@ -16,7 +23,7 @@ import {
   fingerprintFile,
   fingerprintHandle,
 } from './transcript-fingerprint';
-import { TRANSCRIPT_FORMAT_VERSION, type TranscriptHeader } from './transcript-types';
+import { validateTranscriptEntry } from './validate-transcript-entry';
 
 export interface TranscriptStoreOptions {
   /** Directory holding `<sessionId>.jsonl` and `<sessionId>.lock`; created on first append. */
@@ -97,10 +104,7 @@ export function createTranscriptStore(options: TranscriptStoreOptions): Transcri
     async append(sessionId, entries, callOptions = {}): Promise<AppendResult> {
       callOptions.signal?.throwIfAborted();
       const path = transcriptPath(sessionId);
-      entries.forEach((entry, index) => {
-        const checked = migrateTranscriptEntry(entry, TRANSCRIPT_FORMAT_VERSION);
-        if (!checked.ok) throw new InvalidTranscriptEntryError({ index, detail: checked.detail });
-      });
+      const lines = serializeEntries(entries);
       await mkdir(sessionsDir, { recursive: true });
       const handle = await openRegularFile(
         path,
@@ -119,7 +123,7 @@ export function createTranscriptStore(options: TranscriptStoreOptions): Transcri
           };
           text += `${JSON.stringify(header)}\n`;
         }
-        for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
+        text += lines;
         await writeAll(handle, Buffer.from(text, 'utf8'));
         if (durable) {
           await handle.sync();
@@ -238,4 +242,24 @@ async function syncDirectory(directory: string): Promise<void> {
   } finally {
     await handle?.close();
   }
+}
+
+/**
+ * One line per entry, each checked as a current-format entry first (readers would skip anything
+ * else). A message without `messageId` gets its `id`, as a version 1 line is migrated on read.
+ */
+function serializeEntries(entries: readonly TranscriptEntry[]): string {
+  let text = '';
+  entries.forEach((entry, index) => {
+    const value =
+      entry.type === 'message' && (entry as Partial<MessageEntry>).messageId === undefined
+        ? { ...entry, messageId: entry.id }
+        : entry;
+    const checked = validateTranscriptEntry(
+      isRecord(value) ? (value as unknown as Record<string, unknown>) : {},
+    );
+    if (!checked.ok) throw new InvalidTranscriptEntryError({ index, detail: checked.detail });
+    text += `${JSON.stringify(value)}\n`;
+  });
+  return text;
 }
