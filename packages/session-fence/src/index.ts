@@ -47,6 +47,8 @@ export type {
   TranscriptFileStatus,
 } from './get-transcript-file-status';
 export { getTranscriptFileStatus } from './get-transcript-file-status';
+export type { LockOwner } from './lock-owner';
+export { isProcessAlive } from './lock-owner';
 export type { MigrateResult } from './migrate-transcript-entry';
 export { migrateTranscriptEntry } from './migrate-transcript-entry';
 export type { RepairOrphanedToolUsesOptions } from './repair-orphaned-tool-uses';
@@ -77,12 +79,12 @@ export {
 export { assertValidSessionId, isValidSessionId, SESSION_ID_PATTERN } from './session-id';
 export type {
   LockCallOptions,
-  LockOwner,
   SessionLock,
   SessionLockAcquireOptions,
+  SessionLockEvent,
   SessionLockHandle,
   SessionLockOptions,
 } from './session-lock';
-export { createSessionLock, isProcessAlive } from './session-lock';
+export { createSessionLock } from './session-lock';
 export type { TranscriptStore, TranscriptStoreOptions } from './transcript-store';
 export { createTranscriptStore } from './transcript-store';

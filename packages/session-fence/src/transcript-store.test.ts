@@ -89,7 +89,7 @@ describe('createTranscriptStore', () => {
     const victim = join(temp.path, 'victim.txt');
     await writeFile(victim, 'do not touch\n');
     await symlink(victim, store.lockPath('s1'));
-    await expect(store.lock('s1', { timeoutMs: 100 })).rejects.toSatisfy(
+    await expect(store.lease('s1', { timeoutMs: 100 })).rejects.toSatisfy(
       UnsafeTranscriptPathError.isInstance,
     );
     expect(await readFile(victim, 'utf8')).toBe('do not touch\n');
