@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SessionLockTimeoutError, UnsafeTranscriptPathError } from './session-fence-error';
 import { processIdentity } from './lock-owner';
+import { SessionLockTimeoutError, UnsafeTranscriptPathError } from './session-fence-error';
 import { createSessionLock } from './session-lock';
 import { type NodeChild, spawnNodeScript, useTempDir, waitFor } from './test-support';
 
