@@ -49,7 +49,7 @@ describe('with @keel/session-fence transcript store', () => {
       ...SMALL_WINDOW,
       model: createAnthropicPort({ baseUrl: mock.anthropicBaseUrl }),
     });
-    const lock = await store.lock(sessionId);
+    const lock = await store.lease(sessionId);
     try {
       const result = await compactor.compact({
         sessionId,

@@ -1,10 +1,11 @@
 import { constants } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { sleep } from './abort';
+import { abortableDelay } from './abortable-delay';
+import { nodeFileSystem, readableFile } from './file-system';
 import { toConversationLine } from './find-trailing-orphans';
 import { readLines } from './read-lines';
-import { lstatIfExists, openRegularFile } from './safe-file';
+import { type OpenedFile, openRegularFileIfExists } from './safe-file';
 import { assertValidSessionId } from './session-id';
 
 /** Longest project directory name Claude Code writes before it cuts and adds a hash. */
@@ -32,7 +33,9 @@ function stringHash(text: string): number {
 }
 
 /** `$CLAUDE_CONFIG_DIR/projects`, else `$HOME/.claude/projects` (of `env`, default `process.env`). */
-export function defaultClaudeProjectsRoot(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultClaudeProjectsRoot(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
   const configDir = env['CLAUDE_CONFIG_DIR'];
   return configDir
     ? join(configDir, 'projects')
@@ -74,24 +77,23 @@ export async function claudeCliTranscriptHasAssistant(
   options: ClaudeCliTranscriptHasAssistantOptions = {},
 ): Promise<boolean> {
   if (await scanForAssistant(path, options.signal)) return true;
-  await sleep(options.rescanDelayMs ?? 150, options.signal);
+  await abortableDelay(options.rescanDelayMs ?? 150, options.signal);
   return scanForAssistant(path, options.signal);
 }
 
 async function scanForAssistant(path: string, signal: AbortSignal | undefined): Promise<boolean> {
   signal?.throwIfAborted();
-  const stats = await lstatIfExists(path);
-  if (stats === undefined || !stats.isFile()) return false;
-  let handle: Awaited<ReturnType<typeof openRegularFile>>;
+  let opened: OpenedFile | undefined;
   try {
-    handle = await openRegularFile(path, constants.O_RDONLY);
+    opened = await openRegularFileIfExists(nodeFileSystem, path, constants.O_RDONLY);
   } catch {
     return false;
   }
+  if (opened === undefined) return false;
   try {
-    const size = (await handle.stat()).size;
-    for await (const line of readLines(handle, { start: 0, end: size })) {
-      signal?.throwIfAborted();
+    const file = readableFile(nodeFileSystem, opened.fd);
+    const size = Number(opened.stats.size);
+    for await (const line of readLines(file, { start: 0, end: size }, { signal })) {
       let value: unknown;
       try {
         value = JSON.parse(line.text);
@@ -100,8 +102,9 @@ async function scanForAssistant(path: string, signal: AbortSignal | undefined): 
       }
       if (toConversationLine(value, 'claude-cli')?.assistant) return true;
     }
+    signal?.throwIfAborted();
     return false;
   } finally {
-    await handle.close();
+    await nodeFileSystem.close(opened.fd);
   }
 }

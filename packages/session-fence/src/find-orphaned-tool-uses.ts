@@ -1,4 +1,7 @@
 import { constants } from 'node:fs';
+import type { TrailingToolUses } from '@keel/spec';
+import { closesBatch, isContinued } from './batch-framing';
+import { type FileSystem, nodeFileSystem, type ReadableFile, readableFile } from './file-system';
 import {
   type ConversationLine,
   findTrailingOrphans,
@@ -6,7 +9,7 @@ import {
   toConversationLine,
 } from './find-trailing-orphans';
 import { readLinesBackward } from './read-lines-backward';
-import { lstatIfExists, openRegularFile } from './safe-file';
+import { type OpenedFile, openRegularFileIfExists } from './safe-file';
 
 export interface FindOrphanedToolUsesOptions {
   format: TranscriptFormat;
@@ -17,19 +20,6 @@ export interface FindOrphanedToolUsesOptions {
 
 /** Default bounded tail for transcript inspection: 1 MiB. */
 export const DEFAULT_INSPECT_TAIL_BYTES = 1024 * 1024;
-
-/** What one bounded look at the end of a transcript shows about its last assistant message. */
-export interface TrailingToolUses {
-  /** Ids of calls in the last assistant message seen that no later line answers. */
-  orphans: string[];
-  /**
-   * `true` when the window held the whole last assistant message: the scan reached an earlier
-   * assistant message or the start of the file (keel: the message's one line was in the window).
-   * `false` when the last exchange is longer than `tailBytes`: `orphans` may then miss calls
-   * made before the window, but never holds an id that is not a real trailing orphan.
-   */
-  complete: boolean;
-}
 
 /**
  * The ids of `tool_use` blocks (claude-cli also `server_tool_use` / `mcp_tool_use`) in the last
@@ -51,65 +41,91 @@ export async function inspectTrailingToolUses(
   path: string,
   options: FindOrphanedToolUsesOptions,
 ): Promise<TrailingToolUses> {
-  const tail = await readConversationTail(path, options);
-  return { orphans: findTrailingOrphans(tail.lines), complete: tail.complete };
+  return inspectTrailingToolUsesWith(nodeFileSystem, path, { ...options, strict: false });
+}
+
+/**
+ * `inspectTrailingToolUses` over a given file system. `strict`: a symlinked or non-regular file
+ * throws `UnsafeTranscriptPathError` (the store's own transcripts) instead of reading as empty.
+ */
+export async function inspectTrailingToolUsesWith(
+  fileSystem: FileSystem,
+  path: string,
+  options: FindOrphanedToolUsesOptions & { strict: boolean },
+): Promise<TrailingToolUses> {
+  options.signal?.throwIfAborted();
+  let opened: OpenedFile | undefined;
+  try {
+    opened = await openRegularFileIfExists(fileSystem, path, constants.O_RDONLY);
+  } catch (error) {
+    // The path-based inspection reads anything it cannot open as a regular file as empty.
+    if (options.strict) throw error;
+  }
+  if (opened === undefined) return { orphans: [], complete: true };
+  try {
+    const tail = await readConversationTail(
+      readableFile(fileSystem, opened.fd),
+      Number(opened.stats.size),
+      options,
+    );
+    return { orphans: findTrailingOrphans(tail.lines), complete: tail.complete };
+  } finally {
+    await fileSystem.close(opened.fd);
+  }
 }
 
 /**
  * Reads conversation lines backwards from the end of the file, at most `tailBytes`, and stops at
  * the first line of an earlier assistant message, so the work done is proportional to the size
- * of the last exchange, not of the file. No lines (and `complete`) for anything unreadable as a
- * regular file.
+ * of the last exchange, not of the file. Keel transcripts: the lines at the end that a crash left
+ * unfinished (a torn last line, the lines of a batch whose last line is missing; see
+ * `batch-framing.ts`) are not part of the transcript and are skipped.
  */
 async function readConversationTail(
-  path: string,
+  file: ReadableFile,
+  size: number,
   options: FindOrphanedToolUsesOptions,
 ): Promise<{ lines: ConversationLine[]; complete: boolean }> {
-  options.signal?.throwIfAborted();
-  const stats = await lstatIfExists(path);
-  if (stats === undefined || !stats.isFile() || stats.size === 0)
-    return { lines: [], complete: true };
-  let handle: Awaited<ReturnType<typeof openRegularFile>>;
-  try {
-    handle = await openRegularFile(path, constants.O_RDONLY);
-  } catch {
-    return { lines: [], complete: true };
-  }
-  try {
-    const size = (await handle.stat()).size;
-    const start = Math.max(0, size - (options.tailBytes ?? DEFAULT_INSPECT_TAIL_BYTES));
-    const reversed: ConversationLine[] = [];
-    let last: ConversationLine | undefined;
-    let reachedEarlierMessage = false;
-    for await (const line of readLinesBackward(handle, { start, end: size })) {
-      let value: unknown;
-      try {
-        value = JSON.parse(line.text);
-      } catch {
-        continue;
-      }
-      const conversation = toConversationLine(value, options.format);
-      if (conversation === undefined) continue;
-      if (conversation.assistant) {
-        // An assistant line of an earlier message: nothing before it can be a trailing orphan.
-        if (
-          last !== undefined &&
-          (last.messageKey === undefined || conversation.messageKey !== last.messageKey)
-        ) {
-          reachedEarlierMessage = true;
-          break;
-        }
-        last ??= conversation;
-      }
-      reversed.push(conversation);
+  if (size === 0) return { lines: [], complete: true };
+  const start = Math.max(0, size - (options.tailBytes ?? DEFAULT_INSPECT_TAIL_BYTES));
+  const reversed: ConversationLine[] = [];
+  let last: ConversationLine | undefined;
+  let reachedEarlierMessage = false;
+  let unfinished = options.format === 'keel';
+  for await (const line of readLinesBackward(
+    file,
+    { start, end: size },
+    { signal: options.signal },
+  )) {
+    if (unfinished) {
+      if (line.terminated ? isContinued(line.text) : !closesBatch(line)) continue;
+      unfinished = false;
     }
-    options.signal?.throwIfAborted();
-    // A keel message is one line, so seeing it is enough; a claude-cli message may have more
-    // lines before the window.
-    const complete =
-      start === 0 || reachedEarlierMessage || (options.format === 'keel' && last !== undefined);
-    return { lines: reversed.reverse(), complete };
-  } finally {
-    await handle.close();
+    let value: unknown;
+    try {
+      value = JSON.parse(line.text);
+    } catch {
+      continue;
+    }
+    const conversation = toConversationLine(value, options.format);
+    if (conversation === undefined) continue;
+    if (conversation.assistant) {
+      // An assistant line of an earlier message: nothing before it can be a trailing orphan.
+      if (
+        last !== undefined &&
+        (last.messageKey === undefined || conversation.messageKey !== last.messageKey)
+      ) {
+        reachedEarlierMessage = true;
+        break;
+      }
+      last ??= conversation;
+    }
+    reversed.push(conversation);
   }
+  options.signal?.throwIfAborted();
+  // A keel message is one line, so seeing it is enough; a claude-cli message may have more
+  // lines before the window.
+  const complete =
+    start === 0 || reachedEarlierMessage || (options.format === 'keel' && last !== undefined);
+  return { lines: reversed.reverse(), complete };
 }

@@ -1,4 +1,31 @@
 export type {
+  AppendOptions,
+  AppendResult,
+  CompactionEntry,
+  ContentBlock,
+  InspectOptions,
+  LeaseEvent,
+  LeaseOptions,
+  MessageEntry,
+  ModelSelectionEntry,
+  ReadTailOptions,
+  Role,
+  SessionLease,
+  SessionStorage,
+  SessionTakeoverPhase,
+  StorageCallOptions,
+  TrailingToolUses,
+  TranscriptChangeKind,
+  TranscriptEntry,
+  TranscriptHeader,
+  TranscriptIssue,
+  TranscriptRead,
+  TranscriptState,
+  TurnEntry,
+  TurnOutcomeKind,
+} from '@keel/spec';
+export { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
+export type {
   ClaudeCliTranscriptHasAssistantOptions,
   ResolveClaudeCliTranscriptPathOptions,
 } from './claude-cli-transcript';
@@ -8,7 +35,7 @@ export {
   defaultClaudeProjectsRoot,
   resolveClaudeCliTranscriptPath,
 } from './claude-cli-transcript';
-export type { FindOrphanedToolUsesOptions, TrailingToolUses } from './find-orphaned-tool-uses';
+export type { FindOrphanedToolUsesOptions } from './find-orphaned-tool-uses';
 export {
   DEFAULT_INSPECT_TAIL_BYTES,
   findOrphanedToolUses,
@@ -20,6 +47,8 @@ export type {
   TranscriptFileStatus,
 } from './get-transcript-file-status';
 export { getTranscriptFileStatus } from './get-transcript-file-status';
+export type { LockOwner } from './lock-owner';
+export { isProcessAlive } from './lock-owner';
 export type { MigrateResult } from './migrate-transcript-entry';
 export { migrateTranscriptEntry } from './migrate-transcript-entry';
 export type { RepairOrphanedToolUsesOptions } from './repair-orphaned-tool-uses';
@@ -37,8 +66,6 @@ export type {
   SessionFenceErrorOptions,
   SessionLockTimeoutErrorOptions,
   SessionTakeoverErrorOptions,
-  SessionTakeoverPhase,
-  TranscriptChangeKind,
   UnsafeTranscriptPathErrorOptions,
 } from './session-fence-error';
 export {
@@ -52,31 +79,12 @@ export {
 export { assertValidSessionId, isValidSessionId, SESSION_ID_PATTERN } from './session-id';
 export type {
   LockCallOptions,
-  LockOwner,
   SessionLock,
   SessionLockAcquireOptions,
+  SessionLockEvent,
   SessionLockHandle,
   SessionLockOptions,
 } from './session-lock';
-export { createSessionLock, isProcessAlive } from './session-lock';
-export type {
-  AppendResult,
-  ReadTailOptions,
-  SessionStorage,
-  StorageCallOptions,
-  TranscriptRead,
-  TranscriptState,
-} from './session-storage';
+export { createSessionLock } from './session-lock';
 export type { TranscriptStore, TranscriptStoreOptions } from './transcript-store';
 export { createTranscriptStore } from './transcript-store';
-export type {
-  CompactionEntry,
-  ContentBlock,
-  MessageEntry,
-  Role,
-  TranscriptEntry,
-  TranscriptHeader,
-  TranscriptIssue,
-  TurnEntry,
-} from './transcript-types';
-export { TRANSCRIPT_FORMAT_VERSION } from './transcript-types';

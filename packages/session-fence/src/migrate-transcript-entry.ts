@@ -1,23 +1,38 @@
-import type { ContentBlock, Role, TranscriptEntry } from './transcript-types';
-import { TRANSCRIPT_FORMAT_VERSION } from './transcript-types';
+import type { TranscriptEntry, TurnOutcomeKind } from '@keel/spec';
+import { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
+import { validateTranscriptEntry } from './validate-transcript-entry';
 
 export type MigrateResult = { ok: true; entry: TranscriptEntry } | { ok: false; detail: string };
 
 /**
- * Brings one parsed line written under format `fromVersion` to the current format.
+ * Brings one parsed line written under format `fromVersion` to the current format (2), then
+ * validates it.
  *
- * Version 0 is the headerless layout written before headers existed: message lines without
- * `type` (`{ id, timestamp, role, content }`), `content` possibly a plain string, and
- * tool_result blocks in the provider's snake_case (`tool_use_id`, `is_error`).
- * Version 1 is current. Newer versions are refused rather than guessed at.
+ * - Version 0 is the headerless layout written before headers existed: message lines without
+ *   `type` (`{ id, timestamp, role, content }`), `content` possibly a plain string, and
+ *   tool_result blocks in the provider's snake_case (`tool_use_id`, `is_error`).
+ * - Version 1 added the header; its message entries have no `messageId` (it becomes `id`) and its
+ *   turn entries carry `outcome` as free text: `reply`, `resend`, `error` and `aborted` stay,
+ *   `replied` / `delivered` become `reply`, `takeover` becomes `resend` (a taken-over turn ended
+ *   with resend guidance), `failed` becomes `error`, `cancelled` / `canceled` become `aborted`;
+ *   any other outcome is dropped from the entry (never guessed).
+ * - Version 2 is current. Newer versions are refused rather than guessed at.
+ *
+ * Each step leaves lines of a later format as they are, so a current line appended to an older
+ * file (appends never rewrite the header) reads back unchanged.
  */
 export function migrateTranscriptEntry(value: unknown, fromVersion: number): MigrateResult {
+  if (!Number.isInteger(fromVersion) || fromVersion < 0) {
+    return { ok: false, detail: `invalid transcript format version ${fromVersion}` };
+  }
   if (fromVersion > TRANSCRIPT_FORMAT_VERSION) {
     return { ok: false, detail: `unsupported transcript format version ${fromVersion}` };
   }
   if (!isRecord(value)) return { ok: false, detail: 'line is not a JSON object' };
-  const record = fromVersion === 0 ? migrateFromV0(value) : value;
-  return validateEntry(record);
+  let record = value;
+  if (fromVersion < 1) record = migrateFromV0(record);
+  if (fromVersion < 2) record = migrateFromV1(record);
+  return validateTranscriptEntry(record);
 }
 
 function migrateFromV0(value: Record<string, unknown>): Record<string, unknown> {
@@ -44,53 +59,32 @@ function migrateBlockFromV0(block: unknown): unknown {
   return migrated;
 }
 
-const roles: ReadonlySet<string> = new Set<Role>(['user', 'assistant', 'tool']);
+/** Version 1 turn outcomes and the version 2 outcome each stands for. */
+const v1Outcomes: ReadonlyMap<string, TurnOutcomeKind> = new Map([
+  ['reply', 'reply'],
+  ['replied', 'reply'],
+  ['delivered', 'reply'],
+  ['resend', 'resend'],
+  ['takeover', 'resend'],
+  ['error', 'error'],
+  ['failed', 'error'],
+  ['aborted', 'aborted'],
+  ['cancelled', 'aborted'],
+  ['canceled', 'aborted'],
+]);
 
-function validateEntry(value: Record<string, unknown>): MigrateResult {
-  if (typeof value['id'] !== 'string' || typeof value['timestamp'] !== 'string') {
-    return { ok: false, detail: 'entry lacks a string id or timestamp' };
+function migrateFromV1(value: Record<string, unknown>): Record<string, unknown> {
+  if (value['type'] === 'message' && value['messageId'] === undefined) {
+    return { ...value, messageId: value['id'] };
   }
-  switch (value['type']) {
-    case 'message': {
-      if (typeof value['role'] !== 'string' || !roles.has(value['role'])) {
-        return { ok: false, detail: 'message has an unknown role' };
-      }
-      const content = value['content'];
-      if (!Array.isArray(content) || !content.every(isContentBlock)) {
-        return { ok: false, detail: 'message content is not an array of content blocks' };
-      }
-      return { ok: true, entry: value as unknown as TranscriptEntry };
-    }
-    case 'compaction':
-      if (typeof value['summary'] !== 'string' || !isRecord(value['provenance'])) {
-        return { ok: false, detail: 'compaction entry lacks summary or provenance' };
-      }
-      return { ok: true, entry: value as unknown as TranscriptEntry };
-    case 'turn':
-      if (
-        typeof value['turnId'] !== 'string' ||
-        !(value['phase'] === 'start' || value['phase'] === 'end')
-      ) {
-        return { ok: false, detail: 'turn entry lacks turnId or phase' };
-      }
-      return { ok: true, entry: value as unknown as TranscriptEntry };
-    default:
-      return { ok: false, detail: `unknown entry type ${JSON.stringify(value['type'])}` };
+  if (value['type'] === 'turn' && value['outcome'] !== undefined) {
+    const outcome = value['outcome'];
+    const mapped = typeof outcome === 'string' ? v1Outcomes.get(outcome) : undefined;
+    if (mapped === outcome) return value;
+    const { outcome: _dropped, ...rest } = value;
+    return mapped === undefined ? rest : { ...rest, outcome: mapped };
   }
-}
-
-function isContentBlock(block: unknown): block is ContentBlock {
-  if (!isRecord(block)) return false;
-  switch (block['type']) {
-    case 'text':
-      return typeof block['text'] === 'string';
-    case 'tool_use':
-      return typeof block['id'] === 'string' && typeof block['name'] === 'string';
-    case 'tool_result':
-      return typeof block['toolUseId'] === 'string' && typeof block['content'] === 'string';
-    default:
-      return false;
-  }
+  return value;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,28 +1,41 @@
-import type { FileHandle } from 'node:fs/promises';
-import type { FileLine } from './read-lines';
+import type { ReadableFile } from './file-system';
+import type { FileLine, ReadLinesOptions } from './read-lines';
 
 const newline = 0x0a;
 
 /**
- * Yields the lines of `handle` between byte `start` and `end` from the last to the first, reading
+ * Yields the lines of `file` between byte `start` and `end` from the last to the first, reading
  * `chunkSize` bytes at a time from the end, so a caller that stops early reads only what it
  * needed. A partial first line (when `start` is not at a line start) is not yielded. The last
  * line is `terminated: false` when the range does not end in `\n`.
+ *
+ * Linear in the bytes it reads, however long a line is: each chunk is searched once, and the
+ * pieces of a line that spans chunks are kept as they were read and joined once, when its start
+ * is found. The signal is checked before and after every read.
  */
 export async function* readLinesBackward(
-  handle: FileHandle,
+  file: ReadableFile,
   range: { start: number; end: number },
-  chunkSize = 64 * 1024,
+  options: ReadLinesOptions = {},
 ): AsyncGenerator<FileLine> {
+  const chunkSize = options.chunkSize ?? 64 * 1024;
+  const { signal } = options;
   let position = range.end;
-  let rest: Buffer = Buffer.alloc(0);
+  /** The pieces of the line being assembled, last piece first. */
+  let pieces: Buffer[] = [];
   let atEnd = true;
+  const assemble = (chunk: Buffer, from: number, to: number): string => {
+    if (pieces.length === 0) return chunk.toString('utf8', from, to);
+    pieces.push(chunk.subarray(from, to));
+    return Buffer.concat(pieces.reverse()).toString('utf8');
+  };
   while (position > range.start) {
+    signal?.throwIfAborted();
     const readStart = Math.max(range.start, position - chunkSize);
-    const chunk = Buffer.alloc(position - readStart);
+    const chunk = Buffer.allocUnsafe(position - readStart);
     let filled = 0;
     while (filled < chunk.length) {
-      const { bytesRead } = await handle.read(
+      const { bytesRead } = await file.read(
         chunk,
         filled,
         chunk.length - filled,
@@ -31,40 +44,35 @@ export async function* readLinesBackward(
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    const buffer = rest.length === 0 ? chunk : Buffer.concat([chunk, rest]);
-    let right = buffer.length;
+    signal?.throwIfAborted();
+    let right = filled;
     for (
-      let index = buffer.lastIndexOf(newline, right - 1);
+      let index = right > 0 ? chunk.lastIndexOf(newline, right - 1) : -1;
       index !== -1;
-      index = right > 0 ? buffer.lastIndexOf(newline, right - 1) : -1
+      index = right > 0 ? chunk.lastIndexOf(newline, right - 1) : -1
     ) {
+      const offset = readStart + index + 1;
       if (atEnd) {
         atEnd = false;
-        if (index + 1 < right) {
-          yield {
-            text: buffer.toString('utf8', index + 1, right),
-            offset: readStart + index + 1,
-            terminated: false,
-          };
+        if (index + 1 < right || pieces.length > 0) {
+          yield { text: assemble(chunk, index + 1, right), offset, terminated: false };
         }
       } else {
-        yield {
-          text: buffer.toString('utf8', index + 1, right),
-          offset: readStart + index + 1,
-          terminated: true,
-        };
+        yield { text: assemble(chunk, index + 1, right), offset, terminated: true };
       }
+      pieces = [];
       right = index;
     }
-    rest = Buffer.from(buffer.subarray(0, right));
+    if (right > 0) pieces.push(chunk.subarray(0, right));
     position = readStart;
   }
-  // `rest` is the first line of the range: terminated if a newline followed it, else the only line.
-  if (atEnd && rest.length === 0) return;
+  // What is left is the first line of the range: terminated if a newline followed it.
+  if (atEnd && pieces.length === 0) return;
   if (range.start > 0) {
     const probe = Buffer.alloc(1);
-    await handle.read(probe, 0, 1, range.start - 1);
+    await file.read(probe, 0, 1, range.start - 1);
     if (probe[0] !== newline) return;
   }
-  yield { text: rest.toString('utf8'), offset: range.start, terminated: !atEnd };
+  const text = Buffer.concat(pieces.reverse()).toString('utf8');
+  yield { text, offset: range.start, terminated: !atEnd };
 }

@@ -35,16 +35,16 @@ describe('readLines and readLinesBackward', () => {
       const start = Math.floor(next() * (size + 1));
       const handle = await open(path, 'r');
       try {
-        const forward = await collect(readLines(handle, { start, end: size }, 64));
+        const forward = await collect(readLines(handle, { start, end: size }, { chunkSize: 64 }));
         for (const chunkSize of [1, 2, 3, 7, 64]) {
           const backward = await collect(
-            readLinesBackward(handle, { start, end: size }, chunkSize),
+            readLinesBackward(handle, { start, end: size }, { chunkSize }),
           );
           expect(
             backward.reverse(),
             `round ${round} chunk ${chunkSize} start ${start} text ${JSON.stringify(text)}`,
           ).toEqual(forward);
-          expect(await collect(readLines(handle, { start, end: size }, chunkSize))).toEqual(
+          expect(await collect(readLines(handle, { start, end: size }, { chunkSize }))).toEqual(
             forward,
           );
         }
@@ -70,7 +70,9 @@ describe('readLines and readLinesBackward', () => {
         { text: 'gam', offset: 11, terminated: false },
       ]);
       expect(
-        (await collect(readLinesBackward(handle, { start: 2, end: 14 }, 4))).reverse(),
+        (
+          await collect(readLinesBackward(handle, { start: 2, end: 14 }, { chunkSize: 4 }))
+        ).reverse(),
       ).toEqual(lines);
     } finally {
       await handle.close();

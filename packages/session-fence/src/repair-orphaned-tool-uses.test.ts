@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { MessageEntry } from '@keel/spec';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { findOrphanedToolUses } from './find-orphaned-tool-uses';
 import { INTERRUPTED_TOOL_RESULT, repairOrphanedToolUses } from './repair-orphaned-tool-uses';
 import { createSessionFence } from './session-fence';
 import { useTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
-import type { MessageEntry } from './transcript-types';
 
 const temp = useTempDir();
 let store: TranscriptStore;
@@ -18,6 +18,7 @@ const t = '2026-01-01T00:00:00.000Z';
 const calls = (id: string, ...ids: string[]): MessageEntry => ({
   type: 'message',
   id,
+  messageId: id,
   timestamp: t,
   role: 'assistant',
   content: [
@@ -28,6 +29,7 @@ const calls = (id: string, ...ids: string[]): MessageEntry => ({
 const answers = (id: string, ...ids: string[]): MessageEntry => ({
   type: 'message',
   id,
+  messageId: id,
   timestamp: t,
   role: 'tool',
   content: ids.map((toolUseId) => ({ type: 'tool_result' as const, toolUseId, content: 'ok' })),

@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type ConversationLine,
-  findTrailingOrphans,
-  toConversationLine,
-} from './find-trailing-orphans';
+import type { MessageEntry, SessionStorage } from '@keel/spec';
 import type { SessionFence } from './session-fence';
-import type { SessionStorage } from './session-storage';
-import type { MessageEntry, TranscriptEntry } from './transcript-types';
 
 export interface RepairOrphanedToolUsesOptions {
   storage: SessionStorage;
@@ -16,8 +10,9 @@ export interface RepairOrphanedToolUsesOptions {
   /** Text of each error tool_result. */
   content?: string;
   /**
-   * Bytes of the tail to inspect first; default 1 MiB. When they hold no assistant message, the
-   * whole transcript is read instead, so a last exchange longer than this is still repaired.
+   * Bytes of the tail to inspect first; default 1 MiB. When they do not hold the whole last
+   * exchange, the inspection runs again over the whole transcript (still backwards, stopping at
+   * the previous assistant message), so a last exchange longer than this is still repaired.
    */
   tailBytes?: number;
   signal?: AbortSignal;
@@ -29,23 +24,32 @@ export const INTERRUPTED_TOOL_RESULT =
 /**
  * For a keel transcript: durably appends one `tool` message holding an error `tool_result` for
  * each trailing orphaned tool_use, so the history is valid to send again. Returns the repaired
- * ids (`[]` when nothing was orphaned and nothing was written).
+ * ids (`[]` when nothing was orphaned and nothing was written). Uses only the storage port.
  */
 export async function repairOrphanedToolUses(
   options: RepairOrphanedToolUsesOptions,
 ): Promise<string[]> {
   const { storage, sessionId, signal } = options;
-  const tail = await storage.readTail(sessionId, { maxBytes: options.tailBytes, signal });
-  let lines = conversationLines(tail.entries);
-  // No assistant message in the tail: the last exchange may be longer than the window (a huge
-  // tool result). Repair is rare and must not miss an orphan, so it reads the whole transcript.
-  if (!lines.some((line) => line.assistant))
-    lines = conversationLines((await storage.read(sessionId, { signal })).entries);
-  const orphans = findTrailingOrphans(lines);
+  let inspected = await storage.inspectTrailingToolUses(sessionId, {
+    ...(options.tailBytes === undefined ? {} : { maxBytes: options.tailBytes }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+  // The last exchange is longer than the window (a huge tool result). Repair is rare and must
+  // not miss an orphan: look again without a bound. The scan holds one line at a time and the
+  // tool ids it found, never the transcript's entries.
+  if (!inspected.complete) {
+    inspected = await storage.inspectTrailingToolUses(sessionId, {
+      maxBytes: Number.MAX_SAFE_INTEGER,
+      ...(signal === undefined ? {} : { signal }),
+    });
+  }
+  const orphans = inspected.orphans;
   if (orphans.length === 0) return [];
+  const id = randomUUID();
   const entry: MessageEntry = {
     type: 'message',
-    id: randomUUID(),
+    id,
+    messageId: id,
     timestamp: new Date().toISOString(),
     role: 'tool',
     content: orphans.map((toolUseId) => ({
@@ -56,15 +60,6 @@ export async function repairOrphanedToolUses(
     })),
   };
   if (options.fence !== undefined) await options.fence.append([entry], { signal });
-  else await storage.append(sessionId, [entry], { signal });
+  else await storage.append(sessionId, [entry], { ...(signal === undefined ? {} : { signal }) });
   return orphans;
-}
-
-function conversationLines(entries: readonly TranscriptEntry[]): ConversationLine[] {
-  const lines: ConversationLine[] = [];
-  for (const entry of entries) {
-    const line = toConversationLine(entry, 'keel');
-    if (line !== undefined) lines.push(line);
-  }
-  return lines;
 }

@@ -1,3 +1,9 @@
+import type {
+  SessionTakeoverErrorShape,
+  SessionTakeoverPhase,
+  TranscriptChangeKind,
+} from '@keel/spec';
+
 const baseMarker = Symbol.for('keel.error.SessionFenceError');
 
 export interface SessionFenceErrorOptions {
@@ -144,21 +150,6 @@ export class SessionLockTimeoutError extends SessionFenceError {
 
 const takeoverMarker = Symbol.for('keel.error.SessionTakeoverError');
 
-/** Where the fence noticed the foreign change. */
-export type SessionTakeoverPhase = 'prompt_reacquire' | 'cleanup' | 'write' | 'fence_check';
-
-/**
- * What changed: the file was replaced or removed, shrank, grew, or kept its size with other tail
- * bytes; or (`lock-lost`) the fence's lock was taken over as stale while the fence held it.
- */
-export type TranscriptChangeKind =
-  | 'replaced'
-  | 'missing'
-  | 'truncated'
-  | 'appended'
-  | 'rewritten'
-  | 'lock-lost';
-
 export interface SessionTakeoverErrorOptions {
   sessionId: string;
   phase: SessionTakeoverPhase;
@@ -167,8 +158,11 @@ export interface SessionTakeoverErrorOptions {
   cause?: unknown;
 }
 
-/** The transcript changed under a released fence. Classified as `session_takeover`. */
-export class SessionTakeoverError extends SessionFenceError {
+/**
+ * The transcript changed under a fence, or a write came with a lease that is no longer current
+ * (`lock-lost`, `stale-token`). Classified as `session_takeover`.
+ */
+export class SessionTakeoverError extends SessionFenceError implements SessionTakeoverErrorShape {
   readonly [takeoverMarker] = true;
   readonly keelKind = 'session_takeover' as const;
   readonly sessionId: string;

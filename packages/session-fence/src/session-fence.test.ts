@@ -10,6 +10,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SessionStorage } from '@keel/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSessionFence, type SessionFence } from './session-fence';
 import {
@@ -18,7 +19,6 @@ import {
   UnsafeTranscriptPathError,
 } from './session-fence-error';
 import { createSessionLock } from './session-lock';
-import type { SessionStorage } from './session-storage';
 import { spawnNodeScript, textMessage, useTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
 
@@ -62,7 +62,7 @@ async function expectLockFree(): Promise<void> {
 
 const foreignAppend = `
 import { appendFileSync } from 'node:fs';
-appendFileSync(process.argv[2], JSON.stringify({ type: 'message', id: 'foreign', timestamp: 't', role: 'user', content: [] }) + '\\n');
+appendFileSync(process.argv[2], JSON.stringify({ type: 'message', id: 'foreign', messageId: 'foreign', timestamp: 't', role: 'user', content: [] }) + '\\n');
 `;
 
 describe('a released fence', () => {

@@ -1,51 +1,60 @@
-import {
-  SessionFenceError,
-  SessionTakeoverError,
-  type SessionTakeoverPhase,
-} from './session-fence-error';
+import type {
+  AppendResult,
+  LeaseEvent,
+  SessionLease,
+  SessionStorage,
+  SessionTakeoverPhase,
+  TranscriptChangeKind,
+  TranscriptEntry,
+  TranscriptState,
+} from '@keel/spec';
+import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
 import { assertValidSessionId } from './session-id';
-import type { SessionLockHandle } from './session-lock';
-import type { AppendResult, SessionStorage, TranscriptState } from './session-storage';
-import type { TranscriptEntry } from './transcript-types';
 
 export interface SessionFenceOptions {
+  /** Any implementation of the spec's storage port: the fence uses nothing else. */
   storage: SessionStorage;
   sessionId: string;
-  /** Lock acquire timeout for every acquire the fence makes; default: the storage's. */
+  /** Lease acquire timeout for every lease the fence takes; default: the storage's. */
   lockTimeoutMs?: number;
+  /** Lease ttl; default: the storage's. */
+  leaseTtlMs?: number;
+  /** Observes the fence's leases (`lease-renew-failed`, `lease-lost`); must not throw. */
+  onLeaseEvent?: (event: LeaseEvent) => void;
 }
 
 export interface FenceCallOptions {
   signal?: AbortSignal;
 }
 
-/** `idle`: never acquired; `held`: lock held; `released`: around a model call; `ended`: turn over. */
+/** `idle`: never acquired; `held`: lease held; `released`: around a model call; `ended`: turn over. */
 export type SessionFenceStatus = 'idle' | 'held' | 'released' | 'ended';
 
 /**
  * One turn's hold on a session. Calls are serialised. Once a takeover is detected it is sticky:
- * every later call rejects with the same `SessionTakeoverError`, and the lock is let go at once.
+ * every later call rejects with the same `SessionTakeoverError`, and the lease is let go at once.
  */
 export interface SessionFence {
   readonly sessionId: string;
   readonly status: SessionFenceStatus;
   /** The takeover detected in this turn, if any. */
   readonly takeover: SessionTakeoverError | undefined;
-  /** Turn start: takes the lock and records the transcript's state. */
+  /** Turn start: takes a lease and records the transcript's state. */
   acquire(options?: FenceCallOptions): Promise<void>;
-  /** Before a model call: checks the state (phase `fence_check`), keeps it, lets the lock go. */
+  /** Before a model call: checks the state (phase `fence_check`), keeps it, releases the lease. */
   release(options?: FenceCallOptions): Promise<void>;
-  /** After a model call: takes the lock and checks the state (phase `prompt_reacquire`). */
+  /** After a model call: takes a new lease and checks the state (phase `prompt_reacquire`). */
   reacquire(options?: FenceCallOptions): Promise<void>;
   /**
-   * An owned write (reply, steering or queued inbound message). While released it takes the
-   * lock just for the write. Checks first (phase `write`), then advances the expected state.
+   * An owned write (reply, steering or queued inbound message): one `append` with the lease and
+   * the expected state, so the storage checks and writes in one step (phase `write`). While
+   * released it takes a lease just for the write. The expected state advances to the result's.
    */
   append(entries: readonly TranscriptEntry[], options?: FenceCallOptions): Promise<AppendResult>;
-  /** Checks the state without changing the lock (phase `fence_check`). */
+  /** Checks the state without changing the lease (phase `fence_check`). */
   check(options?: FenceCallOptions): Promise<void>;
   /**
-   * Turn end: checks (phase `cleanup`) and lets the lock go. Rejects only when the takeover is
+   * Turn end: checks (phase `cleanup`) and releases the lease. Rejects only when the takeover is
    * first found here; a takeover already reported earlier is not thrown a second time.
    */
   end(options?: FenceCallOptions): Promise<void>;
@@ -56,7 +65,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   const { storage, sessionId } = options;
   assertValidSessionId(sessionId);
   let status: SessionFenceStatus = 'idle';
-  let lock: SessionLockHandle | undefined;
+  let lease: SessionLease | undefined;
   let expected: TranscriptState | undefined;
   let takeover: SessionTakeoverError | undefined;
   let queue: Promise<unknown> = Promise.resolve();
@@ -67,10 +76,13 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     return result;
   }
 
-  function lockOptions(signal: AbortSignal | undefined) {
-    return options.lockTimeoutMs === undefined
-      ? { signal }
-      : { signal, timeoutMs: options.lockTimeoutMs };
+  function takeLease(signal: AbortSignal | undefined): Promise<SessionLease> {
+    return storage.lease(sessionId, {
+      ...(signal === undefined ? {} : { signal }),
+      ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }),
+      ...(options.leaseTtlMs === undefined ? {} : { ttlMs: options.leaseTtlMs }),
+      ...(options.onLeaseEvent === undefined ? {} : { onEvent: options.onLeaseEvent }),
+    });
   }
 
   function assertStatus(allowed: SessionFenceStatus[], action: string): void {
@@ -83,25 +95,42 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   }
 
   async function letGo(): Promise<void> {
-    const held = lock;
-    lock = undefined;
+    const held = lease;
+    lease = undefined;
     await held?.release();
   }
 
-  /** Compares with the expected state; on a change records the sticky takeover and lets go. */
+  /** Records the sticky takeover, lets go, and throws it. */
+  async function takenOver(
+    phase: SessionTakeoverPhase,
+    change: TranscriptChangeKind,
+    cause?: unknown,
+  ): Promise<never> {
+    takeover = new SessionTakeoverError({ sessionId, phase, change, cause });
+    await letGo();
+    if (status !== 'ended') status = 'released';
+    throw takeover;
+  }
+
+  function currentExpected(): TranscriptState {
+    if (expected === undefined)
+      throw new SessionFenceError({ message: 'Session fence has no recorded state' });
+    return expected;
+  }
+
+  /** Compares with the expected state (and, while held, that the lease is still current). */
   async function verify(
     phase: SessionTakeoverPhase,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    if (expected === undefined)
-      throw new SessionFenceError({ message: 'Session fence has no recorded state' });
-    const lockLost = status === 'held' && lock !== undefined && !(await lock.isHeld({ signal }));
-    const change = lockLost ? 'lock-lost' : await storage.compare(sessionId, expected, { signal });
-    if (change === undefined) return;
-    takeover = new SessionTakeoverError({ sessionId, phase, change });
-    await letGo();
-    if (status !== 'ended') status = 'released';
-    throw takeover;
+    const state = currentExpected();
+    const held = status === 'held' ? lease : undefined;
+    const [leaseHeld, change] = await Promise.all([
+      held === undefined ? true : held.isHeld({ signal }),
+      storage.compare(sessionId, state, { signal }),
+    ]);
+    if (!leaseHeld) await takenOver(phase, 'lock-lost');
+    if (change !== undefined) await takenOver(phase, change);
   }
 
   return {
@@ -116,7 +145,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     acquire(callOptions = {}) {
       return serial(async () => {
         assertStatus(['idle'], 'acquire');
-        lock = await storage.lock(sessionId, lockOptions(callOptions.signal));
+        lease = await takeLease(callOptions.signal);
         try {
           expected = await storage.state(sessionId, callOptions);
         } catch (error) {
@@ -141,7 +170,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     reacquire(callOptions = {}) {
       return serial(async () => {
         assertStatus(['released'], 'reacquire');
-        lock = await storage.lock(sessionId, lockOptions(callOptions.signal));
+        lease = await takeLease(callOptions.signal);
         status = 'held';
         await verify('prompt_reacquire', callOptions.signal);
       });
@@ -150,15 +179,23 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     append(entries, callOptions = {}) {
       return serial(async () => {
         assertStatus(['held', 'released'], 'append through');
+        const state = currentExpected();
         const temporary = status === 'released';
-        if (temporary) lock = await storage.lock(sessionId, lockOptions(callOptions.signal));
+        const writeLease = temporary ? await takeLease(callOptions.signal) : lease;
         try {
-          await verify('write', callOptions.signal);
-          const result = await storage.append(sessionId, entries, callOptions);
+          const result = await storage.append(sessionId, entries, {
+            ...callOptions,
+            lease: writeLease,
+            expected: state,
+          });
           expected = result.state;
           return result;
+        } catch (error) {
+          if (SessionTakeoverError.isInstance(error))
+            return takenOver('write', error.change, error);
+          throw error;
         } finally {
-          if (temporary) await letGo();
+          if (temporary) await writeLease?.release();
         }
       });
     },

@@ -1,13 +1,23 @@
 import { spawnSync } from 'node:child_process';
 import { readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { processIdentity } from './lock-owner';
 import { SessionLockTimeoutError, UnsafeTranscriptPathError } from './session-fence-error';
 import { createSessionLock } from './session-lock';
 import { type NodeChild, spawnNodeScript, useTempDir, waitFor } from './test-support';
 
 const temp = useTempDir();
+
+/** Host, boot and pid namespace of this process, as a lock file of a process here records them. */
+function thisProcessTable(): Record<string, string> {
+  const { host, bootId, pidNamespace } = processIdentity();
+  return {
+    host,
+    ...(bootId === undefined ? {} : { bootId }),
+    ...(pidNamespace === undefined ? {} : { pidNamespace }),
+  };
+}
 const children: NodeChild[] = [];
 afterEach(async () => {
   for (const { child } of children.splice(0)) {
@@ -141,7 +151,7 @@ describe('createSessionLock across processes', () => {
     const deadPid = Number(dead.stdout.toString().trim());
     await writeFile(
       lockPath,
-      JSON.stringify({ pid: deadPid, host: hostname(), token: 'dead', acquiredAt: '' }),
+      JSON.stringify({ pid: deadPid, ...thisProcessTable(), token: 'dead', acquiredAt: '' }),
     );
     const counter = join(temp.path, 'counter');
     const log = join(temp.path, 'log');

@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { type FileHandle, link, unlink } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { sleep } from './abort';
-import { errorCode, lstatIfExists, openRegularFile } from './safe-file';
-import { SessionLockTimeoutError, UnsafeTranscriptPathError } from './session-fence-error';
+import { abortableDelay } from './abortable-delay';
+import { type FileSystem, nodeFileSystem, writeFully } from './file-system';
+import { type LockFile, type ObservedLock, observeLock, removeLockFile } from './lock-file';
+import { type LockOwner, processIdentity } from './lock-owner';
+import { errorCode } from './safe-file';
+import { SessionLockTimeoutError } from './session-fence-error';
 
 export interface SessionLockOptions {
   /** The lock file, e.g. `<sessionsDir>/<sessionId>.lock`. */
   path: string;
-  /** A lock whose heartbeat is older than this is stale; default 10 000. */
+  /** A lock whose heartbeat is older than this is stale (unless its holder set its own ttl); default 10 000. */
   staleMs?: number;
-  /** How often the holder refreshes its heartbeat; default `staleMs / 4`. */
+  /** How often the holder refreshes its heartbeat; default a quarter of the holder's ttl. */
   heartbeatMs?: number;
   /** Default acquire timeout; default 30 000. */
   timeoutMs?: number;
@@ -23,28 +24,33 @@ export interface LockCallOptions {
   signal?: AbortSignal;
 }
 
+/** What happened to a held lock between calls, reported instead of swallowed. */
+export type SessionLockEvent =
+  /** Refreshing the heartbeat failed once; the lock may still be held. */
+  | { type: 'heartbeat-failed'; path: string; error: unknown }
+  /** The lock file is no longer this holder's (it was taken over as stale, or removed). */
+  | { type: 'lock-lost'; path: string };
+
 export interface SessionLockAcquireOptions {
   signal?: AbortSignal;
   /** Overrides the lock's `timeoutMs` for this call. */
   timeoutMs?: number;
-}
-
-/** Who holds a lock, as written in the lock file. */
-export interface LockOwner {
-  pid: number;
-  host: string;
-  token: string;
-  acquiredAt: string;
+  /** How long this holder's heartbeat may pause before contenders may take over; default `staleMs`. */
+  ttlMs?: number;
+  /** Observes the held lock (heartbeat failures, loss); must not throw. */
+  onEvent?: (event: SessionLockEvent) => void;
 }
 
 export interface SessionLockHandle {
   readonly owner: LockOwner;
   readonly released: boolean;
-  /** True while the lock file on disk is still this handle's own file. */
+  /** True while the lock file on disk is still this handle's own file (one `lstat`). */
   isHeld(options?: LockCallOptions): Promise<boolean>;
+  /** Refreshes the heartbeat now. `false` (and nothing refreshed) when the lock is no longer held. */
+  renew(options?: LockCallOptions): Promise<boolean>;
   /**
-   * Stops the heartbeat and removes the lock file if it is still ours. Idempotent. Takes no
-   * signal on purpose: cleanup must run to the end.
+   * Stops the heartbeat and removes the lock file if it is still this handle's. Idempotent. Takes
+   * no signal on purpose: cleanup must run to the end.
    */
   release(): Promise<void>;
 }
@@ -54,163 +60,197 @@ export interface SessionLock {
   /** Waits until the lock is free or stale, up to the timeout (`SessionLockTimeoutError`). */
   acquire(options?: SessionLockAcquireOptions): Promise<SessionLockHandle>;
   /** One attempt: a handle, or `undefined` if someone else holds a live lock. */
-  tryAcquire(options?: LockCallOptions): Promise<SessionLockHandle | undefined>;
+  tryAcquire(
+    options?: Omit<SessionLockAcquireOptions, 'timeoutMs'>,
+  ): Promise<SessionLockHandle | undefined>;
   /** The current owner, or `undefined` when the lock is free or unreadable. */
   readOwner(options?: LockCallOptions): Promise<LockOwner | undefined>;
 }
 
-interface Observed {
-  owner: LockOwner | undefined;
-  ino: bigint;
-  mtimeMs: number;
+/** A would-be lock: the owner record already written to a private file, ready to be linked. */
+interface Candidate extends LockFile {
+  owner: LockOwner;
+  createdAt: number;
 }
 
 /**
- * A cross-process lock built on one file. Creation is atomic and exclusive: the owner record is
- * written to a private temp file which is then hard-linked to the lock path (`link` fails with
- * EEXIST if the lock exists), so no reader ever sees a half-written lock. The holder refreshes
- * the file's mtime as its heartbeat through its own file descriptor. A lock is stale when its
- * owner's pid is dead on this host or its heartbeat is older than `staleMs`. Any removal, by the
- * owner or by a contender taking over, first creates `<path>.<token>.removing` with O_EXCL and
- * then re-checks the token, so a lock can only ever be removed by one party, and only the
- * exact lock that was judged; the winner of a takeover is decided by the next `link`.
+ * A cross-process lock built on one file, `path`.
+ *
+ * - Taking it: the owner record (pid, host, boot id, pid namespace, token, ttl) is written to a
+ *   private file `<path>.<token>.tmp`, which is then hard-linked to `path`; `link` fails with
+ *   EEXIST while the lock exists, so readers never see a half-written lock. An EEXIST whose lock
+ *   turns out to be our own file (a retransmitted `link` on NFS whose first reply was lost)
+ *   counts as success. The private name is kept while the lock is held and removed on release.
+ * - Holding it: a heartbeat refreshes the file's mtime through the holder's descriptor, and
+ *   checks that `path` still names the holder's file; a failure of either is reported
+ *   (`heartbeat-failed`, `lock-lost`), never swallowed.
+ * - Stale: when its heartbeat is older than the holder's ttl, or when its owner's pid is dead
+ *   and the pid can be looked up here (same host, boot and pid namespace; see
+ *   `sharesProcessTable`).
+ * - Removing it, by its holder or by a contender taking over a stale lock, never unlinks by path:
+ *   see `removeLockFile`.
  */
 export function createSessionLock(options: SessionLockOptions): SessionLock {
+  return createSessionLockWith(nodeFileSystem, options);
+}
+
+/** `createSessionLock` over a given file system (the store passes its own). */
+export function createSessionLockWith(
+  fileSystem: FileSystem,
+  options: SessionLockOptions,
+): SessionLock {
   const path = options.path;
   const staleMs = options.staleMs ?? 10_000;
-  const heartbeatMs = Math.max(1, options.heartbeatMs ?? Math.floor(staleMs / 4));
   const defaultTimeoutMs = options.timeoutMs ?? 30_000;
   const pollMs = options.pollMs ?? 25;
-  const host = hostname();
+  const lockFile = { fileSystem, path, staleMs };
 
-  async function observe(): Promise<Observed | undefined> {
-    const stats = await lstatIfExists(path);
-    if (stats === undefined) return undefined;
-    if (stats.isSymbolicLink()) throw new UnsafeTranscriptPathError({ path, reason: 'symlink' });
-    let owner: LockOwner | undefined;
-    let ino: bigint;
-    try {
-      const handle = await openRegularFile(path, constants.O_RDONLY);
-      try {
-        ino = (await handle.stat({ bigint: true })).ino;
-        owner = parseOwner(await handle.readFile('utf8'));
-      } finally {
-        await handle.close();
-      }
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return undefined;
-      throw error;
-    }
-    return { owner, ino, mtimeMs: stats.mtimeMs };
-  }
-
-  function isStale(observed: Observed): boolean {
-    const { owner } = observed;
-    if (owner !== undefined && owner.host === host && !isProcessAlive(owner.pid)) return true;
-    return Date.now() - observed.mtimeMs > staleMs;
-  }
-
-  /**
-   * Removes the lock file only if it is still the one identified by `key` (and, for a takeover,
-   * still stale: a heartbeat may have landed since it was judged).
-   */
-  async function removeIfStill(
-    key: { token?: string; ino: bigint },
-    takeover: boolean,
-  ): Promise<void> {
-    const marker = `${path}.${key.token ?? `ino-${key.ino}`}.removing`;
-    let markerHandle: FileHandle;
-    try {
-      markerHandle = await openRegularFile(
-        marker,
-        constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY,
-      );
-    } catch (error) {
-      if (errorCode(error) !== 'EEXIST') throw error;
-      // Someone else is removing this lock. A marker older than staleMs was abandoned by a crash.
-      const stats = await lstatIfExists(marker);
-      if (stats !== undefined && Date.now() - stats.mtimeMs > staleMs) await unlinkIfExists(marker);
-      return;
-    }
-    try {
-      await markerHandle.close();
-      const current = await observe();
-      if (current === undefined) return;
-      const same =
-        key.token !== undefined ? current.owner?.token === key.token : current.ino === key.ino;
-      if (same && (!takeover || isStale(current))) await unlinkIfExists(path);
-    } finally {
-      await unlinkIfExists(marker);
-    }
-  }
-
-  async function tryAcquire(
-    callOptions: LockCallOptions = {},
-  ): Promise<SessionLockHandle | undefined> {
-    callOptions.signal?.throwIfAborted();
-    const present = await observe();
-    if (present !== undefined && !isStale(present)) return undefined;
+  async function createCandidate(ttlMs: number): Promise<Candidate> {
+    const self = processIdentity();
     const owner: LockOwner = {
       pid: process.pid,
-      host,
+      host: self.host,
+      ...(self.bootId === undefined ? {} : { bootId: self.bootId }),
+      ...(self.pidNamespace === undefined ? {} : { pidNamespace: self.pidNamespace }),
       token: randomUUID(),
       acquiredAt: new Date().toISOString(),
+      ttlMs,
     };
-    const temp = `${path}.${owner.token}.tmp`;
-    const handle = await openRegularFile(
-      temp,
+    const privatePath = `${path}.${owner.token}.tmp`;
+    // A fresh name with O_EXCL: never an existing file or symlink.
+    const fd = await fileSystem.open(
+      privatePath,
       constants.O_CREAT | constants.O_EXCL | constants.O_RDWR,
       0o644,
     );
-    let linked = false;
     try {
-      await handle.writeFile(`${JSON.stringify(owner)}\n`);
-      for (let attempt = 0; attempt < 3 && !linked; attempt += 1) {
-        try {
-          await link(temp, path);
-          linked = true;
-        } catch (error) {
-          if (errorCode(error) !== 'EEXIST') throw error;
-          const observed = await observe();
-          if (observed === undefined) continue;
-          if (!isStale(observed)) return undefined;
-          await removeIfStill({ token: observed.owner?.token, ino: observed.ino }, true);
-        }
-      }
-    } finally {
-      await unlinkIfExists(temp);
-      if (!linked) await handle.close();
+      const [stats] = await Promise.all([
+        fileSystem.fstat(fd),
+        writeFully(fileSystem, fd, Buffer.from(`${JSON.stringify(owner)}\n`), 0),
+      ]);
+      return { owner, fd, privatePath, dev: stats.dev, ino: stats.ino, createdAt: Date.now() };
+    } catch (error) {
+      await discard({ fd, privatePath });
+      throw error;
     }
-    return linked ? createHandle(handle, owner) : undefined;
   }
 
-  function createHandle(handle: FileHandle, owner: LockOwner): SessionLockHandle {
+  async function discard(candidate: { fd: number; privatePath: string }): Promise<void> {
+    await Promise.all([
+      fileSystem.close(candidate.fd),
+      fileSystem.unlink(candidate.privatePath).catch(() => {}),
+    ]);
+  }
+
+  /** One try to link the candidate at `path`; the last lock seen when someone else holds it. */
+  async function attempt(
+    candidate: Candidate,
+  ): Promise<{ acquired: true } | { acquired: false; seen: ObservedLock | undefined }> {
+    let seen: ObservedLock | undefined;
+    for (let round = 0; round < 3; round += 1) {
+      try {
+        await fileSystem.link(candidate.privatePath, path);
+        return { acquired: true };
+      } catch (error) {
+        if (errorCode(error) !== 'EEXIST') throw error;
+      }
+      seen = await observeLock(lockFile);
+      if (seen === undefined) continue;
+      // Our own file: the link happened although it reported EEXIST.
+      if (seen.dev === candidate.dev && seen.ino === candidate.ino) return { acquired: true };
+      if (!seen.stale) return { acquired: false, seen };
+      await removeLockFile(lockFile, seen, `${path}.${candidate.owner.token}.tomb`);
+    }
+    return { acquired: false, seen };
+  }
+
+  async function tryWith(
+    candidate: Candidate,
+    acquireOptions: SessionLockAcquireOptions,
+  ): Promise<SessionLockHandle | ObservedLock | undefined> {
+    const result = await attempt(candidate);
+    if (!result.acquired) return result.seen;
+    return createHandle(candidate, acquireOptions);
+  }
+
+  function createHandle(
+    candidate: Candidate,
+    acquireOptions: SessionLockAcquireOptions,
+  ): SessionLockHandle {
+    const ttlMs = candidate.owner.ttlMs ?? staleMs;
+    const heartbeatMs = Math.max(1, options.heartbeatMs ?? Math.floor(ttlMs / 4));
     let released = false;
-    const timer = setInterval(() => {
+    let lost = false;
+    let beating = false;
+    const emit = (event: SessionLockEvent): void => {
+      try {
+        acquireOptions.onEvent?.(event);
+      } catch {
+        // A throwing listener must not break the heartbeat.
+      }
+    };
+    const isHeld = async (): Promise<boolean> => {
+      if (released) return false;
+      try {
+        const stats = await fileSystem.lstat(path);
+        return stats.dev === candidate.dev && stats.ino === candidate.ino;
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT') return false;
+        throw error;
+      }
+    };
+    const beat = async (): Promise<void> => {
       const now = new Date();
-      handle.utimes(now, now).catch(() => {});
+      const [touched, held] = await Promise.allSettled([
+        fileSystem.futimes(candidate.fd, now, now),
+        isHeld(),
+      ]);
+      if (released) return;
+      if (touched.status === 'rejected') {
+        emit({ type: 'heartbeat-failed', path, error: touched.reason });
+      }
+      if (held.status === 'rejected') {
+        emit({ type: 'heartbeat-failed', path, error: held.reason });
+      } else if (!held.value && !lost) {
+        lost = true;
+        clearInterval(timer);
+        emit({ type: 'lock-lost', path });
+      }
+    };
+    const timer = setInterval(() => {
+      if (beating) return;
+      beating = true;
+      beat().finally(() => {
+        beating = false;
+      });
     }, heartbeatMs);
     timer.unref();
     return {
-      owner,
+      owner: candidate.owner,
       get released() {
         return released;
       },
       async isHeld(callOptions: LockCallOptions = {}) {
         callOptions.signal?.throwIfAborted();
-        if (released) return false;
-        const observed = await observe();
-        return observed?.owner?.token === owner.token;
+        return isHeld();
+      },
+      async renew(callOptions: LockCallOptions = {}) {
+        callOptions.signal?.throwIfAborted();
+        if (!(await isHeld())) return false;
+        const now = new Date();
+        await fileSystem.futimes(candidate.fd, now, now);
+        return true;
       },
       async release() {
         if (released) return;
         released = true;
         clearInterval(timer);
+        // The descriptor stays open until the removal has compared inodes: while it is open, no
+        // other file can be given this inode number.
         try {
-          const ino = (await handle.stat({ bigint: true })).ino;
-          await removeIfStill({ token: owner.token, ino }, false);
+          await removeLockFile(lockFile, candidate, `${path}.${candidate.owner.token}.tomb`);
         } finally {
-          await handle.close();
+          await discard(candidate);
         }
       },
     };
@@ -218,64 +258,68 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
 
   return {
     path,
-    tryAcquire,
+    async tryAcquire(acquireOptions = {}) {
+      acquireOptions.signal?.throwIfAborted();
+      const candidate = await createCandidate(acquireOptions.ttlMs ?? staleMs);
+      let result: SessionLockHandle | ObservedLock | undefined;
+      try {
+        result = await tryWith(candidate, acquireOptions);
+      } catch (error) {
+        await discard(candidate);
+        throw error;
+      }
+      if (isHandle(result)) return result;
+      await discard(candidate);
+      return undefined;
+    },
     async readOwner(callOptions: LockCallOptions = {}) {
       callOptions.signal?.throwIfAborted();
-      return (await observe())?.owner;
+      return (await observeLock(lockFile))?.owner;
     },
     async acquire(acquireOptions = {}) {
       const { signal } = acquireOptions;
+      signal?.throwIfAborted();
       const timeoutMs = acquireOptions.timeoutMs ?? defaultTimeoutMs;
+      const ttlMs = acquireOptions.ttlMs ?? staleMs;
       const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        signal?.throwIfAborted();
-        const acquired = await tryAcquire();
-        if (acquired !== undefined) {
-          if (signal?.aborted) {
-            await acquired.release();
-            signal.throwIfAborted();
+      const candidate = await createCandidate(ttlMs);
+      let handle: SessionLockHandle | undefined;
+      try {
+        for (;;) {
+          signal?.throwIfAborted();
+          const result = await tryWith(candidate, acquireOptions);
+          if (isHandle(result)) {
+            handle = result;
+            break;
           }
-          return acquired;
+          const remaining = deadline - Date.now();
+          if (remaining <= 0) {
+            const owner = result?.owner
+              ? { pid: result.owner.pid, host: result.owner.host }
+              : undefined;
+            throw new SessionLockTimeoutError({ lockPath: path, timeoutMs, owner });
+          }
+          await abortableDelay(Math.min(remaining, pollMs + Math.random() * pollMs), signal);
+          // A waiting candidate's mtime must be fresh when it is linked: it is the heartbeat.
+          if (Date.now() - candidate.createdAt > ttlMs / 4) {
+            const now = new Date();
+            await fileSystem.futimes(candidate.fd, now, now);
+            candidate.createdAt = now.getTime();
+          }
         }
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) {
-          const seen = await observe().catch(() => undefined);
-          const owner = seen?.owner ? { pid: seen.owner.pid, host: seen.owner.host } : undefined;
-          throw new SessionLockTimeoutError({ lockPath: path, timeoutMs, owner });
-        }
-        await sleep(Math.min(remaining, pollMs + Math.random() * pollMs), signal);
+      } catch (error) {
+        await discard(candidate);
+        throw error;
       }
+      if (signal?.aborted) {
+        await handle.release();
+        signal.throwIfAborted();
+      }
+      return handle;
     },
   };
 }
 
-function parseOwner(text: string): LockOwner | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null) return undefined;
-    const { pid, host, token, acquiredAt } = value as Record<string, unknown>;
-    if (typeof pid !== 'number' || typeof host !== 'string' || typeof token !== 'string')
-      return undefined;
-    return { pid, host, token, acquiredAt: typeof acquiredAt === 'string' ? acquiredAt : '' };
-  } catch {
-    return undefined;
-  }
-}
-
-/** `process.kill(pid, 0)`: ESRCH means no such process; EPERM means it exists. */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errorCode(error) === 'EPERM';
-  }
-}
-
-async function unlinkIfExists(path: string): Promise<void> {
-  try {
-    await unlink(path);
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') throw error;
-  }
+function isHandle(value: unknown): value is SessionLockHandle {
+  return typeof value === 'object' && value !== null && 'release' in value;
 }

@@ -5,20 +5,25 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { MessageEntry } from '@keel/spec';
 import { afterEach, beforeEach } from 'vitest';
-import type { MessageEntry } from './transcript-types';
 
 /** Absolute file URL of this package's built entry, for child processes. */
 export const distUrl = new URL('../dist/index.js', import.meta.url).href;
 
 /**
- * The real Claude Code fixtures beside the repository (never copied into it). Throws when the
+ * The real Claude Code fixtures beside the repository (never copied into it), or under
+ * `$KEEL_SHARED_DIR` when the checkout is not beside `shared/` (a worktree). Throws when the
  * fixture is absent, so a missing `../shared` fails loudly instead of reading as "no orphans".
  */
 export function fixturePath(name: string): string {
-  const path = fileURLToPath(
-    new URL(`../../../../shared/fixtures/claude-transcripts/${name}`, import.meta.url),
-  );
+  const shared = process.env['KEEL_SHARED_DIR'];
+  const path =
+    shared !== undefined && shared !== ''
+      ? join(shared, 'fixtures', 'claude-transcripts', name)
+      : fileURLToPath(
+          new URL(`../../../../shared/fixtures/claude-transcripts/${name}`, import.meta.url),
+        );
   if (!existsSync(path)) {
     throw new Error(
       `fixture ${name} not found at ${path}: the shared/ folder must sit beside the repository`,
@@ -62,6 +67,7 @@ export function textMessage(
   return {
     type: 'message',
     id,
+    messageId: id,
     timestamp: '2026-01-01T00:00:00.000Z',
     role,
     content: [{ type: 'text', text }],

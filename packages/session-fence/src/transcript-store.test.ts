@@ -10,6 +10,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { MessageEntry } from '@keel/spec';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   InvalidSessionIdError,
@@ -18,7 +19,6 @@ import {
 } from './session-fence-error';
 import { textMessage, useTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
-import type { MessageEntry } from './transcript-types';
 
 const temp = useTempDir();
 let store: TranscriptStore;
@@ -38,11 +38,11 @@ describe('createTranscriptStore', () => {
     expect(lines).toHaveLength(5);
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({
       type: 'header',
-      version: 1,
+      version: 2,
       sessionId: 's1',
     });
     const read = await store.read('s1');
-    expect(read.header?.version).toBe(1);
+    expect(read.header?.version).toBe(2);
     expect(read.entries.map((entry) => entry.id)).toEqual(['1', '2', '3']);
     expect(read.issues).toEqual([]);
   });
@@ -89,7 +89,7 @@ describe('createTranscriptStore', () => {
     const victim = join(temp.path, 'victim.txt');
     await writeFile(victim, 'do not touch\n');
     await symlink(victim, store.lockPath('s1'));
-    await expect(store.lock('s1', { timeoutMs: 100 })).rejects.toSatisfy(
+    await expect(store.lease('s1', { timeoutMs: 100 })).rejects.toSatisfy(
       UnsafeTranscriptPathError.isInstance,
     );
     expect(await readFile(victim, 'utf8')).toBe('do not touch\n');
@@ -179,7 +179,7 @@ describe('createTranscriptStore', () => {
     );
     await store.append('s1', entries);
     const tail = await store.readTail('s1', { maxBytes: 1000 });
-    expect(tail.header?.version).toBe(1);
+    expect(tail.header?.version).toBe(2);
     expect(tail.entries.length).toBeGreaterThan(0);
     expect(tail.entries.length).toBeLessThan(10);
     expect(tail.entries.at(-1)?.id).toBe('199');
@@ -206,6 +206,7 @@ describe('createTranscriptStore', () => {
       {
         type: 'message',
         id: 'a',
+        messageId: 'a',
         timestamp: 't',
         role: 'user',
         content: [{ type: 'text', text: 'hi' }],
@@ -213,6 +214,7 @@ describe('createTranscriptStore', () => {
       {
         type: 'message',
         id: 'b',
+        messageId: 'b',
         timestamp: 't',
         role: 'tool',
         content: [{ type: 'tool_result', toolUseId: 'tu', content: 'done', isError: false }],

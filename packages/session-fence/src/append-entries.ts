@@ -1,0 +1,308 @@
+import { constants } from 'node:fs';
+import type {
+  AppendOptions,
+  AppendResult,
+  MessageEntry,
+  SessionLease,
+  TranscriptChangeKind,
+  TranscriptEntry,
+  TranscriptHeader,
+  TranscriptState,
+} from '@keel/spec';
+import { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
+import { frameBatch } from './batch-framing';
+import { assertLeaseFor, leaseChange, liveLeaseOf, refusal } from './file-lease';
+import { writeFully } from './file-system';
+import { isRecord } from './migrate-transcript-entry';
+import { mayBeTorn, repairTornTail } from './repair-torn-tail';
+import { errorCode, unsafePathError } from './safe-file';
+import { InvalidTranscriptEntryError, UnsafeTranscriptPathError } from './session-fence-error';
+import { createSessionLockWith, type SessionLockHandle } from './session-lock';
+import { type StoreContext, serialized } from './store-context';
+import {
+  changeFrom,
+  coveredLengths,
+  expectedLengths,
+  identityOf,
+  type RangeRead,
+  readRanges,
+  type Snapshot,
+  snapshotAfter,
+  snapshotAt,
+  stateOf,
+} from './transcript-snapshot';
+import { validateTranscriptEntry } from './validate-transcript-entry';
+
+const { O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
+const appendFlags = constants.O_RDWR | constants.O_APPEND | O_NOFOLLOW | O_NONBLOCK;
+
+/** Who vouches that this process may write now: a lease, a temporary lock, or nobody. */
+type Guard = { lease: SessionLease } | { lock: SessionLockHandle } | undefined;
+
+/**
+ * `SessionStorage.append` for files. With a lease and/or an expected state, the checks and the
+ * write happen in one hold of the session's lock (the lease's, or a temporary one) and one hold
+ * of this process's queue for the transcript; a refusal throws `SessionTakeoverError` (phase
+ * `write`) and writes nothing. Cost on the common path: open, then fstat with the reads of the
+ * ranges the state covers (and the lease checks) in parallel, one write of the whole batch,
+ * fsync, close.
+ */
+export async function appendEntries(
+  context: StoreContext,
+  sessionId: string,
+  entries: readonly TranscriptEntry[],
+  options: AppendOptions = {},
+): Promise<AppendResult> {
+  const { signal, lease, expected } = options;
+  signal?.throwIfAborted();
+  const path = context.transcriptPath(sessionId);
+  const lockPath = context.lockPath(sessionId);
+  const body = serializeEntries(entries);
+  if (lease !== undefined) assertLeaseFor(lease, lockPath, sessionId);
+  const live = lease ?? (expected === undefined ? undefined : liveLeaseOf(lockPath));
+  let temporary: SessionLockHandle | undefined;
+  if (expected !== undefined && live === undefined) {
+    // No lease in this process: the check and the write still need the lock, briefly.
+    await context.ensureDirectory();
+    temporary = await createSessionLockWith(context.fileSystem, {
+      ...context.lock,
+      path: lockPath,
+    }).acquire({ ...(signal === undefined ? {} : { signal }) });
+  }
+  const guard: Guard =
+    live !== undefined
+      ? { lease: live }
+      : temporary !== undefined
+        ? { lock: temporary }
+        : undefined;
+  try {
+    return await serialized(path, () =>
+      appendUnderGuard(context, { sessionId, path, body, guard, expected, signal }),
+    );
+  } finally {
+    await temporary?.release();
+  }
+}
+
+interface AppendJob {
+  sessionId: string;
+  path: string;
+  body: string;
+  guard: Guard;
+  expected: TranscriptState | undefined;
+  signal: AbortSignal | undefined;
+}
+
+interface OpenTranscript {
+  fd: number;
+  identity: string;
+  size: number;
+  /** Ranges read with the fstat, at the size guessed before it. */
+  guessed: { size: number; read: RangeRead } | undefined;
+}
+
+async function appendUnderGuard(context: StoreContext, job: AppendJob): Promise<AppendResult> {
+  job.signal?.throwIfAborted();
+  const guess = job.expected?.exists ? job.expected.size : context.knownSizes.get(job.sessionId);
+  const lengths =
+    job.expected?.exists === true
+      ? expectedLengths(job.expected)
+      : guess === undefined
+        ? undefined
+        : coveredLengths(guess, context.window);
+  const [guardChange, opened] = await Promise.allSettled([
+    guardCheck(job.guard),
+    openExisting(context, job.path, guess, lengths),
+  ]);
+  const file = opened.status === 'fulfilled' ? opened.value : undefined;
+  try {
+    if (guardChange.status === 'rejected') throw guardChange.reason;
+    if (opened.status === 'rejected') throw opened.reason;
+    if (guardChange.value !== undefined) throw refusal(job.sessionId, guardChange.value);
+    if (job.expected !== undefined) {
+      const change = expectedChange(job.expected, file);
+      if (change !== undefined) throw refusal(job.sessionId, change);
+    }
+  } catch (error) {
+    if (file !== undefined) await context.fileSystem.close(file.fd);
+    throw error;
+  }
+  if (file === undefined) {
+    const created = await createTranscript(context, job.path);
+    // Someone else created it meanwhile: start again, the checks included.
+    if (created === undefined) return appendUnderGuard(context, job);
+    return writeBatch(context, job, created, emptySnapshot(created), true);
+  }
+  let snapshot: Snapshot;
+  try {
+    snapshot = await snapshotOf(context, file);
+  } catch (error) {
+    await context.fileSystem.close(file.fd);
+    throw error;
+  }
+  return writeBatch(context, job, file.fd, snapshot, false);
+}
+
+async function guardCheck(guard: Guard): Promise<TranscriptChangeKind | undefined> {
+  if (guard === undefined) return undefined;
+  if ('lease' in guard) return leaseChange(guard.lease);
+  return (await guard.lock.isHeld()) ? undefined : 'lock-lost';
+}
+
+function expectedChange(
+  expected: TranscriptState,
+  file: OpenTranscript | undefined,
+): TranscriptChangeKind | undefined {
+  if (file === undefined) return changeFrom(expected, undefined, undefined);
+  const atExpected = file.guessed?.size === expected.size ? file.guessed.read : undefined;
+  return changeFrom(expected, file, atExpected);
+}
+
+/** Opens an existing transcript for appending; its fstat and the guessed ranges in parallel. */
+async function openExisting(
+  context: StoreContext,
+  path: string,
+  guess: number | undefined,
+  lengths: { headLength: number; tailLength: number } | undefined,
+): Promise<OpenTranscript | undefined> {
+  const { fileSystem } = context;
+  let fd: number;
+  try {
+    fd = await fileSystem.open(path, appendFlags);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw unsafePathError(error, path) ?? error;
+  }
+  try {
+    const [stats, read] = await Promise.all([
+      fileSystem.fstat(fd),
+      guess === undefined || lengths === undefined
+        ? undefined
+        : readRanges(fileSystem, fd, guess, lengths).catch(() => undefined),
+    ]);
+    if (!stats.isFile()) throw new UnsafeTranscriptPathError({ path, reason: 'not-regular' });
+    return {
+      fd,
+      identity: identityOf(stats),
+      size: Number(stats.size),
+      guessed: guess === undefined || read === undefined ? undefined : { size: guess, read },
+    };
+  } catch (error) {
+    await fileSystem.close(fd);
+    throw error;
+  }
+}
+
+/** Creates the transcript (and `sessionsDir` when needed); `undefined` if it appeared meanwhile. */
+async function createTranscript(context: StoreContext, path: string): Promise<number | undefined> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await context.fileSystem.open(
+        path,
+        appendFlags | constants.O_CREAT | constants.O_EXCL,
+        0o600,
+      );
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === 'EEXIST') return undefined;
+      if (code !== 'ENOENT' || attempt > 0) throw unsafePathError(error, path) ?? error;
+      context.directoryGone();
+      await context.ensureDirectory();
+    }
+  }
+}
+
+function emptySnapshot(fd: number): Snapshot {
+  return { identity: `fd:${fd}`, size: 0, head: Buffer.alloc(0), tail: Buffer.alloc(0) };
+}
+
+/** The snapshot of the file as opened: the guessed ranges when the guess was right. */
+async function snapshotOf(context: StoreContext, file: OpenTranscript): Promise<Snapshot> {
+  const lengths = coveredLengths(file.size, context.window);
+  const read = file.guessed?.size === file.size ? file.guessed.read : undefined;
+  if (
+    read !== undefined &&
+    read.head.length === lengths.headLength &&
+    read.tail.length === lengths.tailLength
+  ) {
+    return { identity: file.identity, size: file.size, head: read.head, tail: read.tail };
+  }
+  return snapshotAt(context.fileSystem, file.fd, file.identity, file.size, context.window);
+}
+
+async function writeBatch(
+  context: StoreContext,
+  job: AppendJob,
+  fd: number,
+  before: Snapshot,
+  created: boolean,
+): Promise<AppendResult> {
+  const { fileSystem } = context;
+  try {
+    let snapshot = before;
+    let repaired: AppendResult['repaired'];
+    let prefix = '';
+    if (mayBeTorn(snapshot.tail)) {
+      const repair = await repairTornTail(fileSystem, fd, snapshot.size, job.signal);
+      if (repair?.kind === 'terminate') {
+        prefix = '\n';
+        repaired = 'terminated-last-line';
+      } else if (repair?.kind === 'truncated') {
+        repaired = 'dropped-torn-line';
+        snapshot = await snapshotAt(fileSystem, fd, snapshot.identity, repair.size, context.window);
+      }
+    }
+    if (created || snapshot.size === 0) prefix += headerLine(job.sessionId);
+    const written = Buffer.from(prefix + job.body, 'utf8');
+    if (written.length > 0) await writeFully(fileSystem, fd, written);
+    if (context.durable) {
+      await Promise.all([
+        fileSystem.fsync(fd),
+        created ? context.syncDirectory() : Promise.resolve(),
+      ]);
+    }
+    if (created) {
+      const stats = await fileSystem.fstat(fd);
+      snapshot = { ...snapshot, identity: identityOf(stats) };
+    }
+    const after = snapshotAfter(snapshot, written, context.window);
+    context.rememberSize(job.sessionId, after.size);
+    const state = stateOf(after);
+    return repaired === undefined ? { state } : { state, repaired };
+  } finally {
+    await fileSystem.close(fd);
+  }
+}
+
+function headerLine(sessionId: string): string {
+  const header: TranscriptHeader = {
+    type: 'header',
+    version: TRANSCRIPT_FORMAT_VERSION,
+    sessionId,
+    createdAt: new Date().toISOString(),
+  };
+  return `${JSON.stringify(header)}\n`;
+}
+
+/**
+ * The batch's text (see `batch-framing.ts`), each entry checked as a current-format entry first
+ * (readers would skip anything else). A message without `messageId` gets its `id`, as a
+ * version 1 line is migrated on read.
+ */
+export function serializeEntries(entries: readonly TranscriptEntry[]): string {
+  const lines = entries.map((entry, index) => {
+    const value =
+      isRecord(entry) &&
+      entry.type === 'message' &&
+      (entry as Partial<MessageEntry>).messageId === undefined
+        ? { ...entry, messageId: entry.id }
+        : entry;
+    const checked = validateTranscriptEntry(
+      isRecord(value) ? (value as unknown as Record<string, unknown>) : {},
+    );
+    if (!checked.ok) throw new InvalidTranscriptEntryError({ index, detail: checked.detail });
+    return JSON.stringify(value);
+  });
+  return frameBatch(lines);
+}

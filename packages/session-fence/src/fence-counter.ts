@@ -1,0 +1,40 @@
+import { constants } from 'node:fs';
+import { type FileSystem, readFully, writeFully } from './file-system';
+import { openRegularFile } from './safe-file';
+import { SessionFenceError } from './session-fence-error';
+
+/**
+ * The fencing-token counter of one session: `<sessionsDir>/<sessionId>.fence`, a decimal number
+ * (zero-padded to 20 digits, then `\n`), only ever rewritten in place at offset 0 by the holder
+ * of the session's lock. It is never removed, so tokens only grow across leases and releases.
+ *
+ * It is not fsynced: a lost update needs a kernel crash or a power loss, which also ends every
+ * process that held a lease of this boot, so no writer is left to present a token the counter
+ * has forgotten.
+ */
+export async function openFenceCounter(fileSystem: FileSystem, path: string): Promise<number> {
+  return (await openRegularFile(fileSystem, path, constants.O_RDWR | constants.O_CREAT, 0o644)).fd;
+}
+
+export async function readFenceCounter(
+  fileSystem: FileSystem,
+  fd: number,
+  path: string,
+): Promise<bigint> {
+  const text = (await readFully(fileSystem, fd, 0, 64)).toString('latin1').trim();
+  if (text === '') return 0n;
+  if (!/^\d{1,40}$/.test(text)) {
+    throw new SessionFenceError({
+      message: `The fencing-token counter ${path} is corrupt; refusing to issue a lease`,
+    });
+  }
+  return BigInt(text);
+}
+
+export async function writeFenceCounter(
+  fileSystem: FileSystem,
+  fd: number,
+  value: bigint,
+): Promise<void> {
+  await writeFully(fileSystem, fd, Buffer.from(`${value.toString().padStart(20, '0')}\n`), 0);
+}

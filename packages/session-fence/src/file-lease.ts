@@ -1,0 +1,198 @@
+import { constants } from 'node:fs';
+import type {
+  LeaseEvent,
+  LeaseOptions,
+  SessionLease,
+  StorageCallOptions,
+  TranscriptChangeKind,
+} from '@keel/spec';
+import { openFenceCounter, readFenceCounter, writeFenceCounter } from './fence-counter';
+import type { FileSystem } from './file-system';
+import { openRegularFileIfExists } from './safe-file';
+import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
+import {
+  createSessionLockWith,
+  type SessionLockEvent,
+  type SessionLockHandle,
+  type SessionLockOptions,
+} from './session-lock';
+
+/** Where one session's lease lives. */
+export interface LeasePaths {
+  fileSystem: FileSystem;
+  sessionId: string;
+  lockPath: string;
+  fencePath: string;
+  lock: Omit<SessionLockOptions, 'path'>;
+}
+
+interface LeaseState {
+  paths: LeasePaths;
+  lock: SessionLockHandle;
+  counterFd: number;
+  token: bigint;
+}
+
+const leaseStates = new WeakMap<SessionLease, LeaseState>();
+/** The live lease of each lock path in this process, for appends that name only `expected`. */
+const liveLeases = new Map<string, SessionLease>();
+
+/**
+ * Takes the session's lock, then, under it, increments the fencing-token counter: the new value
+ * is this lease's token. The counter file is opened while the lock is being taken, and kept open
+ * while the lease lives, so checking a token later is one read.
+ */
+export async function acquireLease(
+  paths: LeasePaths,
+  options: LeaseOptions = {},
+): Promise<SessionLease> {
+  const { fileSystem, sessionId } = paths;
+  options.signal?.throwIfAborted();
+  let token = '';
+  const report = (event: SessionLockEvent): void => {
+    const leaseEvent: LeaseEvent =
+      event.type === 'lock-lost'
+        ? { type: 'lease-lost', sessionId, token }
+        : { type: 'lease-renew-failed', sessionId, token, error: event.error };
+    try {
+      options.onEvent?.(leaseEvent);
+    } catch {
+      // A throwing listener is ignored (LeaseOptions.onEvent).
+    }
+  };
+  const lockAcquire = createSessionLockWith(fileSystem, {
+    ...paths.lock,
+    path: paths.lockPath,
+  }).acquire({
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
+    onEvent: report,
+  });
+  const [locked, counter] = await Promise.allSettled([
+    lockAcquire,
+    openFenceCounter(fileSystem, paths.fencePath),
+  ]);
+  if (locked.status === 'rejected' || counter.status === 'rejected') {
+    await Promise.all([
+      locked.status === 'fulfilled' ? locked.value.release() : undefined,
+      counter.status === 'fulfilled' ? fileSystem.close(counter.value) : undefined,
+    ]);
+    throw locked.status === 'rejected' ? locked.reason : (counter as PromiseRejectedResult).reason;
+  }
+  const lock = locked.value;
+  const counterFd = counter.value;
+  let next: bigint;
+  try {
+    next = (await readFenceCounter(fileSystem, counterFd, paths.fencePath)) + 1n;
+    await writeFenceCounter(fileSystem, counterFd, next);
+  } catch (error) {
+    await Promise.all([lock.release(), fileSystem.close(counterFd)]);
+    throw error;
+  }
+  token = next.toString();
+  const lease = createLease({ paths, lock, counterFd, token: next });
+  liveLeases.set(paths.lockPath, lease);
+  return lease;
+}
+
+function createLease(state: LeaseState): SessionLease {
+  const { paths, lock } = state;
+  let released = false;
+  const lease: SessionLease = {
+    sessionId: paths.sessionId,
+    token: state.token.toString(),
+    get released() {
+      return released;
+    },
+    async isHeld(options: StorageCallOptions = {}) {
+      options.signal?.throwIfAborted();
+      return (await leaseChange(lease)) === undefined;
+    },
+    async renew(options: StorageCallOptions = {}) {
+      options.signal?.throwIfAborted();
+      const change = (await leaseChange(lease)) ?? ((await lock.renew()) ? undefined : 'lock-lost');
+      if (change !== undefined) {
+        throw new SessionTakeoverError({
+          sessionId: paths.sessionId,
+          phase: 'fence_check',
+          change,
+        });
+      }
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      if (liveLeases.get(paths.lockPath) === lease) liveLeases.delete(paths.lockPath);
+      try {
+        await lock.release();
+      } finally {
+        await paths.fileSystem.close(state.counterFd);
+      }
+    },
+  };
+  leaseStates.set(lease, state);
+  return lease;
+}
+
+/**
+ * Whether `lease` is still its session's current lease: `stale-token` when the counter moved
+ * past its token (a newer lease was issued), `lock-lost` when the lock file is no longer its own,
+ * `undefined` while it holds. Two requests, in parallel.
+ */
+export async function leaseChange(
+  lease: SessionLease,
+): Promise<'stale-token' | 'lock-lost' | undefined> {
+  const state = leaseStates.get(lease);
+  if (state === undefined) {
+    throw new SessionFenceError({
+      message: 'This lease was not issued by a transcript store of @keel/session-fence',
+    });
+  }
+  const { fileSystem, fencePath } = state.paths;
+  if (lease.released) {
+    const current = await readCounterAt(fileSystem, fencePath);
+    return current > state.token ? 'stale-token' : 'lock-lost';
+  }
+  const [current, held] = await Promise.all([
+    readFenceCounter(fileSystem, state.counterFd, fencePath),
+    state.lock.isHeld(),
+  ]);
+  if (current > state.token) return 'stale-token';
+  return held ? undefined : 'lock-lost';
+}
+
+/** Checks that `lease` was issued for `lockPath` (a lease of another session cannot write here). */
+export function assertLeaseFor(lease: SessionLease, lockPath: string, sessionId: string): void {
+  const state = leaseStates.get(lease);
+  if (state === undefined || state.paths.lockPath !== lockPath) {
+    throw new SessionFenceError({
+      message: `The lease given is not a lease of session ${sessionId} in this sessions directory`,
+    });
+  }
+}
+
+/** The live lease this process holds on `lockPath`, if any. */
+export function liveLeaseOf(lockPath: string): SessionLease | undefined {
+  const lease = liveLeases.get(lockPath);
+  return lease !== undefined && !lease.released ? lease : undefined;
+}
+
+async function readCounterAt(fileSystem: FileSystem, path: string): Promise<bigint> {
+  const opened = await openRegularFileIfExists(fileSystem, path, constants.O_RDONLY);
+  if (opened === undefined) return 0n;
+  try {
+    return await readFenceCounter(fileSystem, opened.fd, path);
+  } finally {
+    await fileSystem.close(opened.fd);
+  }
+}
+
+/** The change a refused write reports, as the error the port promises. */
+export function refusal(
+  sessionId: string,
+  change: TranscriptChangeKind,
+  phase: 'write' | 'fence_check' = 'write',
+): SessionTakeoverError {
+  return new SessionTakeoverError({ sessionId, phase, change });
+}
