@@ -145,7 +145,14 @@ export type TurnEvent =
       label: DecisionLabel;
       from?: ModelTarget;
       to?: ModelTarget;
-      reason: ErrorKind | 'switch_model' | 'step_cap' | 'switch_limit' | 'deadline' | 'reply';
+      reason:
+        | ErrorKind
+        | 'switch_model'
+        | 'step_cap'
+        | 'switch_limit'
+        | 'deadline'
+        | 'request_ceiling'
+        | 'reply';
       /** The wait before the next attempt, when there is one. */
       delayMs?: number;
     })

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { lines, transcript } from '../test/transcript-builder';
+import { buildContext } from './build-context';
+
+describe('buildContext', () => {
+  it('shows a plain conversation as it is', () => {
+    const t = transcript().user('hi', 'm1').start('t1', 'm1').assistant('hello').end('t1', 'm1');
+    expect(lines(buildContext(t.entries).messages)).toEqual(['user: hi', 'assistant: hello']);
+  });
+
+  it('places a message queued during another turn after that turn, at its own turn', () => {
+    const t = transcript()
+      .user('first', 'm1')
+      .start('t1', 'm1')
+      .toolUse('u1')
+      .user('second', 'm2')
+      .toolResult('u1')
+      .assistant('answer one')
+      .end('t1', 'm1')
+      .start('t2', 'm2');
+    expect(lines(buildContext(t.entries).messages)).toEqual([
+      'user: first',
+      'assistant: use:u1',
+      'tool: result:u1',
+      'assistant: answer one',
+      'user: second',
+    ]);
+  });
+
+  it('leaves out a message no turn has started for yet (it is answered by its own turn)', () => {
+    const t = transcript().user('first', 'm1').start('t1', 'm1').user('queued', 'm2');
+    expect(lines(buildContext(t.entries).messages)).toEqual(['user: first']);
+  });
+
+  it('folds a steered message in after the tool results pending when it arrived', () => {
+    const t = transcript()
+      .user('first', 'm1')
+      .start('t1', 'm1')
+      .toolUse('u1')
+      .user('also this', 'm2')
+      .toolResult('u1');
+    expect(lines(buildContext(t.entries, { folded: new Set(['m2']) }).messages)).toEqual([
+      'user: first',
+      'assistant: use:u1',
+      'tool: result:u1',
+      'user: also this',
+    ]);
+  });
+
+  it('keeps a steered message where its turn end says it was folded in, in later turns', () => {
+    const t = transcript()
+      .user('first', 'm1')
+      .start('t1', 'm1')
+      .toolUse('u1')
+      .user('also this', 'm2')
+      .toolResult('u1')
+      .assistant('both done')
+      .end('t1', 'm1', { steeredMessageIds: ['m2'] })
+      .user('third', 'm3')
+      .start('t3', 'm3');
+    expect(lines(buildContext(t.entries).messages)).toEqual([
+      'user: first',
+      'assistant: use:u1',
+      'tool: result:u1',
+      'user: also this',
+      'assistant: both done',
+      'user: third',
+    ]);
+  });
+
+  it('keeps legacy messages written before any turn entry', () => {
+    const t = transcript().user('old').assistant('old reply').user('new', 'm9').start('t9', 'm9');
+    expect(lines(buildContext(t.entries).messages)).toEqual([
+      'user: old',
+      'assistant: old reply',
+      'user: new',
+    ]);
+  });
+
+  it('shows only what the latest compaction kept, and hands over its summary', () => {
+    const t = transcript()
+      .user('one', 'm1')
+      .start('t1', 'm1')
+      .assistant('reply one')
+      .end('t1', 'm1')
+      .user('two', 'm2')
+      .start('t2', 'm2')
+      .assistant('reply two')
+      .end('t2', 'm2')
+      .compaction('SUMMARY', 'm2');
+    const context = buildContext(t.entries);
+    expect(context.summary).toBe('SUMMARY');
+    expect(lines(context.messages)).toEqual(['user: two', 'assistant: reply two']);
+  });
+
+  it('a compaction that kept nothing shows only what came after it', () => {
+    const t = transcript()
+      .user('one', 'm1')
+      .start('t1', 'm1')
+      .end('t1', 'm1')
+      .compaction('S', null)
+      .user('two', 'm2')
+      .start('t2', 'm2');
+    expect(lines(buildContext(t.entries).messages)).toEqual(['user: two']);
+  });
+});

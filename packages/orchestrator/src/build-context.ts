@@ -1,0 +1,107 @@
+import type { CompactionEntry, Message, MessageEntry, TranscriptEntry } from '@keel/spec';
+import { isUserInput } from './transcript-facts';
+
+/** The part of a transcript a model sees: the latest summary and the messages after it. */
+export interface ModelContext {
+  /** The latest compaction's summary, when there is one. */
+  summary: string | undefined;
+  messages: Message[];
+}
+
+export interface BuildContextOptions {
+  /** Messages the running turn folds in (`steer`), besides those its transcript already lists. */
+  folded?: ReadonlySet<string>;
+}
+
+/**
+ * Turns a transcript into the conversation a model is shown, in the order it happened:
+ * - only what the latest compaction kept (from its `firstKeptEntryId`), its summary apart;
+ * - a user message is placed where the turn answering it started (a message queued while another
+ *   turn ran sits after that turn's exchange, not inside it);
+ * - a message folded into a running turn (`steer`) is placed after the tool results that were
+ *   pending when it arrived, so it never splits a tool call from its result;
+ * - a user message no turn has started for yet is left out: its own turn will answer it;
+ * - legacy user messages written before any turn entry stay where they are.
+ */
+export function buildContext(
+  entries: readonly TranscriptEntry[],
+  options: BuildContextOptions = {},
+): ModelContext {
+  const compaction = findLast(entries, (entry) => entry.type === 'compaction') as
+    | CompactionEntry
+    | undefined;
+  const kept = keptEntries(entries, compaction);
+  const firstTurn = entries.findIndex((entry) => entry.type === 'turn');
+  const startOf = new Map<string, number>();
+  const folded = new Set(options.folded);
+  entries.forEach((entry, index) => {
+    if (entry.type !== 'turn') return;
+    if (entry.phase === 'start' && entry.messageId !== undefined && !startOf.has(entry.messageId))
+      startOf.set(entry.messageId, index);
+    for (const id of entry.steeredMessageIds ?? []) folded.add(id);
+  });
+
+  const messages: Message[] = [];
+  const waitingForStart = new Map<number, MessageEntry[]>();
+  let steered: MessageEntry[] = [];
+  const push = (entry: MessageEntry) => messages.push({ role: entry.role, content: entry.content });
+  const flushSteered = () => {
+    for (const entry of steered) push(entry);
+    steered = [];
+  };
+
+  for (const { entry, index } of kept) {
+    if (entry.type === 'turn') {
+      if (entry.phase === 'start')
+        for (const waiting of waitingForStart.get(index) ?? []) push(waiting);
+      continue;
+    }
+    if (entry.type !== 'message') continue;
+    if (!isUserInput(entry)) {
+      if (entry.role !== 'tool' && !isToolResultsOnly(entry)) flushSteered();
+      push(entry);
+      continue;
+    }
+    flushSteered();
+    const start = startOf.get(entry.messageId);
+    if (start !== undefined && start > index && start >= kept[0]!.index) {
+      const list = waitingForStart.get(start) ?? [];
+      list.push(entry);
+      waitingForStart.set(start, list);
+    } else if (start !== undefined || firstTurn === -1 || index < firstTurn) {
+      push(entry);
+    } else if (folded.has(entry.messageId)) {
+      steered.push(entry);
+    }
+    // Otherwise pending: left out until its own turn.
+  }
+  flushSteered();
+  return { summary: compaction?.summary, messages };
+}
+
+function keptEntries(
+  entries: readonly TranscriptEntry[],
+  compaction: CompactionEntry | undefined,
+): Array<{ entry: TranscriptEntry; index: number }> {
+  const indexed = entries.map((entry, index) => ({ entry, index }));
+  if (compaction === undefined) return indexed;
+  const at = entries.lastIndexOf(compaction);
+  const firstKept =
+    compaction.firstKeptEntryId === null
+      ? -1
+      : entries.findIndex((entry) => entry.id === compaction.firstKeptEntryId);
+  const from = firstKept !== -1 && firstKept < at ? firstKept : at + 1;
+  return indexed.filter(({ entry, index }) => index >= from && entry.type !== 'compaction');
+}
+
+function isToolResultsOnly(entry: MessageEntry): boolean {
+  return entry.content.length > 0 && entry.content.every((block) => block.type === 'tool_result');
+}
+
+function findLast<T>(items: readonly T[], predicate: (item: T) => boolean): T | undefined {
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index] as T;
+    if (predicate(item)) return item;
+  }
+  return undefined;
+}

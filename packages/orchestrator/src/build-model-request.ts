@@ -1,0 +1,54 @@
+import type { ModelRequest, ModelTarget } from '@keel/spec';
+import { buildContext } from './build-context';
+import { repairToolPairing } from './repair-tool-pairing';
+import type { LiveTurn, TurnRuntime } from './turn-runtime';
+
+/**
+ * The request for the next model call, built from the transcript as the turn knows it: messages
+ * that arrived meanwhile are folded in first (`steer`), the latest compaction summary joins the
+ * system prompt, every tool call is paired with a result, then `beforeModelCall` hooks may change it.
+ */
+export async function buildModelRequest(
+  runtime: TurnRuntime,
+  turn: LiveTurn,
+  target: ModelTarget,
+  attempt: number,
+): Promise<ModelRequest> {
+  const { settings } = runtime;
+  if (settings.queueMode === 'steer') {
+    for (const id of turn.arrived) turn.folded.add(id);
+    turn.arrived = [];
+  }
+  const context = buildContext(turn.entries, { folded: turn.folded });
+  const { messages } = repairToolPairing(context.messages);
+  const system = [
+    settings.system,
+    context.summary === undefined
+      ? undefined
+      : `Summary of the earlier conversation:\n\n${context.summary}`,
+  ]
+    .filter((part): part is string => part !== undefined && part !== '')
+    .join('\n\n');
+  let request: ModelRequest = {
+    model: target.model,
+    messages,
+    ...(system === '' ? {} : { system }),
+    ...(runtime.tools === undefined || runtime.tools.definitions.length === 0
+      ? {}
+      : { tools: [...runtime.tools.definitions] }),
+    ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
+  };
+  for (const hooks of runtime.hooks) {
+    if (hooks.beforeModelCall === undefined) continue;
+    const changed = await hooks.beforeModelCall({
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      attempt,
+      target,
+      request,
+      signal: turn.controller.signal,
+    });
+    if (changed !== undefined) request = changed;
+  }
+  return request;
+}

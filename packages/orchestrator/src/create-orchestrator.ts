@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { classifyError } from '@keel/error-classification';
+import type { ContentBlock, ProviderHealth, TurnEvent, TurnHooks, TurnOutcome } from '@keel/spec';
+import { createEntryFactory } from './entries';
+import { buildModelChain } from './model-chain';
+import type { Classification, OrchestratorOptions } from './orchestrator-options';
+import { createProviderHealth } from './provider-health';
+import { resolveSettings } from './resolve-settings';
+import { createSessionQueue } from './session-queue';
+import { createSystemClock } from './system-clock';
+import { transcriptFacts } from './transcript-facts';
+import { createTurnEmitter } from './turn-emitter';
+import { stopForShutdown, type TurnRuntime } from './turn-runtime';
+
+export interface RunTurnRequest {
+  sessionId: string;
+  /** The user's message: text, or content blocks. */
+  input: string | ContentBlock[];
+  /** The client's idempotency key: a repeat returns the stored outcome and never runs a second turn. */
+  clientMessageId?: string;
+  /** Stops the turn (`aborted`): no retry, no fallback, the session let go. */
+  signal?: AbortSignal;
+}
+
+export interface Orchestrator {
+  /** Runs (or queues) the turn that answers one user message. Always resolves with one outcome. */
+  runTurn(request: RunTurnRequest): Promise<TurnOutcome>;
+  /**
+   * Sets the session's model (`providerId/model`) with a `model-selection` entry — through the
+   * running turn's fence when a turn runs, which then switches at its next attempt boundary.
+   */
+  selectModel(sessionId: string, model: string, options?: { signal?: AbortSignal }): Promise<void>;
+  /** Answers, in order, every user message of the session that no turn answered (after a crash). */
+  recover(sessionId: string, options?: { signal?: AbortSignal }): Promise<TurnOutcome[]>;
+  isRunning(sessionId: string): boolean;
+  /**
+   * Lets running and queued turns finish for up to `graceMs` (default 10 000), then stops the rest:
+   * they end `aborted` with the restart notice and let their sessions go.
+   */
+  shutdown(options?: { graceMs?: number }): Promise<void>;
+  /** Every turn event of every session; returns the function that removes the listener. */
+  subscribe(listener: (event: TurnEvent) => void): () => void;
+  readonly health: ProviderHealth;
+  /** The most provider requests one turn can make with these options. */
+  readonly requestCeiling: number;
+  /** Observer (`onEvent`) calls that threw and were ignored. */
+  readonly observerErrors: number;
+}
+
+/** Creates an orchestrator: validates the options at once and shares one provider health. */
+export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
+  const settings = resolveSettings(options);
+  const clock = options.clock ?? createSystemClock();
+  const hooks: readonly TurnHooks[] =
+    options.hooks === undefined
+      ? []
+      : Array.isArray(options.hooks)
+        ? options.hooks
+        : [options.hooks as TurnHooks];
+  const createId = options.createId ?? randomUUID;
+  const emitter = createTurnEmitter(hooks);
+  const runtime: TurnRuntime = {
+    storage: options.storage,
+    fences: options.fences,
+    router: options.router,
+    compactor: options.compactor,
+    tools: options.tools,
+    health: options.health ?? createProviderHealth({ clock }),
+    clock,
+    hooks,
+    emitter,
+    entries: createEntryFactory(createId, clock.now),
+    classify:
+      options.classify ?? ((error, context) => classifyError(error, context) as Classification),
+    random: options.random ?? Math.random,
+    createId,
+    settings,
+    stopping: false,
+  };
+  const queue = createSessionQueue(runtime);
+
+  return {
+    runTurn(request) {
+      const content: ContentBlock[] =
+        typeof request.input === 'string' ? [{ type: 'text', text: request.input }] : request.input;
+      return queue.submit({
+        sessionId: request.sessionId,
+        content,
+        ...(request.clientMessageId === undefined
+          ? {}
+          : { clientMessageId: request.clientMessageId }),
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      });
+    },
+
+    async selectModel(sessionId, model, callOptions = {}) {
+      buildModelChain(model, [], settings.providers);
+      const entry = runtime.entries.modelSelection({ model, source: 'user' });
+      const running = queue.running(sessionId);
+      if (
+        running !== undefined &&
+        (running.fence.status === 'held' || running.fence.status === 'released')
+      ) {
+        await running.fence.append([entry], callOptions);
+        running.entries.push(entry);
+        running.requestedModel = model;
+        return;
+      }
+      const fence = runtime.fences(sessionId);
+      try {
+        await fence.acquire(callOptions);
+        await fence.append([entry], callOptions);
+      } finally {
+        await fence.end().catch(() => undefined);
+      }
+    },
+
+    async recover(sessionId, callOptions = {}) {
+      const read = await runtime.storage.read(sessionId, callOptions);
+      const outcomes: TurnOutcome[] = [];
+      for (const message of transcriptFacts(read.entries).unanswered) {
+        outcomes.push(await queue.answer(sessionId, message, callOptions.signal));
+      }
+      return outcomes;
+    },
+
+    isRunning(sessionId) {
+      return queue.running(sessionId) !== undefined;
+    },
+
+    async shutdown(shutdownOptions = {}) {
+      const graceMs = shutdownOptions.graceMs ?? 10_000;
+      const idle = queue.idle();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const graceOver = new Promise<'grace-over'>((resolve) => {
+        timer = setTimeout(() => resolve('grace-over'), graceMs);
+      });
+      const first = await Promise.race([idle.then(() => 'idle' as const), graceOver]);
+      clearTimeout(timer);
+      if (first === 'idle') return;
+      // Past the grace period every turn still running or queued stops with the restart notice.
+      runtime.stopping = true;
+      for (const turn of queue.all()) stopForShutdown(turn);
+      await queue.idle();
+    },
+
+    subscribe: emitter.subscribe,
+    health: runtime.health,
+    requestCeiling: settings.requestCeiling,
+    get observerErrors() {
+      return emitter.observerErrors;
+    },
+  };
+}

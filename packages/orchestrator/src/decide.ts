@@ -1,0 +1,115 @@
+import type { ErrorKind, ModelTarget } from '@keel/spec';
+import type { AttemptPlan } from './attempt-plan';
+import { backoffDelay } from './backoff';
+import type { Classification } from './orchestrator-options';
+
+/** What a turn does after a failed attempt. */
+export type Decision =
+  | { label: 'retry_same'; delayMs: number }
+  | { label: 'rotate_profile' }
+  | { label: 'fallback_model' }
+  | { label: 'compact_and_retry' }
+  | { label: 'wait'; delayMs: number }
+  | { label: 'resend' }
+  /** Nothing usable is left in this pass: wait for the shortest cooldown or end. */
+  | { label: 'exhausted' }
+  | { label: 'final'; outcome: 'error' | 'aborted' };
+
+export interface DecideContext {
+  classification: Classification;
+  target: ModelTarget;
+  plan: AttemptPlan;
+  /** Compactions already run this turn. */
+  compactions: number;
+  canCompact: boolean;
+  waits: number;
+  settings: {
+    maxRetries: number;
+    maxWaitMs: number;
+    maxWaits: number;
+    rateLimitCooldownMs: number;
+    baseDelayMs?: number;
+    maxDelayMs?: number;
+  };
+  random: () => number;
+  /** Reports that the turn gives up on the target's model for overload (opens its breaker). */
+  onOverloadGiveUp(retryAfterMs: number | undefined): void;
+}
+
+const TRANSIENT: ReadonlySet<ErrorKind> = new Set([
+  'connection',
+  'timeout',
+  'provider_abort',
+  'server_error',
+]);
+
+/**
+ * The decision table of `@keel/orchestrator` (README, "Decisions"). Updates the plan (blocked
+ * profiles, given-up models) and returns the label to act on. Every path is bounded: retries per
+ * target, one overload rotation per model, each profile once per pass, one compaction per turn.
+ */
+export function decide(context: DecideContext): Decision {
+  const { classification, target, plan, settings } = context;
+  const kind = classification.kind;
+  if (TRANSIENT.has(kind)) {
+    const count = plan.countRetry(target);
+    if (count < settings.maxRetries) {
+      const delayMs = backoffDelay(
+        count + 1,
+        classification.retryAfterMs,
+        settings,
+        context.random,
+      );
+      if (delayMs <= settings.maxWaitMs) return { label: 'retry_same', delayMs };
+    }
+    return fallBack(plan, target);
+  }
+  switch (kind) {
+    case 'overloaded': {
+      const rotatedBefore = plan.takeOverloadRotation(target);
+      if (!rotatedBefore && plan.hasOtherProfile(target)) {
+        plan.blockProfile(target);
+        return { label: 'rotate_profile' };
+      }
+      const retryIn = classification.retryAfterMs ?? classification.cooldownMs;
+      context.onOverloadGiveUp(retryIn);
+      return fallBack(plan, target, retryIn);
+    }
+    case 'rate_limit': {
+      const cooling =
+        classification.retryAfterMs ?? classification.cooldownMs ?? settings.rateLimitCooldownMs;
+      plan.blockProfile(target, cooling);
+      if (plan.hasOtherProfile(target)) return { label: 'rotate_profile' };
+      const wait = plan.shortestWait(target);
+      if (wait !== undefined && wait <= settings.maxWaitMs && context.waits < settings.maxWaits)
+        return { label: 'wait', delayMs: wait };
+      return fallBack(plan, target);
+    }
+    case 'auth':
+    case 'billing':
+      plan.blockProfile(target);
+      if (plan.hasOtherProfile(target)) return { label: 'rotate_profile' };
+      return fallBack(plan, target);
+    case 'model_not_found':
+      return fallBack(plan, target);
+    case 'context_overflow':
+      if (context.canCompact && context.compactions === 0) return { label: 'compact_and_retry' };
+      return { label: 'final', outcome: 'error' };
+    case 'session_takeover':
+      return { label: 'resend' };
+    case 'caller_abort':
+      return { label: 'final', outcome: 'aborted' };
+    case 'coordination':
+    case 'invalid_request':
+    case 'content_policy':
+    case 'unknown':
+      return { label: 'final', outcome: 'error' };
+    default:
+      return { label: 'final', outcome: 'error' };
+  }
+}
+
+function fallBack(plan: AttemptPlan, target: ModelTarget, retryInMs?: number): Decision {
+  plan.dropModel(target, retryInMs);
+  return plan.next() === undefined ? { label: 'exhausted' } : { label: 'fallback_model' };
+}

@@ -1,0 +1,74 @@
+import type {
+  ContentBlock,
+  MessageEntry,
+  ModelSelectionEntry,
+  Role,
+  TurnEntry,
+  TurnOutcome,
+} from '@keel/spec';
+
+/** Makes the entries a turn writes; ids and times come from the orchestrator. */
+export interface EntryFactory {
+  message(fields: {
+    /** Default a new id. */
+    id?: string;
+    role: Role;
+    content: ContentBlock[];
+    turnId?: string;
+    clientMessageId?: string;
+    model?: string;
+    provider?: string;
+    usage?: MessageEntry['usage'];
+  }): MessageEntry;
+  turnStart(fields: { turnId: string; messageId: string; clientMessageId?: string }): TurnEntry;
+  turnEnd(outcome: TurnOutcome): TurnEntry;
+  modelSelection(fields: {
+    model: string;
+    source: ModelSelectionEntry['source'];
+    turnId?: string;
+  }): ModelSelectionEntry;
+}
+
+export function createEntryFactory(createId: () => string, now: () => number): EntryFactory {
+  const base = () => ({ id: createId(), timestamp: new Date(now()).toISOString() });
+  return {
+    message({ id, ...fields }) {
+      const stamp = { ...base(), ...(id === undefined ? {} : { id }) };
+      return dropUndefined({ type: 'message', ...stamp, messageId: stamp.id, ...fields });
+    },
+    turnStart(fields) {
+      return dropUndefined({ type: 'turn', ...base(), phase: 'start', ...fields });
+    },
+    turnEnd(outcome) {
+      return dropUndefined({
+        type: 'turn',
+        ...base(),
+        phase: 'end',
+        turnId: outcome.turnId,
+        messageId: outcome.messageId,
+        clientMessageId: outcome.clientMessageId,
+        steeredMessageIds:
+          outcome.steeredMessageIds !== undefined && outcome.steeredMessageIds.length > 0
+            ? outcome.steeredMessageIds
+            : undefined,
+        outcome: outcome.kind,
+        text: outcome.text,
+        model: outcome.model,
+        provider: outcome.provider,
+        errorKind: outcome.errorKind,
+        retryAfterMs: outcome.retryAfterMs,
+      });
+    },
+    modelSelection(fields) {
+      return dropUndefined({ type: 'model-selection', ...base(), ...fields });
+    },
+  };
+}
+
+/** JSON lines stay free of `"field": undefined` noise (and `exactOptionalPropertyTypes`-clean). */
+function dropUndefined<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as Array<keyof T>) {
+    if (value[key] === undefined) delete value[key];
+  }
+  return value;
+}

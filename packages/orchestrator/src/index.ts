@@ -1,0 +1,23 @@
+export type { BackoffOptions } from './backoff';
+export type { Orchestrator, RunTurnRequest } from './create-orchestrator';
+export { createOrchestrator } from './create-orchestrator';
+export { IncompleteAttemptError } from './incomplete-attempt-error';
+export type { ModelRef, ProviderProfiles } from './model-chain';
+export { parseModelRef } from './model-chain';
+export type {
+  OrchestratorConfigErrorOptions,
+  OrchestratorErrorOptions,
+} from './orchestrator-error';
+export { OrchestratorConfigError, OrchestratorError } from './orchestrator-error';
+export type {
+  CallTimeouts,
+  Classification,
+  OrchestratorOptions,
+  RetryOptions,
+} from './orchestrator-options';
+export type { ProviderHealthOptions } from './provider-health';
+export { createProviderHealth } from './provider-health';
+export { MISSING_TOOL_RESULT } from './repair-tool-pairing';
+export { createSystemClock } from './system-clock';
+export type { TurnCopy } from './turn-copy';
+export { DEFAULT_TURN_COPY } from './turn-copy';

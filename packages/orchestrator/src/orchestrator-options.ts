@@ -1,0 +1,90 @@
+import type {
+  Clock,
+  CompactorPort,
+  ErrorKind,
+  ModelRouter,
+  ProviderHealth,
+  SessionFenceFactory,
+  SessionStorage,
+  ToolRunner,
+  TurnHooks,
+} from '@keel/spec';
+import type { BackoffOptions } from './backoff';
+import type { ProviderProfiles } from './model-chain';
+import type { TurnCopy } from './turn-copy';
+
+/** The model call's own time limits (passed to the model port). */
+export interface CallTimeouts {
+  /** Whole-attempt timeout; default 300 000 ms. */
+  timeoutMs?: number;
+  /** Until the first model output; default 60 000 ms. */
+  firstTokenTimeoutMs?: number;
+  /** Longest silence between chunks; default 60 000 ms. */
+  stallTimeoutMs?: number;
+}
+
+export interface RetryOptions extends BackoffOptions {
+  /** `retry_same` per model and profile for transient kinds; default 1, 0 allowed. */
+  maxRetries?: number;
+  /** The longest a turn waits for a cooldown or a `retry-after`; default 10 000 ms. */
+  maxWaitMs?: number;
+  /** Waits for cooling candidates per turn; default 2. */
+  maxWaits?: number;
+}
+
+export interface OrchestratorOptions {
+  /** Where transcripts live (the spec's fenced port). */
+  storage: SessionStorage;
+  /** Makes one turn's fence over `storage` (e.g. `createSessionFence` of `@keel/session-fence`). */
+  fences: SessionFenceFactory;
+  /** Connects to a model through one provider profile. */
+  router: ModelRouter;
+  /** Every provider the model chain may name, each with its auth profiles in order. */
+  providers: readonly ProviderProfiles[];
+  /** `providerId/model` references: the default model and the fallbacks tried in order. */
+  models: { primary: string; fallbacks?: readonly string[] };
+  compactor?: CompactorPort;
+  tools?: ToolRunner;
+  /** Provider health shared by every session; default a new in-process `createProviderHealth`. */
+  health?: ProviderHealth;
+  clock?: Clock;
+  /** Hooks, run in order (plugins contribute one each). */
+  hooks?: TurnHooks | readonly TurnHooks[];
+  retry?: RetryOptions;
+  /** Model calls per turn (tool loop steps); default 16. */
+  maxSteps?: number;
+  /** Live model switches honoured per turn; default 2. */
+  maxModelSwitches?: number;
+  /** A turn's total deadline; default 600 000 ms. */
+  turnTimeoutMs?: number;
+  callTimeouts?: CallTimeouts;
+  /** A message arriving while its session's turn runs: answered next (`followup`) or folded in (`steer`). */
+  queueMode?: 'followup' | 'steer';
+  /** The system prompt of every model call. */
+  system?: string;
+  /** `maxTokens` of every model call; default the model port's. */
+  maxTokens?: number;
+  /** Lease wait at turn start; past it the turn ends `error` (`coordination`) without a request. */
+  lockTimeoutMs?: number;
+  copy?: Partial<TurnCopy>;
+  /**
+   * Classifies a thrown error (default `classifyError` of `@keel/error-classification`); pass a
+   * `createClassifier({ rules }).classify` to add application rules.
+   */
+  classify?: (error: unknown, options: { signal?: AbortSignal }) => Classification;
+  /** Random numbers in [0, 1) for backoff jitter; default `Math.random` (inject for seeded tests). */
+  random?: () => number;
+  /** Ids of turns, messages and entries; default `crypto.randomUUID`. */
+  createId?: () => string;
+}
+
+/** The part of an error classification the orchestrator reads. */
+export interface Classification {
+  kind: ErrorKind;
+  status?: number;
+  /** Within 0–60 s: a turn may wait for it. */
+  retryAfterMs?: number;
+  /** A longer `retry-after`, honoured by cooldowns and breakers but never waited for. */
+  cooldownMs?: number;
+  message?: string;
+}

@@ -1,0 +1,294 @@
+import { userMessage } from '@keel/error-classification';
+import type {
+  ContentBlock,
+  MessageEntry,
+  TranscriptEntry,
+  TurnEntry,
+  TurnOutcome,
+} from '@keel/spec';
+import { MISSING_TOOL_RESULT } from './repair-tool-pairing';
+import { abortEnding, runModelCall } from './run-model-call';
+import { runTools } from './run-tools';
+import { trailingOrphans } from './trailing-orphans';
+import { transcriptFacts } from './transcript-facts';
+import { createTurnProgress, type TurnEnding, type TurnProgress } from './turn-progress';
+import type { LiveTurn, TurnRuntime } from './turn-runtime';
+
+/** What a turn answers: a new user message, or one already in the transcript (queued, recovered). */
+export type TurnInput =
+  | { type: 'new'; content: ContentBlock[]; clientMessageId?: string }
+  | { type: 'existing'; message: MessageEntry };
+
+/**
+ * One turn, start to end: take the session, repair what a crash left, write the user message,
+ * run model calls and tools until a reply or an ending, write the reply and the turn's end in one
+ * append, let the session go. Always resolves with exactly one outcome and emits exactly one
+ * `turn-end` (a repeated `clientMessageId` resolves with the stored outcome and runs nothing).
+ */
+export async function runTurn(
+  runtime: TurnRuntime,
+  turn: LiveTurn,
+  input: TurnInput,
+): Promise<TurnOutcome> {
+  const { clock, emitter, settings } = runtime;
+  const signal = turn.controller.signal;
+  const deadline = setTimeout(() => {
+    turn.stopReason ??= 'deadline';
+    turn.controller.abort(new Error('turn deadline passed'));
+  }, settings.turnTimeoutMs);
+  deadline.unref?.();
+  let progress: TurnProgress | undefined;
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    emitter.emit({
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      at: clock.now(),
+      type: 'turn-start',
+      messageId: turn.messageId,
+      ...(turn.clientMessageId === undefined ? {} : { clientMessageId: turn.clientMessageId }),
+    });
+  };
+
+  let ending: TurnEnding;
+  let toWrite: TranscriptEntry[] = [];
+  try {
+    await turn.fence.acquire({ signal });
+    const read = await runtime.storage.read(turn.sessionId, { signal });
+    turn.entries = read.entries;
+    const facts = transcriptFacts(turn.entries);
+    const prepared = prepare(runtime, turn, input, facts);
+    if (prepared.stored !== undefined) {
+      await turn.fence.end().catch(() => undefined);
+      return prepared.stored;
+    }
+    start();
+    await append(prepared.entries);
+    progress = createTurnProgress(facts.selectedModel ?? settings.primary, settings, clock.now);
+    const result = await runSteps(runtime, turn, progress);
+    ending = result.ending;
+    toWrite = result.finalEntries;
+  } catch (error) {
+    start();
+    ending = endingForError(runtime, turn, error);
+  } finally {
+    clearTimeout(deadline);
+  }
+
+  let outcome = stamp(turn, ending, progress);
+  if (
+    turn.fence.takeover === undefined &&
+    (turn.fence.status === 'held' || turn.fence.status === 'released')
+  ) {
+    try {
+      await append([...toWrite, runtime.entries.turnEnd(outcome)], false);
+    } catch (error) {
+      outcome = stamp(
+        turn,
+        endingForError(runtime, turn, error, ending.kind === 'reply' ? ending.text : undefined),
+        progress,
+      );
+    }
+  }
+  await turn.fence.end().catch(() => undefined);
+  emitter.emit({
+    sessionId: turn.sessionId,
+    turnId: turn.turnId,
+    at: clock.now(),
+    type: 'turn-end',
+    outcome,
+  });
+  return outcome;
+
+  async function append(entries: TranscriptEntry[], withSignal = true): Promise<void> {
+    if (entries.length === 0) return;
+    await turn.fence.append(entries, withSignal ? { signal } : {});
+    turn.entries.push(...entries);
+  }
+}
+
+interface Prepared {
+  entries: TranscriptEntry[];
+  stored?: TurnOutcome;
+}
+
+/** The entries that open a turn: repairs for a crash's orphaned tool calls, the message, the start. */
+function prepare(
+  runtime: TurnRuntime,
+  turn: LiveTurn,
+  input: TurnInput,
+  facts: ReturnType<typeof transcriptFacts>,
+): Prepared {
+  let message: MessageEntry | undefined;
+  if (input.type === 'existing') {
+    message = input.message;
+  } else if (input.clientMessageId !== undefined) {
+    message = facts.byClientMessageId.get(input.clientMessageId);
+  }
+  if (message !== undefined) {
+    const answer = facts.answers.get(message.messageId);
+    if (answer !== undefined) return { entries: [], stored: storedOutcome(message, answer) };
+  }
+  const entries: TranscriptEntry[] = [];
+  const orphans = trailingOrphans(turn.entries);
+  if (orphans.length > 0) {
+    entries.push(
+      runtime.entries.message({
+        role: 'tool',
+        turnId: turn.turnId,
+        content: orphans.map((id) => ({
+          type: 'tool_result',
+          toolUseId: id,
+          content: MISSING_TOOL_RESULT,
+          isError: true,
+        })),
+      }),
+    );
+  }
+  if (message === undefined && input.type === 'new') {
+    message = runtime.entries.message({
+      id: turn.messageId,
+      role: 'user',
+      content: input.content,
+      turnId: turn.turnId,
+      ...(input.clientMessageId === undefined ? {} : { clientMessageId: input.clientMessageId }),
+    });
+    entries.push(message);
+  }
+  if (message === undefined) throw new Error('a turn needs a message');
+  turn.messageId = message.messageId;
+  turn.clientMessageId = message.clientMessageId;
+  entries.push(
+    runtime.entries.turnStart({
+      turnId: turn.turnId,
+      messageId: message.messageId,
+      ...(message.clientMessageId === undefined
+        ? {}
+        : { clientMessageId: message.clientMessageId }),
+    }),
+  );
+  return { entries };
+}
+
+/** Model calls and tool runs until a reply, the step cap or an ending. */
+async function runSteps(
+  runtime: TurnRuntime,
+  turn: LiveTurn,
+  progress: TurnProgress,
+): Promise<{ ending: TurnEnding; finalEntries: TranscriptEntry[] }> {
+  const texts: string[] = [];
+  for (let step = 1; step <= runtime.settings.maxSteps; step += 1) {
+    const call = await runModelCall(runtime, turn, progress);
+    if (call.type === 'end') return { ending: call.ending, finalEntries: [] };
+    const { target, output } = call;
+    if (output.text !== '') texts.push(output.text);
+    const model = `${target.providerId}/${target.model}`;
+    const written = output.segments.map((segment, index) =>
+      runtime.entries.message({
+        role: segment.role,
+        content: segment.content,
+        turnId: turn.turnId,
+        ...(segment.role === 'assistant' ? { model, provider: target.providerId } : {}),
+        ...(index === output.segments.length - 1 && output.usage !== undefined
+          ? { usage: output.usage }
+          : {}),
+      }),
+    );
+    if (call.toolCalls.length === 0) {
+      return {
+        ending: { kind: 'reply', text: texts.join('\n\n'), target },
+        finalEntries: written,
+      };
+    }
+    await turn.fence.append(written, { signal: turn.controller.signal });
+    turn.entries.push(...written);
+    const results = await runTools(runtime, turn, call.toolCalls);
+    const answer = runtime.entries.message({ role: 'tool', content: results, turnId: turn.turnId });
+    await turn.fence.append([answer], { signal: turn.controller.signal });
+    turn.entries.push(answer);
+  }
+  runtime.emitter.emit({
+    sessionId: turn.sessionId,
+    turnId: turn.turnId,
+    at: runtime.clock.now(),
+    type: 'decision',
+    label: 'final',
+    reason: 'step_cap',
+  });
+  return {
+    ending: { kind: 'error', text: runtime.settings.copy.stepCapReached, ...lastTarget(progress) },
+    finalEntries: [],
+  };
+}
+
+function lastTarget(progress: TurnProgress) {
+  return progress.lastTarget === undefined ? {} : { target: progress.lastTarget };
+}
+
+/** A failure outside a model call's decisions: a takeover, a stop, a busy session, a bug. */
+function endingForError(
+  runtime: TurnRuntime,
+  turn: LiveTurn,
+  error: unknown,
+  staleReply?: string,
+): TurnEnding {
+  const classification = runtime.classify(error, { signal: turn.controller.signal });
+  switch (classification.kind) {
+    case 'session_takeover':
+      return {
+        kind: 'resend',
+        text: userMessage({ kind: 'session_takeover' }),
+        errorKind: 'session_takeover',
+        ...(staleReply === undefined || staleReply === '' ? {} : { staleReply }),
+      };
+    case 'caller_abort': {
+      const result = abortEnding(turn, runtime);
+      if (result.type === 'end') return result.ending;
+      break;
+    }
+    default:
+      break;
+  }
+  return {
+    kind: 'error',
+    text: userMessage({ kind: classification.kind }),
+    errorKind: classification.kind,
+  };
+}
+
+function stamp(
+  turn: LiveTurn,
+  ending: TurnEnding,
+  progress: TurnProgress | undefined,
+): TurnOutcome {
+  const { target, ...rest } = ending;
+  return {
+    ...rest,
+    messageId: turn.messageId,
+    ...(turn.clientMessageId === undefined ? {} : { clientMessageId: turn.clientMessageId }),
+    turnId: turn.turnId,
+    ...(target === undefined
+      ? {}
+      : { model: `${target.providerId}/${target.model}`, provider: target.providerId }),
+    ...(turn.folded.size === 0 ? {} : { steeredMessageIds: [...turn.folded] }),
+    attempts: progress?.attempts ?? [],
+  };
+}
+
+/** The outcome a turn end stored, for a repeated `clientMessageId`. */
+function storedOutcome(message: MessageEntry, end: TurnEntry): TurnOutcome {
+  return {
+    kind: end.outcome ?? 'error',
+    text: end.text ?? '',
+    messageId: message.messageId,
+    ...(message.clientMessageId === undefined ? {} : { clientMessageId: message.clientMessageId }),
+    turnId: end.turnId,
+    ...(end.model === undefined ? {} : { model: end.model }),
+    ...(end.provider === undefined ? {} : { provider: end.provider }),
+    ...(end.errorKind === undefined ? {} : { errorKind: end.errorKind }),
+    ...(end.retryAfterMs === undefined ? {} : { retryAfterMs: end.retryAfterMs }),
+    attempts: [],
+  };
+}

@@ -1,0 +1,185 @@
+import type { ContentBlock, MessageEntry, TurnOutcome } from '@keel/spec';
+import { runTurn, type TurnInput } from './run-turn';
+import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
+
+export interface SubmitRequest {
+  sessionId: string;
+  content: ContentBlock[];
+  clientMessageId?: string;
+  signal?: AbortSignal;
+}
+
+/** One turn per session at a time in this process, and what arrives meanwhile. */
+export interface SessionQueue {
+  submit(request: SubmitRequest): Promise<TurnOutcome>;
+  /** Answers a message already in the transcript (crash recovery). */
+  answer(sessionId: string, message: MessageEntry, signal?: AbortSignal): Promise<TurnOutcome>;
+  running(sessionId: string): LiveTurn | undefined;
+  /** Every running turn. */
+  all(): LiveTurn[];
+  /** Resolves once no turn runs and none is queued. */
+  idle(): Promise<void>;
+}
+
+interface Slot {
+  running: LiveTurn | undefined;
+  /** The tail of the session's chain of turns. */
+  tail: Promise<unknown>;
+  queued: number;
+}
+
+/**
+ * Turns of one session run one after another. A message that arrives while a turn runs is
+ * written at once through that turn's fence (an owned write: the running turn is not taken
+ * over) and is answered by the next turn (`followup`) or folded into the running one at its next
+ * model call (`steer`; a message the running turn never got to fold is answered next). A repeated
+ * `clientMessageId` joins the outcome already on its way.
+ */
+export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
+  const slots = new Map<string, Slot>();
+  const inFlight = new Map<string, Promise<TurnOutcome>>();
+
+  function slotOf(sessionId: string): Slot {
+    let slot = slots.get(sessionId);
+    if (slot === undefined) {
+      slot = { running: undefined, tail: Promise.resolve(), queued: 0 };
+      slots.set(sessionId, slot);
+    }
+    return slot;
+  }
+
+  function enqueue(sessionId: string, input: TurnInput, signal: AbortSignal | undefined) {
+    const slot = slotOf(sessionId);
+    slot.queued += 1;
+    const result = slot.tail.then(async () => {
+      const turn = createLiveTurn(runtime, sessionId, input, signal);
+      if (runtime.stopping) stopForShutdown(turn);
+      slot.running = turn;
+      try {
+        return await runTurn(runtime, turn, input);
+      } finally {
+        slot.running = undefined;
+        turn.dispose();
+      }
+    });
+    slot.tail = result
+      .catch(() => undefined)
+      .finally(() => {
+        slot.queued -= 1;
+        if (slot.queued === 0 && slot.running === undefined) slots.delete(sessionId);
+      });
+    return result;
+  }
+
+  async function writeThroughRunning(
+    request: SubmitRequest,
+    turn: LiveTurn,
+  ): Promise<MessageEntry | undefined> {
+    if (turn.fence.status !== 'held' && turn.fence.status !== 'released') return undefined;
+    const message = runtime.entries.message({
+      role: 'user',
+      content: request.content,
+      ...(request.clientMessageId === undefined
+        ? {}
+        : { clientMessageId: request.clientMessageId }),
+    });
+    try {
+      await turn.fence.append(
+        [message],
+        request.signal === undefined ? {} : { signal: request.signal },
+      );
+    } catch {
+      // The running turn ended or lost the session meanwhile: this message waits for its own turn.
+      return undefined;
+    }
+    turn.entries.push(message);
+    turn.arrived.push(message.messageId);
+    runtime.emitter.emit({
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      at: runtime.clock.now(),
+      type: 'message-queued',
+      messageId: message.messageId,
+      mode: runtime.settings.queueMode,
+    });
+    return message;
+  }
+
+  return {
+    submit(request) {
+      const key =
+        request.clientMessageId === undefined
+          ? undefined
+          : `${request.sessionId}\u0000${request.clientMessageId}`;
+      const existing = key === undefined ? undefined : inFlight.get(key);
+      if (existing !== undefined) return existing;
+      const outcome = (async () => {
+        const running = slotOf(request.sessionId).running;
+        const written =
+          running === undefined ? undefined : await writeThroughRunning(request, running);
+        const input: TurnInput =
+          written === undefined
+            ? {
+                type: 'new',
+                content: request.content,
+                ...(request.clientMessageId === undefined
+                  ? {}
+                  : { clientMessageId: request.clientMessageId }),
+              }
+            : { type: 'existing', message: written };
+        return enqueue(request.sessionId, input, request.signal);
+      })();
+      if (key !== undefined) {
+        inFlight.set(key, outcome);
+        void outcome.finally(() => inFlight.delete(key)).catch(() => undefined);
+      }
+      return outcome;
+    },
+    answer(sessionId, message, signal) {
+      return enqueue(sessionId, { type: 'existing', message }, signal);
+    },
+    running(sessionId) {
+      return slots.get(sessionId)?.running;
+    },
+    all() {
+      return [...slots.values()].flatMap((slot) =>
+        slot.running === undefined ? [] : [slot.running],
+      );
+    },
+    async idle() {
+      while (slots.size > 0) await Promise.all([...slots.values()].map((slot) => slot.tail));
+    },
+  };
+}
+
+type DisposableTurn = LiveTurn & { dispose(): void };
+
+function createLiveTurn(
+  runtime: TurnRuntime,
+  sessionId: string,
+  input: TurnInput,
+  signal: AbortSignal | undefined,
+): DisposableTurn {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const message = input.type === 'existing' ? input.message : undefined;
+  return {
+    sessionId,
+    turnId: runtime.createId(),
+    messageId: message?.messageId ?? runtime.createId(),
+    clientMessageId:
+      message?.clientMessageId ?? (input.type === 'new' ? input.clientMessageId : undefined),
+    fence: runtime.fences(sessionId),
+    entries: [],
+    arrived: [],
+    folded: new Set(),
+    requestedModel: undefined,
+    controller,
+    stopReason: undefined,
+    dispose() {
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}

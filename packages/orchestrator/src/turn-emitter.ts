@@ -1,0 +1,37 @@
+import type { TurnEvent, TurnHooks } from '@keel/spec';
+
+/** Sends events to every observer; a throwing observer is caught, counted, and the turn goes on. */
+export interface TurnEmitter {
+  emit(event: TurnEvent): void;
+  subscribe(listener: (event: TurnEvent) => void): () => void;
+  /** Observer calls that threw, since creation. */
+  readonly observerErrors: number;
+}
+
+export function createTurnEmitter(hooks: readonly TurnHooks[]): TurnEmitter {
+  const listeners = new Set<(event: TurnEvent) => void>();
+  let observerErrors = 0;
+  const call = (listener: (event: TurnEvent) => void, event: TurnEvent) => {
+    try {
+      listener(event);
+    } catch {
+      observerErrors += 1;
+    }
+  };
+  return {
+    emit(event) {
+      for (const hook of hooks)
+        if (hook.onEvent !== undefined) call(hook.onEvent.bind(hook), event);
+      for (const listener of listeners) call(listener, event);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    get observerErrors() {
+      return observerErrors;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type {
+  Clock,
+  CompactorPort,
+  ModelRouter,
+  ProviderHealth,
+  SessionFence,
+  SessionFenceFactory,
+  SessionStorage,
+  ToolRunner,
+  TranscriptEntry,
+  TurnHooks,
+} from '@keel/spec';
+import type { EntryFactory } from './entries';
+import type { ProviderProfiles } from './model-chain';
+import type { CallTimeouts, Classification } from './orchestrator-options';
+import type { TurnCopy } from './turn-copy';
+import type { TurnEmitter } from './turn-emitter';
+
+/** The orchestrator's options with every default applied. */
+export interface TurnSettings {
+  maxRetries: number;
+  maxWaitMs: number;
+  maxWaits: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  rateLimitCooldownMs: number;
+  maxSteps: number;
+  maxModelSwitches: number;
+  turnTimeoutMs: number;
+  lockTimeoutMs: number | undefined;
+  callTimeouts: Required<CallTimeouts>;
+  queueMode: 'followup' | 'steer';
+  system: string | undefined;
+  maxTokens: number | undefined;
+  primary: string;
+  fallbacks: readonly string[];
+  providers: readonly ProviderProfiles[];
+  copy: TurnCopy;
+  /** The most provider requests one turn can make (see `requestCeiling`). */
+  requestCeiling: number;
+}
+
+/** What every turn of one orchestrator shares. */
+export interface TurnRuntime {
+  storage: SessionStorage;
+  fences: SessionFenceFactory;
+  router: ModelRouter;
+  compactor: CompactorPort | undefined;
+  tools: ToolRunner | undefined;
+  health: ProviderHealth;
+  clock: Clock;
+  hooks: readonly TurnHooks[];
+  emitter: TurnEmitter;
+  entries: EntryFactory;
+  classify(error: unknown, options: { signal?: AbortSignal }): Classification;
+  random(): number;
+  createId(): string;
+  settings: TurnSettings;
+  /** Set once shutdown's grace period is over: every turn that starts from then on stops at once. */
+  stopping: boolean;
+}
+
+/** A turn while it runs: what the session queue and `selectModel` reach into. */
+export interface LiveTurn {
+  readonly sessionId: string;
+  readonly turnId: string;
+  messageId: string;
+  clientMessageId: string | undefined;
+  fence: SessionFence;
+  /** The transcript as this turn knows it: every entry, its own and queued writes included. */
+  entries: TranscriptEntry[];
+  /** Messages that arrived while the turn ran, not yet folded in (`steer`) or left for later. */
+  arrived: string[];
+  /** Messages folded into this turn's model calls (`steer`). */
+  folded: Set<string>;
+  /** The model the user selected while the turn ran (`selectModel`), when newer than the turn's. */
+  requestedModel: string | undefined;
+  readonly controller: AbortController;
+  /** Why the turn was stopped from outside, when it was. */
+  stopReason: 'shutdown' | 'deadline' | undefined;
+}
+
+/** Stops a turn for shutdown: it ends `aborted` with the restart notice. */
+export function stopForShutdown(turn: LiveTurn): void {
+  turn.stopReason ??= 'shutdown';
+  turn.controller.abort(new Error('shutting down'));
+}

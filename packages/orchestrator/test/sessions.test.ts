@@ -1,0 +1,182 @@
+import type { TurnOutcome } from '@keel/spec';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness, userTexts } from './harness';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const primary = { model: 'primary' };
+
+/** Resolves once `predicate` holds for a recorded event (checked as each one arrives). */
+function eventually(h: Harness, predicate: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    if (predicate()) return resolve();
+    const off = h.orchestrator.subscribe(() => {
+      if (!predicate()) return;
+      off();
+      resolve();
+    });
+  });
+}
+
+describe('sessions: takeover, busy sessions, stops, queues, repeats', () => {
+  it('a foreign write during the model call: resend after 1 request, no other candidate, the reply kept as staleReply', async () => {
+    harness = await createHarness({
+      beforeStreamEnds: async () => {
+        const other = harness!.storage;
+        await other.append('s1', [
+          {
+            type: 'message',
+            id: 'foreign-1',
+            messageId: 'foreign-1',
+            timestamp: new Date().toISOString(),
+            role: 'user',
+            content: [{ type: 'text', text: 'written by another gateway' }],
+          },
+        ]);
+      },
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hello' });
+    expect(outcome).toMatchObject({ kind: 'resend', errorKind: 'session_takeover' });
+    expect(outcome.staleReply).toContain('hello');
+    expect(harness.sent()).toHaveLength(1);
+    expect(harness.decisions()).toEqual(['resend']);
+    const entries = await harness.entries('s1');
+    expect(userTexts(entries)).toEqual(['hello', 'written by another gateway']);
+    expect(entries.some((entry) => entry.type === 'message' && entry.role === 'assistant')).toBe(
+      false,
+    );
+  });
+
+  it('a session another holder keeps busy: coordination error after the lock timeout, zero requests', async () => {
+    harness = await createHarness({ overrides: { lockTimeoutMs: 300 } });
+    const other = await harness.storage.lease('s1');
+    try {
+      const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hello' });
+      expect(outcome).toMatchObject({ kind: 'error', errorKind: 'coordination' });
+      expect(harness.sent()).toEqual([]);
+      expect(harness.events.filter((event) => event.type === 'turn-end')).toHaveLength(1);
+    } finally {
+      await other.release();
+    }
+  });
+
+  it('a caller abort mid-stream: aborted, no retry, no fallback, the session let go', async () => {
+    harness = await createHarness({
+      script: [{ behavior: { type: 'stall', afterChunks: 1 }, match: primary }],
+    });
+    const controller = new AbortController();
+    const off = harness.orchestrator.subscribe((event) => {
+      if (event.type === 'model-event') controller.abort();
+    });
+    const outcome = await harness.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'hello',
+      signal: controller.signal,
+    });
+    off();
+    expect(outcome).toMatchObject({ kind: 'aborted', errorKind: 'caller_abort' });
+    expect(harness.sent()).toHaveLength(1);
+    expect(harness.decisions()).toEqual(['final']);
+    const lease = await harness.storage.lease('s1', { timeoutMs: 1_000 });
+    await lease.release();
+    const entries = await harness.entries('s1');
+    expect(entries.at(-1)).toMatchObject({ type: 'turn', phase: 'end', outcome: 'aborted' });
+  });
+
+  it('a repeated clientMessageId returns the stored outcome and never runs a second turn', async () => {
+    harness = await createHarness();
+    const first = await harness.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'hi',
+      clientMessageId: 'c-1',
+    });
+    const again = await harness.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'hi',
+      clientMessageId: 'c-1',
+    });
+    expect(again).toMatchObject({
+      kind: 'reply',
+      text: first.text,
+      messageId: first.messageId,
+      turnId: first.turnId,
+      clientMessageId: 'c-1',
+    });
+    expect(harness.sent()).toHaveLength(1);
+    expect(userTexts(await harness.entries('s1'))).toEqual(['hi']);
+  });
+
+  it('the same clientMessageId twice at once: one turn, one outcome for both', async () => {
+    harness = await createHarness();
+    const [a, b] = await Promise.all([
+      harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi', clientMessageId: 'c-2' }),
+      harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi', clientMessageId: 'c-2' }),
+    ]);
+    expect(a).toBe(b);
+    expect(harness.sent()).toHaveLength(1);
+  });
+
+  it('followup: a message arriving mid-turn is written at once, the running turn is not taken over, the next turn answers it', async () => {
+    let second: Promise<TurnOutcome> | undefined;
+    harness = await createHarness({
+      beforeStreamEnds: async () => {
+        if (second !== undefined) return;
+        second = harness!.orchestrator.runTurn({ sessionId: 's1', input: 'second' });
+        await eventually(harness!, () =>
+          harness!.events.some((event) => event.type === 'message-queued'),
+        );
+      },
+    });
+    const first = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'first' });
+    const next = await second!;
+    expect(first.kind).toBe('reply');
+    expect(first.text).toContain('first');
+    expect(next.kind).toBe('reply');
+    expect(next.text).toContain('second');
+    expect(harness.sent()).toHaveLength(2);
+    // The second request saw the first exchange complete, then the second message.
+    const request = harness.mock.requests[1]!;
+    expect(JSON.stringify(request.body)).toMatch(/first[\s\S]*Mock reply[\s\S]*second/);
+    expect(userTexts(await harness.entries('s1'))).toEqual(['first', 'second']);
+  });
+
+  it('steer: a message arriving mid-turn is folded into the running turn at its next model call', async () => {
+    let second: Promise<TurnOutcome> | undefined;
+    let calls = 0;
+    harness = await createHarness({
+      overrides: { queueMode: 'steer' },
+      tools: {
+        definitions: [{ name: 'lookup', inputSchema: { type: 'object' } }],
+        async run() {
+          return { content: 'looked up' };
+        },
+      },
+      script: [
+        {
+          behavior: { type: 'ok', toolCalls: [{ id: 'tool-1', name: 'lookup', input: {} }] },
+          match: primary,
+        },
+      ],
+      beforeStreamEnds: async () => {
+        calls += 1;
+        if (calls !== 1) return;
+        second = harness!.orchestrator.runTurn({ sessionId: 's1', input: 'and also this' });
+        await eventually(harness!, () =>
+          harness!.events.some((event) => event.type === 'message-queued'),
+        );
+      },
+    });
+    const first = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'first' });
+    const steered = await second!;
+    expect(first.kind).toBe('reply');
+    expect(first.steeredMessageIds).toHaveLength(1);
+    expect(steered).toMatchObject({ kind: 'reply', turnId: first.turnId, text: first.text });
+    expect(steered.messageId).toBe(first.steeredMessageIds![0]);
+    expect(harness.sent()).toHaveLength(2);
+    expect(JSON.stringify(harness.mock.requests[1]!.body)).toContain('and also this');
+  });
+});
