@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { classifyError } from '@keel/error-classification';
-import type { ContentBlock, ProviderHealth, TurnEvent, TurnHooks, TurnOutcome } from '@keel/spec';
+import type {
+  CompactResult,
+  ContentBlock,
+  ProviderHealth,
+  TurnEvent,
+  TurnHooks,
+  TurnOutcome,
+} from '@keel/spec';
+import { compactManually } from './compact-manually';
 import { createEntryFactory } from './entries';
 import { buildModelChain } from './model-chain';
+import { OrchestratorConfigError } from './orchestrator-error';
 import type { Classification, OrchestratorOptions } from './orchestrator-options';
 import { createProviderHealth } from './provider-health';
 import { resolveSettings } from './resolve-settings';
@@ -32,6 +41,15 @@ export interface Orchestrator {
   selectModel(sessionId: string, model: string, options?: { signal?: AbortSignal }): Promise<void>;
   /** Answers, in order, every user message of the session that no turn answered (after a crash). */
   recover(sessionId: string, options?: { signal?: AbortSignal }): Promise<TurnOutcome[]>;
+  /**
+   * Compacts the session now (`manual`), between its turns, through a fence of its own. Resolves
+   * with what the compactor did; rejects when no compactor is configured or every producer failed
+   * (nothing written).
+   */
+  compact(
+    sessionId: string,
+    options?: { focus?: string; signal?: AbortSignal },
+  ): Promise<CompactResult>;
   isRunning(sessionId: string): boolean;
   /**
    * Lets running and queued turns finish for up to `graceMs` (default 10 000), then stops the rest:
@@ -122,6 +140,18 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
         outcomes.push(await queue.answer(sessionId, message, callOptions.signal));
       }
       return outcomes;
+    },
+
+    compact(sessionId, compactOptions = {}) {
+      const compactor = runtime.compactor;
+      if (compactor === undefined) {
+        return Promise.reject(
+          new OrchestratorConfigError({ message: 'No compactor is configured', path: 'compactor' }),
+        );
+      }
+      return queue.exclusive(sessionId, () =>
+        compactManually(runtime, compactor, sessionId, compactOptions),
+      );
     },
 
     isRunning(sessionId) {

@@ -14,6 +14,8 @@ export interface SessionQueue {
   submit(request: SubmitRequest): Promise<TurnOutcome>;
   /** Answers a message already in the transcript (crash recovery). */
   answer(sessionId: string, message: MessageEntry, signal?: AbortSignal): Promise<TurnOutcome>;
+  /** Runs other session work (a manual compaction) between turns, never beside one. */
+  exclusive<T>(sessionId: string, task: () => Promise<T>): Promise<T>;
   running(sessionId: string): LiveTurn | undefined;
   /** Every running turn. */
   all(): LiveTurn[];
@@ -23,7 +25,7 @@ export interface SessionQueue {
 
 interface Slot {
   running: LiveTurn | undefined;
-  /** The tail of the session's chain of turns. */
+  /** The tail of the session's chain of work. */
   tail: Promise<unknown>;
   queued: number;
 }
@@ -33,7 +35,7 @@ interface Slot {
  * written at once through that turn's fence (an owned write: the running turn is not taken
  * over) and is answered by the next turn (`followup`) or folded into the running one at its next
  * model call (`steer`; a message the running turn never got to fold is answered next). A repeated
- * `clientMessageId` joins the outcome already on its way.
+ * `clientMessageId` joins the answer already on its way and never writes the message twice.
  */
 export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   const slots = new Map<string, Slot>();
@@ -48,10 +50,25 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     return slot;
   }
 
-  function enqueue(sessionId: string, input: TurnInput, signal: AbortSignal | undefined) {
+  function chain<T>(sessionId: string, work: (slot: Slot) => Promise<T>): Promise<T> {
     const slot = slotOf(sessionId);
     slot.queued += 1;
-    const result = slot.tail.then(async () => {
+    const result = slot.tail.then(() => work(slot));
+    slot.tail = result
+      .catch(() => undefined)
+      .finally(() => {
+        slot.queued -= 1;
+        if (slot.queued === 0 && slot.running === undefined) slots.delete(sessionId);
+      });
+    return result;
+  }
+
+  /** Queues the turn for `input`, registered under its client message id while on its way. */
+  function enqueue(sessionId: string, input: TurnInput, signal: AbortSignal | undefined) {
+    const clientMessageId =
+      input.type === 'existing' ? input.message.clientMessageId : input.clientMessageId;
+    const key = clientMessageId === undefined ? undefined : keyOf(sessionId, clientMessageId);
+    const outcome = chain(sessionId, async (slot) => {
       const turn = createLiveTurn(runtime, sessionId, input, signal);
       if (runtime.stopping) stopForShutdown(turn);
       slot.running = turn;
@@ -62,13 +79,16 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
         turn.dispose();
       }
     });
-    slot.tail = result
-      .catch(() => undefined)
-      .finally(() => {
-        slot.queued -= 1;
-        if (slot.queued === 0 && slot.running === undefined) slots.delete(sessionId);
-      });
-    return result;
+    if (key !== undefined) track(key, outcome);
+    return outcome;
+  }
+
+  function track(key: string, outcome: Promise<TurnOutcome>): void {
+    inFlight.set(key, outcome);
+    const forget = () => {
+      if (inFlight.get(key) === outcome) inFlight.delete(key);
+    };
+    outcome.then(forget, forget);
   }
 
   async function writeThroughRunning(
@@ -105,38 +125,55 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     return message;
   }
 
+  async function submit(request: SubmitRequest): Promise<TurnOutcome> {
+    const running = slotOf(request.sessionId).running;
+    if (running !== undefined && request.clientMessageId !== undefined) {
+      // A repeat of a message the running turn holds (recovered, or queued through it) joins its answer.
+      const known = running.entries.find(
+        (entry): entry is MessageEntry =>
+          entry.type === 'message' &&
+          entry.role === 'user' &&
+          entry.clientMessageId === request.clientMessageId,
+      );
+      if (known !== undefined)
+        return enqueue(request.sessionId, { type: 'existing', message: known }, request.signal);
+    }
+    const written = running === undefined ? undefined : await writeThroughRunning(request, running);
+    const input: TurnInput =
+      written !== undefined
+        ? { type: 'existing', message: written }
+        : {
+            type: 'new',
+            content: request.content,
+            ...(request.clientMessageId === undefined
+              ? {}
+              : { clientMessageId: request.clientMessageId }),
+          };
+    return enqueue(request.sessionId, input, request.signal);
+  }
+
   return {
     submit(request) {
       const key =
         request.clientMessageId === undefined
           ? undefined
-          : `${request.sessionId}\u0000${request.clientMessageId}`;
+          : keyOf(request.sessionId, request.clientMessageId);
       const existing = key === undefined ? undefined : inFlight.get(key);
       if (existing !== undefined) return existing;
-      const outcome = (async () => {
-        const running = slotOf(request.sessionId).running;
-        const written =
-          running === undefined ? undefined : await writeThroughRunning(request, running);
-        const input: TurnInput =
-          written === undefined
-            ? {
-                type: 'new',
-                content: request.content,
-                ...(request.clientMessageId === undefined
-                  ? {}
-                  : { clientMessageId: request.clientMessageId }),
-              }
-            : { type: 'existing', message: written };
-        return enqueue(request.sessionId, input, request.signal);
-      })();
-      if (key !== undefined) {
-        inFlight.set(key, outcome);
-        void outcome.finally(() => inFlight.delete(key)).catch(() => undefined);
-      }
+      const outcome = submit(request);
+      if (key !== undefined) track(key, outcome);
       return outcome;
     },
     answer(sessionId, message, signal) {
-      return enqueue(sessionId, { type: 'existing', message }, signal);
+      const key =
+        message.clientMessageId === undefined
+          ? undefined
+          : keyOf(sessionId, message.clientMessageId);
+      const existing = key === undefined ? undefined : inFlight.get(key);
+      return existing ?? enqueue(sessionId, { type: 'existing', message }, signal);
+    },
+    exclusive(sessionId, task) {
+      return chain(sessionId, () => task());
     },
     running(sessionId) {
       return slots.get(sessionId)?.running;
@@ -150,6 +187,10 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       while (slots.size > 0) await Promise.all([...slots.values()].map((slot) => slot.tail));
     },
   };
+}
+
+function keyOf(sessionId: string, clientMessageId: string): string {
+  return `${sessionId}\u0000${clientMessageId}`;
 }
 
 type DisposableTurn = LiveTurn & { dispose(): void };

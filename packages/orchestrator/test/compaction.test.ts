@@ -117,3 +117,25 @@ describe('context overflow: compact, then retry once', () => {
     ]);
   });
 });
+
+describe('manual compaction', () => {
+  it('compacts between turns through a fence of its own', async () => {
+    harness = await createHarness({
+      compactor: compactorFactory(),
+      defaultReply: () => 'It is sunny.',
+    });
+    await seed(harness, 3);
+    harness.mock.enqueue({ behavior: { type: 'ok', text: SUMMARY }, match: summarizer });
+    const result = await harness.orchestrator.compact('s1');
+    expect(result.status).toBe('compacted');
+    expect((await harness.entries('s1')).at(-1)).toMatchObject({
+      type: 'compaction',
+      summary: SUMMARY,
+    });
+  });
+
+  it('refuses clearly when no compactor is configured', async () => {
+    harness = await createHarness();
+    await expect(harness.orchestrator.compact('s1')).rejects.toMatchObject({ path: 'compactor' });
+  });
+});
