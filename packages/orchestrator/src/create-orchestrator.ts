@@ -29,6 +29,11 @@ export interface RunTurnRequest {
   clientMessageId?: string;
   /** Stops the turn (`aborted`): no retry, no fallback, the session let go. */
   signal?: AbortSignal;
+  /**
+   * Receives the events of the turn that answers this message, as they happen (with `steer`,
+   * also those of the running turn it was folded into): for streaming its text to a client.
+   */
+  onEvent?: (event: TurnEvent) => void;
 }
 
 export interface Orchestrator {
@@ -51,6 +56,8 @@ export interface Orchestrator {
     options?: { focus?: string; signal?: AbortSignal },
   ): Promise<CompactResult>;
   isRunning(sessionId: string): boolean;
+  /** Turns running now, and turns waiting behind them, across every session. */
+  stats(): { runningTurns: number; queuedTurns: number };
   /**
    * Lets running and queued turns finish for up to `graceMs` (default 10 000), then stops the rest:
    * they end `aborted` with the restart notice and let their sessions go.
@@ -108,6 +115,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
           ? {}
           : { clientMessageId: request.clientMessageId }),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
+        ...(request.onEvent === undefined ? {} : { onEvent: request.onEvent }),
       });
     },
 
@@ -156,6 +164,10 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
 
     isRunning(sessionId) {
       return queue.running(sessionId) !== undefined;
+    },
+
+    stats() {
+      return queue.stats();
     },
 
     async shutdown(shutdownOptions = {}) {

@@ -1,4 +1,4 @@
-import type { ContentBlock, MessageEntry, TurnOutcome } from '@keel/spec';
+import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
 import { runTurn, type TurnInput } from './run-turn';
 import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
 
@@ -7,6 +7,8 @@ export interface SubmitRequest {
   content: ContentBlock[];
   clientMessageId?: string;
   signal?: AbortSignal;
+  /** Events of the turn that answers this message (and, with `steer`, of the turn it is folded into). */
+  onEvent?: (event: TurnEvent) => void;
 }
 
 /** One turn per session at a time in this process, and what arrives meanwhile. */
@@ -21,6 +23,7 @@ export interface SessionQueue {
   all(): LiveTurn[];
   /** Resolves once no turn runs and none is queued. */
   idle(): Promise<void>;
+  stats(): { runningTurns: number; queuedTurns: number };
 }
 
 interface Slot {
@@ -64,7 +67,12 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   }
 
   /** Queues the turn for `input`, registered under its client message id while on its way. */
-  function enqueue(sessionId: string, input: TurnInput, signal: AbortSignal | undefined) {
+  function enqueue(
+    sessionId: string,
+    input: TurnInput,
+    signal: AbortSignal | undefined,
+    onEvent?: (event: TurnEvent) => void,
+  ) {
     const clientMessageId =
       input.type === 'existing' ? input.message.clientMessageId : input.clientMessageId;
     const key = clientMessageId === undefined ? undefined : keyOf(sessionId, clientMessageId);
@@ -72,10 +80,13 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       const turn = createLiveTurn(runtime, sessionId, input, signal);
       if (runtime.stopping) stopForShutdown(turn);
       slot.running = turn;
+      const unwatch =
+        onEvent === undefined ? undefined : runtime.emitter.watch(turn.turnId, onEvent);
       try {
         return await runTurn(runtime, turn, input);
       } finally {
         slot.running = undefined;
+        unwatch?.();
         turn.dispose();
       }
     });
@@ -136,9 +147,22 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
           entry.clientMessageId === request.clientMessageId,
       );
       if (known !== undefined)
-        return enqueue(request.sessionId, { type: 'existing', message: known }, request.signal);
+        return enqueue(
+          request.sessionId,
+          { type: 'existing', message: known },
+          request.signal,
+          request.onEvent,
+        );
     }
     const written = running === undefined ? undefined : await writeThroughRunning(request, running);
+    // Folded into the running turn (`steer`), the message's answer may come from that turn.
+    const unwatch =
+      running !== undefined &&
+      written !== undefined &&
+      request.onEvent !== undefined &&
+      runtime.settings.queueMode === 'steer'
+        ? runtime.emitter.watch(running.turnId, request.onEvent)
+        : undefined;
     const input: TurnInput =
       written !== undefined
         ? { type: 'existing', message: written }
@@ -149,7 +173,11 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
               ? {}
               : { clientMessageId: request.clientMessageId }),
           };
-    return enqueue(request.sessionId, input, request.signal);
+    try {
+      return await enqueue(request.sessionId, input, request.signal, request.onEvent);
+    } finally {
+      unwatch?.();
+    }
   }
 
   return {
@@ -182,6 +210,16 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       return [...slots.values()].flatMap((slot) =>
         slot.running === undefined ? [] : [slot.running],
       );
+    },
+    stats() {
+      let runningTurns = 0;
+      let queuedTurns = 0;
+      for (const slot of slots.values()) {
+        const running = slot.running === undefined ? 0 : 1;
+        runningTurns += running;
+        queuedTurns += Math.max(0, slot.queued - running);
+      }
+      return { runningTurns, queuedTurns };
     },
     async idle() {
       while (slots.size > 0) await Promise.all([...slots.values()].map((slot) => slot.tail));

@@ -179,4 +179,28 @@ describe('sessions: takeover, busy sessions, stops, queues, repeats', () => {
     expect(harness.sent()).toHaveLength(2);
     expect(JSON.stringify(harness.mock.requests[1]!.body)).toContain('and also this');
   });
+
+  it('onEvent receives the events of the turn that answers the message, not of the turn before it', async () => {
+    let second: Promise<TurnOutcome> | undefined;
+    const seen: string[] = [];
+    harness = await createHarness({
+      beforeStreamEnds: async () => {
+        if (second !== undefined) return;
+        second = harness!.orchestrator.runTurn({
+          sessionId: 's1',
+          input: 'second',
+          onEvent: (event) => seen.push(`${event.type}:${event.turnId}`),
+        });
+        await eventually(harness!, () =>
+          harness!.events.some((event) => event.type === 'message-queued'),
+        );
+      },
+    });
+    const first = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'first' });
+    const next = await second!;
+    expect(seen.some((entry) => entry.endsWith(first.turnId))).toBe(false);
+    expect(seen[0]).toBe(`turn-start:${next.turnId}`);
+    expect(seen.at(-1)).toBe(`turn-end:${next.turnId}`);
+    expect(harness.orchestrator.stats()).toEqual({ runningTurns: 0, queuedTurns: 0 });
+  });
 });

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+
+const id = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
+const modelRef = z
+  .string()
+  .regex(/^[^/\s]+\/\S+$/, 'must be "providerId/model"');
+const milliseconds = z.number().int().min(0);
+
+const profile = z.strictObject({ id, apiKey: z.string().min(1, 'must not be empty') });
+const profiles = z
+  .array(profile)
+  .min(1, 'needs at least one profile')
+  .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'profile ids must be unique');
+
+const sdkProvider = {
+  id,
+  baseUrl: z.url().optional(),
+  profiles,
+  /** Sent as `max_tokens` / `max_output_tokens`. */
+  maxTokens: z.number().int().positive().optional(),
+};
+
+export const providerSchema = z.discriminatedUnion('api', [
+  z.strictObject({ ...sdkProvider, api: z.literal('anthropic-messages') }),
+  z.strictObject({ ...sdkProvider, api: z.literal('openai-chat') }),
+  z.strictObject({ ...sdkProvider, api: z.literal('openai-responses') }),
+  z.strictObject({
+    id,
+    api: z.literal('claude-cli'),
+    command: z.string().min(1).default('claude'),
+    cwd: z.string().optional(),
+    allowedTools: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+  }),
+  /** The embedded demo model from `@keel/testing`: offline, deterministic, with demo tools. */
+  z.strictObject({ id, api: z.literal('demo'), profiles: profiles.optional() }),
+]);
+
+export const configSchema = z
+  .strictObject({
+    server: z
+      .strictObject({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65_535).default(7420),
+        /** When set, every route but `/healthz` needs `Authorization: Bearer <token>`. */
+        authToken: z.string().optional(),
+        bodyLimitBytes: z.number().int().positive().default(1_048_576),
+        console: z.boolean().default(true),
+      })
+      .prefault({}),
+    sessionsDir: z.string().min(1).default('.keel/sessions'),
+    providers: z
+      .array(providerSchema)
+      .min(1, 'needs at least one provider')
+      .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'provider ids must be unique'),
+    models: z.strictObject({ primary: modelRef, fallbacks: z.array(modelRef).default([]) }),
+    retry: z
+      .strictObject({
+        maxRetries: z.number().int().min(0).max(10).default(1),
+        maxWaitMs: milliseconds.default(10_000),
+        maxWaits: z.number().int().min(0).max(10).default(2),
+      })
+      .prefault({}),
+    turn: z
+      .strictObject({
+        maxSteps: z.number().int().positive().max(256).default(16),
+        maxModelSwitches: z.number().int().min(0).max(16).default(2),
+        timeoutMs: z.number().int().positive().default(600_000),
+        firstTokenTimeoutMs: z.number().int().positive().default(60_000),
+        stallTimeoutMs: z.number().int().positive().default(60_000),
+        lockTimeoutMs: z.number().int().positive().default(30_000),
+        system: z.string().optional(),
+      })
+      .prefault({}),
+    storage: z
+      .discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('file'), fsync: z.boolean().default(true) }),
+        z.strictObject({ kind: z.literal('postgres'), url: z.string().min(1) }),
+      ])
+      .prefault({ kind: 'file' }),
+    queue: z.strictObject({ mode: z.enum(['followup', 'steer']).default('followup') }).prefault({}),
+    /** Built-in tools offered to the model: the harmless demo tools. */
+    tools: z.array(z.enum(['current_time', 'roll_dice'])).optional(),
+    plugins: z.array(z.string().min(1)).default([]),
+    compaction: z
+      .strictObject({
+        providers: z.array(z.string().min(1)).default([]),
+        /** The summarizer's model; default the primary. */
+        model: modelRef.optional(),
+        contextWindowTokens: z.number().int().positive().default(200_000),
+        reserveTokens: z.number().int().positive().default(16_384),
+        keepRecentTokens: z.number().int().positive().default(20_000),
+      })
+      .prefault({}),
+    shutdown: z.strictObject({ graceMs: milliseconds.default(10_000) }).prefault({}),
+    logging: z
+      .strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+      .prefault({}),
+  })
+  .superRefine((config, context) => {
+    const providers = new Map(config.providers.map((provider) => [provider.id, provider]));
+    const check = (reference: string, path: Array<string | number>) => {
+      const providerId = reference.slice(0, reference.indexOf('/'));
+      if (!providers.has(providerId)) {
+        context.addIssue({
+          code: 'custom',
+          path,
+          message: `names provider "${providerId}", which is not in providers`,
+        });
+      }
+    };
+    check(config.models.primary, ['models', 'primary']);
+    config.models.fallbacks.forEach((reference, index) => check(reference, ['models', 'fallbacks', index]));
+    if (config.compaction.model !== undefined) check(config.compaction.model, ['compaction', 'model']);
+  });
+
+/** A configuration as written (before defaults). */
+export type KeelConfigInput = z.input<typeof configSchema>;
+/** A validated configuration, every default applied. */
+export type KeelConfig = z.output<typeof configSchema>;
+export type ProviderConfig = KeelConfig['providers'][number];
