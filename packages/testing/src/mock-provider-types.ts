@@ -1,23 +1,23 @@
 /**
  * Public types of the loopback mock provider. The contract other packages' tests rely on:
- * change it only by adding optional members.
+ * change it only by adding optional members. Shapes the spec holds come from `@keel/spec`.
  */
+import type { ToolCall, Usage } from '@keel/spec';
 
 /** The wire formats the mock provider speaks. */
 export type MockApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
 
-/** A tool call the mock model makes (Anthropic `tool_use`, OpenAI `tool_calls` / `function_call`). */
-export interface MockToolCall {
+/**
+ * A tool call the mock model makes (Anthropic `tool_use`, OpenAI `tool_calls` / `function_call`):
+ * the spec's `ToolCall` with an optional id.
+ */
+export interface MockToolCall extends Omit<ToolCall, 'id'> {
   /** Defaults to a deterministic id (`toolu_mock_<n>` / `call_mock_<n>`). */
   id?: string;
-  name: string;
-  input: Record<string, unknown>;
 }
 
-export interface MockUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
+/** Token usage the mock reports: the spec's `Usage`. */
+export type MockUsage = Usage;
 
 /** Provider-side error types, named as the providers name them on the wire. */
 export type MockErrorType =
@@ -40,7 +40,7 @@ export type MockBehavior =
       type: 'ok';
       text?: string;
       toolCalls?: MockToolCall[];
-      usage?: MockUsage;
+      usage?: Usage;
       /** Delay before each streamed chunk (slow tokens). */
       chunkDelayMs?: number;
       /** Characters per streamed text chunk; default 8. */
