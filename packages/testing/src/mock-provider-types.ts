@@ -142,6 +142,15 @@ export interface MockProvider {
   readonly anthropicBaseUrl: string;
   /** Every request received, in order (count-tokens and unknown paths included). */
   readonly requests: readonly RecordedRequest[];
+  /**
+   * Resolves with `requests` once at least `count` requests have been received (at once when
+   * they already have). Event-driven: wait on this instead of polling. Rejects with the signal's
+   * reason when `signal` aborts first.
+   */
+  waitForRequests(
+    count: number,
+    options?: { signal?: AbortSignal },
+  ): Promise<readonly RecordedRequest[]>;
   /** Append to the queue. */
   enqueue(...entries: Array<MockScriptEntry | MockBehavior>): void;
   /** Queue entries not yet used up. */

@@ -10,12 +10,12 @@ import type {
   MockProvider,
   MockProviderOptions,
   MockScriptEntry,
-  RecordedRequest,
 } from './mock-provider-types';
 import { createMockQueue } from './mock-queue';
 import { openaiChatWire } from './openai-chat-wire';
 import { openaiResponsesWire } from './openai-responses-wire';
 import { readRequest } from './read-request';
+import { createRequestLog } from './request-log';
 import { respondWithBehavior } from './respond-with-behavior';
 import { createResponseWriter } from './response-writer';
 import type { WireFormat } from './wire-format';
@@ -34,7 +34,7 @@ const wires: Record<MockApi, WireFormat> = {
 export async function createMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
   const queue = createMockQueue();
   queue.add(options.script ?? []);
-  const requests: RecordedRequest[] = [];
+  const log = createRequestLog();
   const defaultReply = options.defaultReply ?? defaultMockReply;
   let requestCounter = 0;
   let toolCounter = 0;
@@ -46,7 +46,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const { record, pathname, invalidJson, tools } = await readRequest(request);
     const { api, method } = record;
-    requests.push(record);
+    log.push(record);
     const writer = createResponseWriter(response);
     requestCounter += 1;
     const requestNumber = requestCounter;
@@ -147,7 +147,10 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
     port: address.port,
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
-    requests,
+    requests: log.requests,
+    waitForRequests(count, waitOptions) {
+      return log.waitFor(count, waitOptions?.signal);
+    },
     enqueue(...entries: Array<MockScriptEntry | MockBehavior>) {
       queue.add(entries);
     },
@@ -156,7 +159,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
     },
     reset() {
       queue.clear();
-      requests.length = 0;
+      log.clear();
       requestCounter = 0;
       toolCounter = 0;
     },
