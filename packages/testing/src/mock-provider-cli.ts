@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
 import { createMockProvider } from './mock-provider';
+import { mockProviderBanner } from './mock-provider-banner';
 import type { MockBehavior, MockScriptEntry } from './mock-provider-types';
 import {
   MockProviderArgsError,
@@ -39,7 +40,7 @@ async function main(argv: readonly string[]): Promise<number> {
     script,
     ...(args.requireApiKey === undefined ? {} : { requireApiKey: args.requireApiKey }),
   });
-  process.stdout.write(`keel-mock-provider listening on ${provider.url}\n`);
+  process.stdout.write(`${mockProviderBanner(provider)}\n`);
   await stopped;
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);

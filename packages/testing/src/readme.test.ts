@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fencedBlocks, itRunsReadmeBlocks, readExports, unmentioned } from '@keel/readme-examples';
 import { describe, expect, it } from 'vitest';
+import { mockProviderBanner } from './mock-provider-banner';
 import { mockProviderUsage } from './parse-mock-provider-args';
 import { parseMockScript } from './parse-mock-script';
 
@@ -57,6 +58,14 @@ describe('README', () => {
     const usage = /```sh\n(keel-mock-provider [^\n]*)\n```/.exec(mockProviderPart)?.[1];
     expect(usage).toBeDefined();
     expect(mockProviderUsage.split('\n')[0]).toBe(`Usage: ${usage}`);
+  });
+
+  it('shows the banner the CLI prints', () => {
+    const banner = fencedBlocks(mockProviderPart, 'text')[0];
+    const url = /listening on (\S+)/.exec(banner ?? '')?.[1] ?? 'missing';
+    expect(banner?.trimEnd()).toBe(
+      mockProviderBanner({ url, openaiBaseUrl: `${url}/v1`, anthropicBaseUrl: url }),
+    );
   });
 
   it('has a valid CLI script example', () => {
