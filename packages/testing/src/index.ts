@@ -10,6 +10,12 @@ export type {
   FakeClaudeTurn,
 } from './fake-claude-types';
 export type {
+  MockChaosFault,
+  MockChaosInjection,
+  MockChaosOptions,
+  MockChaosStats,
+} from './mock-chaos-types';
+export type {
   MockFaults,
   ModelNotFoundOptions,
   PromptTooLongOptions,
@@ -22,6 +28,7 @@ export type {
   MockApi,
   MockBehavior,
   MockErrorType,
+  MockMatch,
   MockProvider,
   MockProviderOptions,
   MockScriptEntry,

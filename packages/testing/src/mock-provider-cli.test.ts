@@ -160,6 +160,40 @@ describe('keel-mock-provider CLI', () => {
     expect((await done).code).toBe(0);
   });
 
+  it('--chaos-seed injects seeded faults in scope only, and prints what it injected on exit', async () => {
+    const child = start([
+      '--chaos-seed',
+      '7',
+      '--chaos-rates',
+      'server-error=1',
+      '--chaos-model',
+      'claude-primary',
+    ]);
+    const done = exited(child);
+    const url = await urlLine(child);
+    const anthropic = new Anthropic({ apiKey: 'k', baseURL: url, maxRetries: 0 });
+    const ask = (model: string) =>
+      anthropic.messages.create({
+        model,
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'q' }],
+      });
+    const error = await ask('claude-primary').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.InternalServerError);
+    expect([500, 502, 503]).toContain((error as InstanceType<typeof Anthropic.APIError>).status);
+    expect((await ask('claude-fallback')).type).toBe('message');
+    child.kill('SIGTERM');
+    const { code, stdout } = await done;
+    expect(code).toBe(0);
+    expect(stdout).toContain('  chaos: seed 7, server-error=1; only for model claude-primary\n');
+    const stats = /^keel-mock-provider chaos stats: (.*)$/m.exec(stdout)?.[1];
+    expect(JSON.parse(stats ?? 'null')).toMatchObject({
+      requests: 1,
+      passed: 0,
+      faults: { 'server-error': 1, overloaded: 0 },
+    });
+  });
+
   it('listens on the requested port and exits 0 on SIGINT', async () => {
     const probe = start(['--port', '0']);
     const probeUrl = await urlLine(probe);
@@ -197,6 +231,7 @@ describe('keel-mock-provider CLI', () => {
     [['--port', '70000'], /--port must be an integer/],
     [['--port'], /--port needs a value/],
     [['--bogus'], /unknown argument "--bogus"/],
+    [['--chaos-seed', '1', '--chaos-rates', 'hang=2'], /chaos.rates.hang must be a number/],
   ])('rejects %j with exit code 2 and a clear message', async (args, message) => {
     const { code, stderr } = await exited(start(args));
     expect(code).toBe(2);

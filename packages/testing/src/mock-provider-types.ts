@@ -3,6 +3,7 @@
  * change it only by adding optional members. Shapes the spec holds come from `@keel/spec`.
  */
 import type { ToolCall, Usage } from '@keel/spec';
+import type { MockChaosInjection, MockChaosOptions, MockChaosStats } from './mock-chaos-types';
 
 /** The wire formats the mock provider speaks. */
 export type MockApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
@@ -85,15 +86,18 @@ export type MockBehavior =
   /** Send headers and `afterChunks` chunks (default 0) of a streaming response, then go silent. */
   | { type: 'stall'; afterChunks?: number };
 
+/** Which requests something applies to: every field given must fit (none given: all requests). */
+export interface MockMatch {
+  api?: MockApi;
+  /** Exact model name, or a RegExp. A request without a model never fits a model filter. */
+  model?: string | RegExp;
+  apiKey?: string;
+}
+
 /** A queued behaviour with an optional filter; unmatched requests skip it (it stays queued). */
 export interface MockScriptEntry {
   behavior: MockBehavior;
-  match?: {
-    api?: MockApi;
-    /** Exact model name, or a RegExp. */
-    model?: string | RegExp;
-    apiKey?: string;
-  };
+  match?: MockMatch;
   /** How many requests this entry answers before it is used up; default 1. */
   times?: number;
 }
@@ -118,6 +122,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** What the mock did: the behaviour's type. */
   behavior: MockBehavior['type'];
+  /** Set when the chaos mode injected a fault into this request: which, and how. */
+  chaos?: MockChaosInjection;
   receivedAt: number;
 }
 
@@ -130,6 +136,11 @@ export interface MockProviderOptions {
   defaultReply?: (request: RecordedRequest) => string;
   /** Require this API key; other keys get a provider-shaped 401. */
   requireApiKey?: string;
+  /**
+   * Seeded random faults for the requests no scripted entry answers (see `MockChaosOptions`).
+   * Scripted entries always win; what chaos leaves alone gets the normal answer.
+   */
+  chaos?: MockChaosOptions;
 }
 
 export interface MockProvider {
@@ -155,8 +166,10 @@ export interface MockProvider {
   enqueue(...entries: Array<MockScriptEntry | MockBehavior>): void;
   /** Queue entries not yet used up. */
   pending(): number;
-  /** Clear the queue and the request record. */
+  /** Clear the queue and the request record; the chaos sequence starts again from its seed. */
   reset(): void;
+  /** What the chaos mode injected so far (all zero without `chaos`). */
+  chaosStats(): MockChaosStats;
   /** Close the server and every open connection (hanging ones included). Idempotent. */
   close(): Promise<void>;
 }

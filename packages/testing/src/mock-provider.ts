@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { anthropicWire } from './anthropic-wire';
 import { defaultMockReply, estimateTokens } from './default-mock-reply';
 import { buildErrorResponse } from './error-response';
+import { createMockChaos, emptyChaosStats } from './mock-chaos';
 import { mockFaults } from './mock-faults';
 import type {
   MockApi,
@@ -32,6 +33,7 @@ const wires: Record<MockApi, WireFormat> = {
  * behaviours (answers, HTTP errors, resets, in-stream errors, hangs, stalls).
  */
 export async function createMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
+  const chaos = options.chaos === undefined ? undefined : createMockChaos(options.chaos);
   const queue = createMockQueue();
   queue.add(options.script ?? []);
   const log = createRequestLog();
@@ -95,9 +97,13 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       );
       return;
     }
-    const behavior = queue.take({ api, model: record.model, apiKey: record.apiKey }) ?? {
-      type: 'ok',
-    };
+    const target = { api, model: record.model, apiKey: record.apiKey };
+    let behavior = queue.take(target);
+    if (behavior === undefined) {
+      const injection = chaos?.decide(target);
+      if (injection !== undefined) record.chaos = injection;
+      behavior = injection?.behavior ?? { type: 'ok' };
+    }
     record.behavior = behavior.type;
     await respondWithBehavior({
       api,
@@ -162,6 +168,10 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       log.clear();
       requestCounter = 0;
       toolCounter = 0;
+      chaos?.reset();
+    },
+    chaosStats() {
+      return chaos?.stats() ?? emptyChaosStats();
     },
     close() {
       if (closing === undefined) {
