@@ -15,6 +15,7 @@ export type {
   MockChaosOptions,
   MockChaosStats,
 } from './mock-chaos-types';
+export { mockDemoTools } from './mock-demo-model';
 export type {
   MockFaults,
   ModelNotFoundOptions,

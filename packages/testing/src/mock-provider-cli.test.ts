@@ -194,6 +194,38 @@ describe('keel-mock-provider CLI', () => {
     });
   });
 
+  it('--demo serves the demo model: a current_time call, then a sentence with its result', async () => {
+    const child = start(['--demo']);
+    const done = exited(child);
+    const url = await urlLine(child);
+    const openai = new OpenAI({ apiKey: 'k', baseURL: `${url}/v1`, maxRetries: 0 });
+    const tools = [
+      { type: 'function' as const, function: { name: 'current_time', parameters: {} } },
+    ];
+    const question = { role: 'user' as const, content: 'What time is it?' };
+    const first = await openai.chat.completions.create({
+      model: 'gpt-x',
+      messages: [question],
+      tools,
+    });
+    const call = first.choices[0]?.message.tool_calls?.[0];
+    expect(call).toMatchObject({ type: 'function', function: { name: 'current_time' } });
+    const second = await openai.chat.completions.create({
+      model: 'gpt-x',
+      messages: [
+        question,
+        { role: 'assistant', content: null, tool_calls: first.choices[0]?.message.tool_calls },
+        { role: 'tool', tool_call_id: call?.id ?? '', content: '09:00 UTC' },
+      ],
+      tools,
+    });
+    expect(second.choices[0]?.message.content).toBe('The current time is 09:00 UTC.');
+    child.kill('SIGTERM');
+    const { code, stdout } = await done;
+    expect(code).toBe(0);
+    expect(stdout).toContain('  demo model: current_time and roll_dice');
+  });
+
   it('listens on the requested port and exits 0 on SIGINT', async () => {
     const probe = start(['--port', '0']);
     const probeUrl = await urlLine(probe);

@@ -24,6 +24,8 @@ async function loadScript(path: string): Promise<Array<MockScriptEntry | MockBeh
 /** The banner's lines for the optional modes that are on. */
 function modesOf(args: MockProviderArgs): string[] {
   const modes: string[] = [];
+  if (args.demo)
+    modes.push('demo model: current_time and roll_dice tool calls when asked and offered');
   const { chaos } = args;
   if (chaos !== undefined) {
     const rates =
@@ -62,6 +64,7 @@ async function main(argv: readonly string[]): Promise<number> {
     script,
     ...(args.requireApiKey === undefined ? {} : { requireApiKey: args.requireApiKey }),
     ...(args.chaos === undefined ? {} : { chaos: args.chaos }),
+    ...(args.demo ? { demo: true } : {}),
   });
   process.stdout.write(`${mockProviderBanner(provider, modesOf(args))}\n`);
   await stopped;

@@ -141,6 +141,12 @@ export interface MockProviderOptions {
    * Scripted entries always win; what chaos leaves alone gets the normal answer.
    */
   chaos?: MockChaosOptions;
+  /**
+   * The demo model answers what nothing else does: asked for the time or to roll dice, it calls
+   * `current_time` / `roll_dice` (`mockDemoTools`) when the request offers them, and answers the
+   * tool results with a sentence using them; anything else gets the default reply. Deterministic.
+   */
+  demo?: boolean;
 }
 
 export interface MockProvider {

@@ -4,6 +4,7 @@ import { anthropicWire } from './anthropic-wire';
 import { defaultMockReply, estimateTokens } from './default-mock-reply';
 import { buildErrorResponse } from './error-response';
 import { createMockChaos, emptyChaosStats } from './mock-chaos';
+import { demoBehavior } from './mock-demo-model';
 import { mockFaults } from './mock-faults';
 import type {
   MockApi,
@@ -102,8 +103,10 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
     if (behavior === undefined) {
       const injection = chaos?.decide(target);
       if (injection !== undefined) record.chaos = injection;
-      behavior = injection?.behavior ?? { type: 'ok' };
+      behavior = injection?.behavior;
     }
+    const defaultText = defaultReply(record);
+    behavior ??= options.demo ? demoBehavior(api, record, defaultText) : { type: 'ok' };
     record.behavior = behavior.type;
     await respondWithBehavior({
       api,
@@ -112,7 +115,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       request: record,
       behavior,
       requestId,
-      defaultText: defaultReply(record),
+      defaultText,
       requestNumber,
       nextToolNumber,
     });

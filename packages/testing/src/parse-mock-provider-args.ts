@@ -9,6 +9,8 @@ export interface MockProviderArgs {
   requireApiKey: string | undefined;
   /** The seeded random fault mode, when `--chaos-seed` is given. */
   chaos: MockChaosOptions | undefined;
+  /** The demo model (`--demo`). */
+  demo: boolean;
   help: boolean;
 }
 
@@ -20,12 +22,13 @@ export class MockProviderArgsError extends Error {
   }
 }
 
-export const mockProviderUsage = `Usage: keel-mock-provider [--port N] [--script file.json] [--require-api-key KEY] [--chaos-seed SEED [chaos options]]
+export const mockProviderUsage = `Usage: keel-mock-provider [--port N] [--script file.json] [--require-api-key KEY] [--demo] [--chaos-seed SEED [chaos options]]
 
 Starts the Keel loopback mock LLM provider on 127.0.0.1 and prints its URL and each SDK's base URL.
   --port N                 port to listen on (default 0: any free port)
   --script file.json       initial queue: a JSON array of behaviours or script entries
   --require-api-key KEY    answer other API keys with a provider-shaped 401
+  --demo                   the demo model: calls current_time / roll_dice when asked and offered
   --chaos-seed SEED        seeded random faults for requests no script entry answers
   --chaos-rates F=P,...    fault probabilities, replacing the defaults (e.g. overloaded=0.1,hang=0)
   --chaos-model NAME       only this model gets faults (/regex/flags for a pattern)
@@ -107,6 +110,7 @@ export function parseMockProviderArgs(argv: readonly string[]): MockProviderArgs
     scriptPath: undefined,
     requireApiKey: undefined,
     chaos: undefined,
+    demo: false,
     help: false,
   };
   const chaos: ChaosFlags = { match: {}, given: [] };
@@ -134,6 +138,9 @@ export function parseMockProviderArgs(argv: readonly string[]): MockProviderArgs
         break;
       case '--require-api-key':
         args.requireApiKey = value();
+        break;
+      case '--demo':
+        args.demo = true;
         break;
       case '--chaos-seed':
         chaos.seed = value();

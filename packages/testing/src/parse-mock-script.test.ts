@@ -50,6 +50,7 @@ describe('parseMockProviderArgs', () => {
       scriptPath: undefined,
       requireApiKey: undefined,
       chaos: undefined,
+      demo: false,
       help: false,
     });
     expect(
@@ -59,12 +60,16 @@ describe('parseMockProviderArgs', () => {
       scriptPath: 'a.json',
       requireApiKey: 'k',
       chaos: undefined,
+      demo: false,
       help: true,
     });
   });
 
-  it('parses the chaos flags into the provider options', () => {
-    expect(parseMockProviderArgs(['--chaos-seed', '42'])).toMatchObject({ chaos: { seed: '42' } });
+  it('parses --demo and the chaos flags into the provider options', () => {
+    expect(parseMockProviderArgs(['--demo', '--chaos-seed', '42'])).toMatchObject({
+      demo: true,
+      chaos: { seed: '42' },
+    });
     const args = parseMockProviderArgs([
       '--chaos-seed=s1',
       '--chaos-rates',

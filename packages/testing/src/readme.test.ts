@@ -45,6 +45,7 @@ describe('README', () => {
     expect(values).toEqual([
       'defaultMockReply',
       'lastUserText',
+      'mockDemoTools',
       'mockFaults',
       'createMockProvider',
     ]);
