@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fencedBlocks, itRunsReadmeBlocks, readExports, unmentioned } from '@keel/readme-examples';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CHAOS_RATES } from './mock-chaos';
 import { mockProviderBanner } from './mock-provider-banner';
 import { mockProviderUsage } from './parse-mock-provider-args';
 import { parseMockScript } from './parse-mock-script';
@@ -67,6 +68,12 @@ describe('README', () => {
     expect(banner?.trimEnd()).toBe(
       mockProviderBanner({ url, openaiBaseUrl: `${url}/v1`, anthropicBaseUrl: url }),
     );
+  });
+
+  it('lists every chaos fault with its default rate', () => {
+    const rows = [...mockProviderPart.matchAll(/^\| `([a-z-]+)` +\| ([0-9.]+) +\|/gm)];
+    const documented = Object.fromEntries(rows.map((row) => [row[1], Number(row[2])]));
+    expect(documented).toEqual(DEFAULT_CHAOS_RATES);
   });
 
   it('has a valid CLI script example', () => {
