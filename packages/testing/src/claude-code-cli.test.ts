@@ -12,6 +12,12 @@ import type { MockProvider } from './mock-provider-types';
 /** The real Claude Code CLI (devDependency `@anthropic-ai/claude-code`). */
 const claudeBin = fileURLToPath(new URL('../node_modules/.bin/claude', import.meta.url));
 
+/**
+ * The models of the CLI's main turn. Scripted answers match them, so a side request the CLI may
+ * make (a small model for a title or a check) can never take a turn's scripted answer.
+ */
+const mainModel = /opus|sonnet/;
+
 let provider: MockProvider;
 let home: string;
 let cwd: string;
@@ -104,11 +110,11 @@ describe('the real Claude Code CLI against the mock provider', () => {
           type: 'ok',
           toolCalls: [{ name: 'Bash', input: { command: 'echo hi', description: 'x' } }],
         },
-        match: { model: /opus|sonnet/ },
+        match: { model: mainModel },
       },
       {
         behavior: { type: 'ok', text: 'The command printed hi.' },
-        match: { model: /opus|sonnet/ },
+        match: { model: mainModel },
       },
     );
     const run = await runClaude('run echo hi');
@@ -126,7 +132,7 @@ describe('the real Claude Code CLI against the mock provider', () => {
   });
 
   it('reports an overloaded model as an API error result', { timeout: 90_000 }, async () => {
-    provider.enqueue(mockFaults.overloaded());
+    provider.enqueue({ behavior: mockFaults.overloaded(), match: { model: mainModel } });
     const run = await runClaude('hi', { CLAUDE_CODE_MAX_RETRIES: '0' });
     expect(run.code).toBe(1);
     expect(resultOf(run)).toMatchObject({ is_error: true, api_error_status: 529 });
@@ -135,7 +141,10 @@ describe('the real Claude Code CLI against the mock provider', () => {
   it('falls back to a non-streaming request after an in-stream error', {
     timeout: 90_000,
   }, async () => {
-    provider.enqueue({ type: 'stream-error', afterChunks: 1, errorType: 'overloaded_error' });
+    provider.enqueue({
+      behavior: { type: 'stream-error', afterChunks: 1, errorType: 'overloaded_error' },
+      match: { model: mainModel },
+    });
     const run = await runClaude('hi', { CLAUDE_CODE_MAX_RETRIES: '0' });
     expect(run.code).toBe(0);
     const modelCalls = provider.requests.filter((request) => request.api === 'anthropic-messages');

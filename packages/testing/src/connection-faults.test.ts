@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { drain, useMockProvider } from './__fixtures__/use-mock-provider';
 
 const mock = useMockProvider();
@@ -226,7 +226,7 @@ describe('hang, stall and abort', () => {
     mock.provider.enqueue({ type: 'hang' });
     const controller = new AbortController();
     const pending = mock.openai.chat.completions.create(chatParams, { signal: controller.signal });
-    await vi.waitFor(() => expect(mock.provider.requests).toHaveLength(1));
+    await mock.provider.waitForRequests(1);
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
   });
@@ -257,7 +257,9 @@ describe('hang, stall and abort', () => {
   });
 
   it('aborting mid-stream stops the Anthropic stream without an error (SDK behaviour)', async () => {
-    mock.provider.enqueue({ type: 'ok', text: 'x'.repeat(400), chunkDelayMs: 20, chunkSize: 4 });
+    // A stall after the first delta: no second delta can arrive before the abort, however slow
+    // the machine (with slow tokens instead, a loaded client could read two in one chunk).
+    mock.provider.enqueue({ type: 'stall', afterChunks: 1 });
     const controller = new AbortController();
     const stream = await mock.anthropic.messages.create(
       { ...anthropicParams, stream: true },
@@ -271,7 +273,7 @@ describe('hang, stall and abort', () => {
       }
     }
     expect(deltas).toHaveLength(1);
-    await vi.waitFor(() => expect(mock.provider.requests).toHaveLength(1));
+    expect(mock.provider.requests).toHaveLength(1);
   });
 
   it('close() ends hanging and stalled requests with connection errors, and is idempotent', async () => {
@@ -280,7 +282,7 @@ describe('hang, stall and abort', () => {
       .create(anthropicParams)
       .catch((error: unknown) => error);
     const stalled = await mock.anthropic.messages.create({ ...anthropicParams, stream: true });
-    await vi.waitFor(() => expect(mock.provider.requests).toHaveLength(2));
+    await mock.provider.waitForRequests(2);
     const draining = drain(stalled);
     await Promise.all([mock.provider.close(), mock.provider.close()]);
     await mock.provider.close();

@@ -1,6 +1,7 @@
 import type { RecordedRequest } from './mock-provider-types';
 
-function textOfContent(content: unknown): string {
+/** The text of a message content (a string, or text parts; `tool_result` blocks by their content). */
+export function textOfContent(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   const parts: string[] = [];

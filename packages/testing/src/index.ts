@@ -10,6 +10,13 @@ export type {
   FakeClaudeTurn,
 } from './fake-claude-types';
 export type {
+  MockChaosFault,
+  MockChaosInjection,
+  MockChaosOptions,
+  MockChaosStats,
+} from './mock-chaos-types';
+export { mockDemoTools } from './mock-demo-model';
+export type {
   MockFaults,
   ModelNotFoundOptions,
   PromptTooLongOptions,
@@ -22,6 +29,7 @@ export type {
   MockApi,
   MockBehavior,
   MockErrorType,
+  MockMatch,
   MockProvider,
   MockProviderOptions,
   MockScriptEntry,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 /** The `keel-mock-provider` bin as package.json declares it, run as an executable (its shebang). */
 const packageJson = JSON.parse(
@@ -64,6 +64,22 @@ function urlLine(child: ChildProcessWithoutNullStreams): Promise<string> {
   });
 }
 
+/** The base URLs the banner prints for each SDK, read once both lines are out. */
+function sdkBaseUrls(
+  child: ChildProcessWithoutNullStreams,
+): Promise<{ openai: string; anthropic: string }> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      const openai = /^ +openai +baseURL: (\S+) .*\n/m.exec(buffer)?.[1];
+      const anthropic = /^ +@anthropic-ai\/sdk +baseURL: (\S+) .*\n/m.exec(buffer)?.[1];
+      if (openai !== undefined && anthropic !== undefined) resolve({ openai, anthropic });
+    });
+    child.on('close', (code) => reject(new Error(`exited with ${code} before its base URLs`)));
+  });
+}
+
 async function scriptFile(content: unknown): Promise<string> {
   directory = await mkdtemp(join(tmpdir(), 'keel-mock-cli-'));
   directories.push(directory);
@@ -100,6 +116,114 @@ describe('keel-mock-provider CLI', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'from the script' }]);
     child.kill('SIGTERM');
     expect((await done).code).toBe(0);
+  });
+
+  it('prints the base URL each SDK needs, and each works with its real client', async () => {
+    const child = start(['--port', '0']);
+    const done = exited(child);
+    const [url, printed] = await Promise.all([urlLine(child), sdkBaseUrls(child)]);
+    expect(printed).toEqual({ openai: `${url}/v1`, anthropic: url });
+    const openai = new OpenAI({ apiKey: 'k', baseURL: printed.openai, maxRetries: 0 });
+    const chat = await openai.chat.completions.create({
+      model: 'gpt-x',
+      messages: [{ role: 'user', content: 'hello' }],
+    });
+    expect(chat.choices[0]?.message.content).toMatch(/^Mock reply [0-9a-f]{8}: you said "hello"/);
+    const response = await openai.responses.create({ model: 'gpt-x', input: 'hello' });
+    expect(response.output_text).toBe(chat.choices[0]?.message.content);
+    const anthropic = new Anthropic({ apiKey: 'k', baseURL: printed.anthropic, maxRetries: 0 });
+    const message = await anthropic.messages.create({
+      model: 'claude-x',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'hello' }],
+    });
+    expect(message.content).toEqual([{ type: 'text', text: response.output_text }]);
+    // The environment variables the banner names, read by each SDK when no baseURL is given.
+    vi.stubEnv('OPENAI_BASE_URL', printed.openai);
+    vi.stubEnv('ANTHROPIC_BASE_URL', printed.anthropic);
+    try {
+      const fromEnvOpenai = new OpenAI({ apiKey: 'k', maxRetries: 0 });
+      const fromEnvAnthropic = new Anthropic({ apiKey: 'k', maxRetries: 0 });
+      expect(
+        (await fromEnvOpenai.responses.create({ model: 'g', input: 'hello' })).output_text,
+      ).toBe(response.output_text);
+      const fromEnv = await fromEnvAnthropic.messages.create({
+        model: 'c',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'hello' }],
+      });
+      expect(fromEnv.content).toEqual(message.content);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    child.kill('SIGTERM');
+    expect((await done).code).toBe(0);
+  });
+
+  it('--chaos-seed injects seeded faults in scope only, and prints what it injected on exit', async () => {
+    const child = start([
+      '--chaos-seed',
+      '7',
+      '--chaos-rates',
+      'server-error=1',
+      '--chaos-model',
+      'claude-primary',
+    ]);
+    const done = exited(child);
+    const url = await urlLine(child);
+    const anthropic = new Anthropic({ apiKey: 'k', baseURL: url, maxRetries: 0 });
+    const ask = (model: string) =>
+      anthropic.messages.create({
+        model,
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'q' }],
+      });
+    const error = await ask('claude-primary').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.InternalServerError);
+    expect([500, 502, 503]).toContain((error as InstanceType<typeof Anthropic.APIError>).status);
+    expect((await ask('claude-fallback')).type).toBe('message');
+    child.kill('SIGTERM');
+    const { code, stdout } = await done;
+    expect(code).toBe(0);
+    expect(stdout).toContain('  chaos: seed 7, server-error=1; only for model claude-primary\n');
+    const stats = /^keel-mock-provider chaos stats: (.*)$/m.exec(stdout)?.[1];
+    expect(JSON.parse(stats ?? 'null')).toMatchObject({
+      requests: 1,
+      passed: 0,
+      faults: { 'server-error': 1, overloaded: 0 },
+    });
+  });
+
+  it('--demo serves the demo model: a current_time call, then a sentence with its result', async () => {
+    const child = start(['--demo']);
+    const done = exited(child);
+    const url = await urlLine(child);
+    const openai = new OpenAI({ apiKey: 'k', baseURL: `${url}/v1`, maxRetries: 0 });
+    const tools = [
+      { type: 'function' as const, function: { name: 'current_time', parameters: {} } },
+    ];
+    const question = { role: 'user' as const, content: 'What time is it?' };
+    const first = await openai.chat.completions.create({
+      model: 'gpt-x',
+      messages: [question],
+      tools,
+    });
+    const call = first.choices[0]?.message.tool_calls?.[0];
+    expect(call).toMatchObject({ type: 'function', function: { name: 'current_time' } });
+    const second = await openai.chat.completions.create({
+      model: 'gpt-x',
+      messages: [
+        question,
+        { role: 'assistant', content: null, tool_calls: first.choices[0]?.message.tool_calls },
+        { role: 'tool', tool_call_id: call?.id ?? '', content: '09:00 UTC' },
+      ],
+      tools,
+    });
+    expect(second.choices[0]?.message.content).toBe('The current time is 09:00 UTC.');
+    child.kill('SIGTERM');
+    const { code, stdout } = await done;
+    expect(code).toBe(0);
+    expect(stdout).toContain('  demo model: current_time and roll_dice');
   });
 
   it('listens on the requested port and exits 0 on SIGINT', async () => {
@@ -139,6 +263,7 @@ describe('keel-mock-provider CLI', () => {
     [['--port', '70000'], /--port must be an integer/],
     [['--port'], /--port needs a value/],
     [['--bogus'], /unknown argument "--bogus"/],
+    [['--chaos-seed', '1', '--chaos-rates', 'hang=2'], /chaos.rates.hang must be a number/],
   ])('rejects %j with exit code 2 and a clear message', async (args, message) => {
     const { code, stderr } = await exited(start(args));
     expect(code).toBe(2);

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
 import { createMockProvider } from './mock-provider';
-import type { MockBehavior, MockScriptEntry } from './mock-provider-types';
+import { mockProviderBanner } from './mock-provider-banner';
+import type { MockBehavior, MockMatch, MockScriptEntry } from './mock-provider-types';
 import {
+  type MockProviderArgs,
   MockProviderArgsError,
   mockProviderUsage,
   parseMockProviderArgs,
@@ -17,6 +19,29 @@ async function loadScript(path: string): Promise<Array<MockScriptEntry | MockBeh
     throw new MockScriptError(`cannot read script ${path}: ${(error as Error).message}`);
   }
   return parseMockScript(text);
+}
+
+/** The banner's lines for the optional modes that are on. */
+function modesOf(args: MockProviderArgs): string[] {
+  const modes: string[] = [];
+  if (args.demo)
+    modes.push('demo model: current_time and roll_dice tool calls when asked and offered');
+  const { chaos } = args;
+  if (chaos !== undefined) {
+    const rates =
+      chaos.rates === undefined
+        ? 'default rates'
+        : Object.entries(chaos.rates)
+            .map(([fault, rate]) => `${fault}=${rate}`)
+            .join(',');
+    const match = chaos.match as MockMatch | undefined;
+    const scope = [
+      match?.model === undefined ? '' : ` model ${String(match.model)}`,
+      match?.apiKey === undefined ? '' : ' one API key', // never print a key
+    ].join('');
+    modes.push(`chaos: seed ${chaos.seed}, ${rates}${scope === '' ? '' : `; only for${scope}`}`);
+  }
+  return modes;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -38,12 +63,19 @@ async function main(argv: readonly string[]): Promise<number> {
     port: args.port,
     script,
     ...(args.requireApiKey === undefined ? {} : { requireApiKey: args.requireApiKey }),
+    ...(args.chaos === undefined ? {} : { chaos: args.chaos }),
+    ...(args.demo ? { demo: true } : {}),
   });
-  process.stdout.write(`keel-mock-provider listening on ${provider.url}\n`);
+  process.stdout.write(`${mockProviderBanner(provider, modesOf(args))}\n`);
   await stopped;
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   await provider.close();
+  if (args.chaos !== undefined) {
+    process.stdout.write(
+      `keel-mock-provider chaos stats: ${JSON.stringify(provider.chaosStats())}\n`,
+    );
+  }
   return 0;
 }
 

@@ -1,23 +1,24 @@
 /**
  * Public types of the loopback mock provider. The contract other packages' tests rely on:
- * change it only by adding optional members.
+ * change it only by adding optional members. Shapes the spec holds come from `@keel/spec`.
  */
+import type { ToolCall, Usage } from '@keel/spec';
+import type { MockChaosInjection, MockChaosOptions, MockChaosStats } from './mock-chaos-types';
 
 /** The wire formats the mock provider speaks. */
 export type MockApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
 
-/** A tool call the mock model makes (Anthropic `tool_use`, OpenAI `tool_calls` / `function_call`). */
-export interface MockToolCall {
+/**
+ * A tool call the mock model makes (Anthropic `tool_use`, OpenAI `tool_calls` / `function_call`):
+ * the spec's `ToolCall` with an optional id.
+ */
+export interface MockToolCall extends Omit<ToolCall, 'id'> {
   /** Defaults to a deterministic id (`toolu_mock_<n>` / `call_mock_<n>`). */
   id?: string;
-  name: string;
-  input: Record<string, unknown>;
 }
 
-export interface MockUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
+/** Token usage the mock reports: the spec's `Usage`. */
+export type MockUsage = Usage;
 
 /** Provider-side error types, named as the providers name them on the wire. */
 export type MockErrorType =
@@ -40,7 +41,7 @@ export type MockBehavior =
       type: 'ok';
       text?: string;
       toolCalls?: MockToolCall[];
-      usage?: MockUsage;
+      usage?: Usage;
       /** Delay before each streamed chunk (slow tokens). */
       chunkDelayMs?: number;
       /** Characters per streamed text chunk; default 8. */
@@ -85,15 +86,18 @@ export type MockBehavior =
   /** Send headers and `afterChunks` chunks (default 0) of a streaming response, then go silent. */
   | { type: 'stall'; afterChunks?: number };
 
+/** Which requests something applies to: every field given must fit (none given: all requests). */
+export interface MockMatch {
+  api?: MockApi;
+  /** Exact model name, or a RegExp. A request without a model never fits a model filter. */
+  model?: string | RegExp;
+  apiKey?: string;
+}
+
 /** A queued behaviour with an optional filter; unmatched requests skip it (it stays queued). */
 export interface MockScriptEntry {
   behavior: MockBehavior;
-  match?: {
-    api?: MockApi;
-    /** Exact model name, or a RegExp. */
-    model?: string | RegExp;
-    apiKey?: string;
-  };
+  match?: MockMatch;
   /** How many requests this entry answers before it is used up; default 1. */
   times?: number;
 }
@@ -118,6 +122,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** What the mock did: the behaviour's type. */
   behavior: MockBehavior['type'];
+  /** Set when the chaos mode injected a fault into this request: which, and how. */
+  chaos?: MockChaosInjection;
   receivedAt: number;
 }
 
@@ -130,6 +136,17 @@ export interface MockProviderOptions {
   defaultReply?: (request: RecordedRequest) => string;
   /** Require this API key; other keys get a provider-shaped 401. */
   requireApiKey?: string;
+  /**
+   * Seeded random faults for the requests no scripted entry answers (see `MockChaosOptions`).
+   * Scripted entries always win; what chaos leaves alone gets the normal answer.
+   */
+  chaos?: MockChaosOptions;
+  /**
+   * The demo model answers what nothing else does: asked for the time or to roll dice, it calls
+   * `current_time` / `roll_dice` (`mockDemoTools`) when the request offers them, and answers the
+   * tool results with a sentence using them; anything else gets the default reply. Deterministic.
+   */
+  demo?: boolean;
 }
 
 export interface MockProvider {
@@ -142,12 +159,23 @@ export interface MockProvider {
   readonly anthropicBaseUrl: string;
   /** Every request received, in order (count-tokens and unknown paths included). */
   readonly requests: readonly RecordedRequest[];
+  /**
+   * Resolves with `requests` once at least `count` requests have been received (at once when
+   * they already have). Event-driven: wait on this instead of polling. Rejects with the signal's
+   * reason when `signal` aborts first.
+   */
+  waitForRequests(
+    count: number,
+    options?: { signal?: AbortSignal },
+  ): Promise<readonly RecordedRequest[]>;
   /** Append to the queue. */
   enqueue(...entries: Array<MockScriptEntry | MockBehavior>): void;
   /** Queue entries not yet used up. */
   pending(): number;
-  /** Clear the queue and the request record. */
+  /** Clear the queue and the request record; the chaos sequence starts again from its seed. */
   reset(): void;
+  /** What the chaos mode injected so far (all zero without `chaos`). */
+  chaosStats(): MockChaosStats;
   /** Close the server and every open connection (hanging ones included). Idempotent. */
   close(): Promise<void>;
 }

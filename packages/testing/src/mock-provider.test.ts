@@ -245,3 +245,36 @@ describe('createMockProvider', () => {
     expect(responses.output_text).toBe(text);
   });
 });
+
+describe('waitForRequests', () => {
+  it('resolves once the count is reached, at once when it already is, and wakes on abort', async () => {
+    const mock = await start({ script: [{ type: 'hang' }] });
+    const openai = new OpenAI({ apiKey: 'k', baseURL: mock.openaiBaseUrl, maxRetries: 0 });
+    expect(await mock.waitForRequests(0)).toEqual([]);
+    const order: string[] = [];
+    const first = mock.waitForRequests(1).then((requests) => {
+      order.push(`first: ${requests.map((request) => request.behavior).join()}`);
+    });
+    const second = mock.waitForRequests(2).then(() => order.push('second'));
+    const aborted = new AbortController();
+    const never = mock.waitForRequests(3, { signal: aborted.signal });
+    const controller = new AbortController();
+    const hanging = openai.chat.completions
+      .create(
+        { model: 'm', messages: [{ role: 'user', content: 'q' }] },
+        { signal: controller.signal },
+      )
+      .catch((error: unknown) => error);
+    await first;
+    expect(order).toEqual(['first: hang']);
+    await openai.responses.create({ model: 'm', input: 'q' });
+    await second;
+    expect(order).toEqual(['first: hang', 'second']);
+    aborted.abort(new Error('gave up'));
+    await expect(never).rejects.toThrow('gave up');
+    await expect(mock.waitForRequests(1, { signal: aborted.signal })).rejects.toThrow('gave up');
+    await expect(mock.waitForRequests(-1)).rejects.toBeInstanceOf(RangeError);
+    controller.abort();
+    expect(await hanging).toBeInstanceOf(OpenAI.APIUserAbortError);
+  });
+});

@@ -3,6 +3,8 @@ import { createServer } from 'node:http';
 import { anthropicWire } from './anthropic-wire';
 import { defaultMockReply, estimateTokens } from './default-mock-reply';
 import { buildErrorResponse } from './error-response';
+import { createMockChaos, emptyChaosStats } from './mock-chaos';
+import { demoBehavior } from './mock-demo-model';
 import { mockFaults } from './mock-faults';
 import type {
   MockApi,
@@ -10,12 +12,12 @@ import type {
   MockProvider,
   MockProviderOptions,
   MockScriptEntry,
-  RecordedRequest,
 } from './mock-provider-types';
 import { createMockQueue } from './mock-queue';
 import { openaiChatWire } from './openai-chat-wire';
 import { openaiResponsesWire } from './openai-responses-wire';
 import { readRequest } from './read-request';
+import { createRequestLog } from './request-log';
 import { respondWithBehavior } from './respond-with-behavior';
 import { createResponseWriter } from './response-writer';
 import type { WireFormat } from './wire-format';
@@ -32,9 +34,10 @@ const wires: Record<MockApi, WireFormat> = {
  * behaviours (answers, HTTP errors, resets, in-stream errors, hangs, stalls).
  */
 export async function createMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
+  const chaos = options.chaos === undefined ? undefined : createMockChaos(options.chaos);
   const queue = createMockQueue();
   queue.add(options.script ?? []);
-  const requests: RecordedRequest[] = [];
+  const log = createRequestLog();
   const defaultReply = options.defaultReply ?? defaultMockReply;
   let requestCounter = 0;
   let toolCounter = 0;
@@ -46,7 +49,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const { record, pathname, invalidJson, tools } = await readRequest(request);
     const { api, method } = record;
-    requests.push(record);
+    log.push(record);
     const writer = createResponseWriter(response);
     requestCounter += 1;
     const requestNumber = requestCounter;
@@ -95,9 +98,15 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       );
       return;
     }
-    const behavior = queue.take({ api, model: record.model, apiKey: record.apiKey }) ?? {
-      type: 'ok',
-    };
+    const target = { api, model: record.model, apiKey: record.apiKey };
+    let behavior = queue.take(target);
+    if (behavior === undefined) {
+      const injection = chaos?.decide(target);
+      if (injection !== undefined) record.chaos = injection;
+      behavior = injection?.behavior;
+    }
+    const defaultText = defaultReply(record);
+    behavior ??= options.demo ? demoBehavior(api, record, defaultText) : { type: 'ok' };
     record.behavior = behavior.type;
     await respondWithBehavior({
       api,
@@ -106,7 +115,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       request: record,
       behavior,
       requestId,
-      defaultText: defaultReply(record),
+      defaultText,
       requestNumber,
       nextToolNumber,
     });
@@ -147,7 +156,10 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
     port: address.port,
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
-    requests,
+    requests: log.requests,
+    waitForRequests(count, waitOptions) {
+      return log.waitFor(count, waitOptions?.signal);
+    },
     enqueue(...entries: Array<MockScriptEntry | MockBehavior>) {
       queue.add(entries);
     },
@@ -156,9 +168,13 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
     },
     reset() {
       queue.clear();
-      requests.length = 0;
+      log.clear();
       requestCounter = 0;
       toolCounter = 0;
+      chaos?.reset();
+    },
+    chaosStats() {
+      return chaos?.stats() ?? emptyChaosStats();
     },
     close() {
       if (closing === undefined) {

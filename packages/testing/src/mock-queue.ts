@@ -1,4 +1,4 @@
-import type { MockApi, MockBehavior, MockScriptEntry } from './mock-provider-types';
+import type { MockApi, MockBehavior, MockMatch, MockScriptEntry } from './mock-provider-types';
 
 /** The request fields a queue entry's `match` is checked against. */
 export interface MockQueueRequest {
@@ -26,8 +26,8 @@ export function isScriptEntry(value: MockScriptEntry | MockBehavior): value is M
   return 'behavior' in value && typeof value.behavior === 'object' && value.behavior !== null;
 }
 
-function matches(entry: MockScriptEntry, request: MockQueueRequest): boolean {
-  const { match } = entry;
+/** Whether a request fits a match (no match: every request fits). */
+export function matchesRequest(match: MockMatch | undefined, request: MockQueueRequest): boolean {
   if (match === undefined) return true;
   if (match.api !== undefined && match.api !== request.api) return false;
   if (match.apiKey !== undefined && match.apiKey !== request.apiKey) return false;
@@ -52,7 +52,7 @@ export function createMockQueue(): MockQueue {
       }
     },
     take(request) {
-      const index = entries.findIndex((queued) => matches(queued.entry, request));
+      const index = entries.findIndex((queued) => matchesRequest(queued.entry.match, request));
       const queued = entries[index];
       if (queued === undefined) return undefined;
       queued.remaining -= 1;

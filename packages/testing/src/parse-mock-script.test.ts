@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMockProviderArgs } from './parse-mock-provider-args';
+import { MockProviderArgsError, parseMockProviderArgs } from './parse-mock-provider-args';
 import { MockScriptError, parseMockScript } from './parse-mock-script';
 
 describe('parseMockScript', () => {
@@ -49,11 +49,66 @@ describe('parseMockProviderArgs', () => {
       port: 0,
       scriptPath: undefined,
       requireApiKey: undefined,
+      chaos: undefined,
+      demo: false,
       help: false,
     });
     expect(
       parseMockProviderArgs(['--port=8080', '--script', 'a.json', '--require-api-key', 'k', '-h']),
-    ).toEqual({ port: 8080, scriptPath: 'a.json', requireApiKey: 'k', help: true });
+    ).toEqual({
+      port: 8080,
+      scriptPath: 'a.json',
+      requireApiKey: 'k',
+      chaos: undefined,
+      demo: false,
+      help: true,
+    });
+  });
+
+  it('parses --demo and the chaos flags into the provider options', () => {
+    expect(parseMockProviderArgs(['--demo', '--chaos-seed', '42'])).toMatchObject({
+      demo: true,
+      chaos: { seed: '42' },
+    });
+    const args = parseMockProviderArgs([
+      '--chaos-seed=s1',
+      '--chaos-rates',
+      'overloaded=0.2, hang=0',
+      '--chaos-model',
+      '/^claude-(opus|sonnet)/i',
+      '--chaos-api-key',
+      'sk-flaky',
+      '--chaos-burst',
+      '5',
+      '--chaos-retry-after=3',
+    ]);
+    expect(args.chaos).toEqual({
+      seed: 's1',
+      rates: { overloaded: 0.2, hang: 0 },
+      match: { model: /^claude-(opus|sonnet)/i, apiKey: 'sk-flaky' },
+      overloadBurst: 5,
+      retryAfterSeconds: 3,
+    });
+    expect(parseMockProviderArgs(['--chaos-seed', '1', '--chaos-model', 'gpt-5']).chaos).toEqual({
+      seed: '1',
+      match: { model: 'gpt-5' },
+    });
+  });
+
+  it.each([
+    [['--chaos-rates', 'hang=0.1'], '--chaos-rates needs --chaos-seed'],
+    [['--chaos-seed', '1', '--chaos-rates', 'hang'], '--chaos-rates must look like'],
+    [['--chaos-seed', '1', '--chaos-rates', 'boom=0.1'], 'unknown fault "boom"'],
+    [['--chaos-seed', '1', '--chaos-rates', 'hang=0.7,stall=0.7'], 'sum to at most 1'],
+    [['--chaos-seed', '1', '--chaos-burst', '0'], 'overloadBurst must be an integer >= 1'],
+    [
+      ['--chaos-seed', '1', '--chaos-retry-after', 'soon'],
+      '--chaos-retry-after must be an integer',
+    ],
+    [['--chaos-seed', '1', '--chaos-model', '/(/'], '--chaos-model: Invalid regular expression'],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parseMockProviderArgs(argv)).toThrow(MockProviderArgsError);
+    expect(() => parseMockProviderArgs(argv)).toThrow(message);
   });
 
   it('rejects a negative port and a flag where a value belongs', () => {

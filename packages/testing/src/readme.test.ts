@@ -3,6 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fencedBlocks, itRunsReadmeBlocks, readExports, unmentioned } from '@keel/readme-examples';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CHAOS_RATES } from './mock-chaos';
+import { mockProviderBanner } from './mock-provider-banner';
 import { mockProviderUsage } from './parse-mock-provider-args';
 import { parseMockScript } from './parse-mock-script';
 
@@ -44,6 +46,7 @@ describe('README', () => {
     expect(values).toEqual([
       'defaultMockReply',
       'lastUserText',
+      'mockDemoTools',
       'mockFaults',
       'createMockProvider',
     ]);
@@ -57,6 +60,20 @@ describe('README', () => {
     const usage = /```sh\n(keel-mock-provider [^\n]*)\n```/.exec(mockProviderPart)?.[1];
     expect(usage).toBeDefined();
     expect(mockProviderUsage.split('\n')[0]).toBe(`Usage: ${usage}`);
+  });
+
+  it('shows the banner the CLI prints', () => {
+    const banner = fencedBlocks(mockProviderPart, 'text')[0];
+    const url = /listening on (\S+)/.exec(banner ?? '')?.[1] ?? 'missing';
+    expect(banner?.trimEnd()).toBe(
+      mockProviderBanner({ url, openaiBaseUrl: `${url}/v1`, anthropicBaseUrl: url }),
+    );
+  });
+
+  it('lists every chaos fault with its default rate', () => {
+    const rows = [...mockProviderPart.matchAll(/^\| `([a-z-]+)` +\| ([0-9.]+) +\|/gm)];
+    const documented = Object.fromEntries(rows.map((row) => [row[1], Number(row[2])]));
+    expect(documented).toEqual(DEFAULT_CHAOS_RATES);
   });
 
   it('has a valid CLI script example', () => {

@@ -1,11 +1,5 @@
-import type { MockUsage, RecordedRequest } from './mock-provider-types';
-
-/** A tool call with its id resolved. */
-export interface ResolvedToolCall {
-  id: string;
-  name: string;
-  input: Record<string, unknown>;
-}
+import type { ToolCall, Usage } from '@keel/spec';
+import type { RecordedRequest } from './mock-provider-types';
 
 /** Everything a wire format needs to render one answer. */
 export interface MockReply {
@@ -13,8 +7,9 @@ export interface MockReply {
   id: string;
   model: string;
   text: string;
-  toolCalls: ResolvedToolCall[];
-  usage: MockUsage;
+  /** Tool calls with their ids resolved. */
+  toolCalls: ToolCall[];
+  usage: Usage;
   /** Characters per streamed text chunk. */
   chunkSize: number;
   request: RecordedRequest;
