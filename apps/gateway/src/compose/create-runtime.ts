@@ -1,0 +1,122 @@
+import { createCompactor } from '@keel/compaction';
+import {
+  createOrchestrator,
+  createProviderHealth,
+  type Orchestrator,
+  parseModelRef,
+} from '@keel/orchestrator';
+import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
+import type { CompactorPort, SessionStorage, TurnEvent, TurnHooks } from '@keel/spec';
+import { createMockProvider, type MockProvider } from '@keel/testing';
+import type { KeelConfig } from '../config/config-schema';
+import { createEventLog, type EventLog } from '../observe/event-log';
+import { createGatewayMetrics, type GatewayMetrics } from '../observe/metrics';
+import { createTurnTracer } from '../observe/turn-tracer';
+import { createDemoToolRunner } from './demo-tools';
+import { createModelRouter, profileIdsOf } from './create-model-router';
+
+/** Everything a gateway runs on, composed from its configuration. */
+export interface GatewayRuntime {
+  readonly config: KeelConfig;
+  readonly storage: SessionStorage;
+  readonly orchestrator: Orchestrator;
+  readonly events: EventLog;
+  readonly metrics: GatewayMetrics;
+  /** The embedded demo model, when a provider uses it. */
+  readonly demo: MockProvider | undefined;
+  close(): Promise<void>;
+}
+
+export interface CreateRuntimeOptions {
+  /** Extra observers (the gateway's logger). */
+  onEvent?: (event: TurnEvent) => void;
+}
+
+/**
+ * Wires the packages together: the file store and fence, one transport per provider profile,
+ * the compactor, provider health, the demo model and tools, and the orchestrator over all of them.
+ */
+export async function createGatewayRuntime(
+  config: KeelConfig,
+  options: CreateRuntimeOptions = {},
+): Promise<GatewayRuntime> {
+  if (config.storage.kind !== 'file') {
+    throw new Error('storage.kind "postgres" needs @keel/session-store-postgres, which is not wired yet');
+  }
+  const storage = createTranscriptStore({ sessionsDir: config.sessionsDir, fsync: config.storage.fsync });
+  const usesDemo = config.providers.some((provider) => provider.api === 'demo');
+  const demo = usesDemo ? await createMockProvider({ demo: true }) : undefined;
+  const router = createModelRouter({
+    providers: config.providers,
+    demoBaseUrl: demo?.anthropicBaseUrl,
+    sessionsDir: config.sessionsDir,
+    storage,
+  });
+  const profiles = config.providers.map((provider) => ({
+    id: provider.id,
+    profiles: profileIdsOf(provider).map((id) => ({ id })),
+  }));
+  const summarizer = parseModelRef(config.compaction.model ?? config.models.primary);
+  const summarizerProfile = profiles.find((p) => p.id === summarizer.providerId)?.profiles[0]?.id ?? 'default';
+  const compactor = createCompactor({
+    model: await router.connect({ ...summarizer, profileId: summarizerProfile }),
+    contextWindowTokens: config.compaction.contextWindowTokens,
+    reserveTokens: config.compaction.reserveTokens,
+    keepRecentTokens: config.compaction.keepRecentTokens,
+  }) as unknown as CompactorPort;
+
+  const events = createEventLog();
+  const health = createProviderHealth();
+  let orchestrator: Orchestrator | undefined;
+  const metrics = createGatewayMetrics({
+    queue: () => orchestrator?.stats() ?? { runningTurns: 0, queuedTurns: 0 },
+  });
+  health.subscribe(metrics.observeHealth);
+  const trace = createTurnTracer();
+  const observer: TurnHooks = {
+    onEvent(event) {
+      events.record(event);
+      metrics.observe(event);
+      trace(event);
+      options.onEvent?.(event);
+    },
+  };
+
+  orchestrator = createOrchestrator({
+    storage,
+    fences: (sessionId) =>
+      createSessionFence({ storage, sessionId, lockTimeoutMs: config.turn.lockTimeoutMs }),
+    router,
+    providers: profiles,
+    models: config.models,
+    compactor,
+    health,
+    hooks: [observer],
+    ...(config.tools === undefined || config.tools.length === 0
+      ? {}
+      : { tools: createDemoToolRunner(config.tools) }),
+    retry: config.retry,
+    maxSteps: config.turn.maxSteps,
+    maxModelSwitches: config.turn.maxModelSwitches,
+    turnTimeoutMs: config.turn.timeoutMs,
+    callTimeouts: {
+      firstTokenTimeoutMs: config.turn.firstTokenTimeoutMs,
+      stallTimeoutMs: config.turn.stallTimeoutMs,
+    },
+    lockTimeoutMs: config.turn.lockTimeoutMs,
+    queueMode: config.queue.mode,
+    ...(config.turn.system === undefined ? {} : { system: config.turn.system }),
+  });
+
+  return {
+    config,
+    storage,
+    orchestrator,
+    events,
+    metrics,
+    demo,
+    async close() {
+      await demo?.close();
+    },
+  };
+}

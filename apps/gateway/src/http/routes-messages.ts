@@ -1,0 +1,85 @@
+import type { TurnEvent } from '@keel/spec';
+import type { FastifyInstance } from 'fastify';
+import type { GatewayRuntime } from '../compose/create-runtime';
+import { outcomeBody, retryAfterHeader } from './outcome-body';
+import { messageBody, type SessionParams, sessionParams } from './schemas';
+import { openSse } from './sse';
+
+interface MessageBody {
+  text: string;
+  clientMessageId?: string;
+}
+
+/**
+ * `POST /v1/sessions/:sessionId/messages`: the turn's outcome as JSON, or with
+ * `Accept: text/event-stream` its text deltas, decisions and discards, then one `outcome` event.
+ * A client that goes away does not stop the turn: its answer is kept for a retry with the same
+ * `clientMessageId`.
+ */
+export function registerMessageRoutes(app: FastifyInstance, runtime: GatewayRuntime): void {
+  app.post<{ Params: SessionParams; Body: MessageBody }>(
+    '/v1/sessions/:sessionId/messages',
+    { schema: { params: sessionParams, body: messageBody } },
+    async (request, reply) => {
+      const { sessionId } = request.params;
+      const { text, clientMessageId } = request.body;
+      const turn = {
+        sessionId,
+        input: text,
+        ...(clientMessageId === undefined ? {} : { clientMessageId }),
+      };
+      if (!wantsEventStream(request.headers.accept)) {
+        const outcome = await runtime.orchestrator.runTurn(turn);
+        return reply.headers(retryAfterHeader(outcome)).send(outcomeBody(outcome));
+      }
+      const stream = openSse(reply);
+      const outcome = await runtime.orchestrator.runTurn({
+        ...turn,
+        onEvent: (event) => forward(event, stream.send),
+      });
+      stream.send('outcome', outcomeBody(outcome));
+      stream.end();
+      return reply;
+    },
+  );
+}
+
+function wantsEventStream(accept: string | undefined): boolean {
+  return accept !== undefined && /(^|,)\s*text\/event-stream\b/i.test(accept);
+}
+
+/** What a streaming client sees of a turn: text, tool activity, decisions, and discards. */
+function forward(event: TurnEvent, send: (name: string, data: unknown) => void): void {
+  switch (event.type) {
+    case 'turn-start':
+      send('turn-start', { turnId: event.turnId, messageId: event.messageId });
+      return;
+    case 'attempt-start':
+      send('attempt-start', { attempt: event.attempt, target: event.target });
+      return;
+    case 'model-event':
+      if (event.event.type === 'text-delta' || event.event.type === 'refusal') {
+        send('delta', { attempt: event.attempt, text: event.event.text });
+      } else if (event.event.type === 'tool-call') {
+        send('tool-call', { attempt: event.attempt, id: event.event.id, name: event.event.name });
+      }
+      return;
+    case 'tool-run':
+      send('tool-result', { id: event.toolUseId, name: event.name, isError: event.isError });
+      return;
+    case 'discard':
+      send('discard', { attempt: event.attempt, reason: event.reason });
+      return;
+    case 'decision':
+      send('decision', {
+        label: event.label,
+        reason: event.reason,
+        ...(event.from === undefined ? {} : { from: event.from }),
+        ...(event.to === undefined ? {} : { to: event.to }),
+        ...(event.delayMs === undefined ? {} : { delayMs: event.delayMs }),
+      });
+      return;
+    default:
+      return;
+  }
+}

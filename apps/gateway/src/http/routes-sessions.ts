@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify';
+import type { GatewayRuntime } from '../compose/create-runtime';
+import { sendError } from './api-error';
+import { compactBody, modelBody, type SessionParams, sessionParams } from './schemas';
+import { readSummary, type SessionSummary } from './session-summary';
+
+/** Session reads, the live model switch and manual compaction. */
+export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRuntime): void {
+  const { storage, orchestrator, config } = runtime;
+  const primary = config.models.primary;
+
+  app.get<{ Querystring: { prefix?: string; limit?: number } }>(
+    '/v1/sessions',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          properties: {
+            prefix: { type: 'string', maxLength: 128 },
+            limit: { type: 'integer', minimum: 1, maximum: 1000 },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const { prefix = '', limit = 200 } = request.query;
+      const ids = (await storage.list()).filter((id) => id.startsWith(prefix));
+      const summaries: SessionSummary[] = [];
+      for (const id of ids) {
+        const summary = await readSummary(storage, id, primary, orchestrator.isRunning(id));
+        if (summary !== undefined) summaries.push(summary);
+      }
+      summaries.sort((a, b) => (b.lastActivity ?? '').localeCompare(a.lastActivity ?? ''));
+      return { sessions: summaries.slice(0, limit) };
+    },
+  );
+
+  app.get<{ Params: SessionParams }>(
+    '/v1/sessions/:sessionId',
+    { schema: { params: sessionParams } },
+    async (request, reply) => {
+      const { sessionId } = request.params;
+      const summary = await readSummary(storage, sessionId, primary, orchestrator.isRunning(sessionId));
+      return summary ?? sendError(reply, 'not_found', `No session ${sessionId}`);
+    },
+  );
+
+  app.get<{ Params: SessionParams }>(
+    '/v1/sessions/:sessionId/transcript',
+    { schema: { params: sessionParams } },
+    async (request, reply) => {
+      const read = await storage.read(request.params.sessionId);
+      if (!read.exists) return sendError(reply, 'not_found', `No session ${request.params.sessionId}`);
+      return { entries: read.entries };
+    },
+  );
+
+  app.put<{ Params: SessionParams; Body: { model: string } }>(
+    '/v1/sessions/:sessionId/model',
+    { schema: { params: sessionParams, body: modelBody } },
+    async (request, reply) => {
+      try {
+        await orchestrator.selectModel(request.params.sessionId, request.body.model);
+      } catch (error) {
+        if ((error as { name?: string }).name === 'OrchestratorConfigError') {
+          return sendError(reply, 'invalid_request', (error as Error).message);
+        }
+        throw error;
+      }
+      return { sessionId: request.params.sessionId, model: request.body.model };
+    },
+  );
+
+  app.post<{ Params: SessionParams; Body: { focus?: string } | null }>(
+    '/v1/sessions/:sessionId/compact',
+    { schema: { params: sessionParams, body: compactBody } },
+    async (request) => {
+      const focus = request.body?.focus;
+      try {
+        const result = await orchestrator.compact(request.params.sessionId, focus === undefined ? {} : { focus });
+        if (result.status === 'compacted') {
+          const { provenance } = result.entry;
+          return {
+            compacted: true,
+            entryId: result.entry.id,
+            producerId: provenance.producerId,
+            tokensBefore: provenance.tokensBefore,
+            tokensAfter: provenance.tokensAfter,
+          };
+        }
+        return { compacted: false, reason: result.reason, ...(result.detail === undefined ? {} : { detail: result.detail }) };
+      } catch (error) {
+        if ((error as { name?: string }).name === 'CompactionError') return { compacted: false, reason: 'failed' };
+        throw error;
+      }
+    },
+  );
+}

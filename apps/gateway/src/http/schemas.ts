@@ -1,0 +1,32 @@
+/** JSON schemas of the routes' inputs (Fastify validates them; no type coercion). */
+export const SESSION_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
+
+export const sessionParams = {
+  type: 'object',
+  required: ['sessionId'],
+  properties: { sessionId: { type: 'string', pattern: SESSION_ID_PATTERN } },
+} as const;
+
+export const messageBody = {
+  type: 'object',
+  required: ['text'],
+  properties: {
+    text: { type: 'string', minLength: 1 },
+    clientMessageId: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+} as const;
+
+export const modelBody = {
+  type: 'object',
+  required: ['model'],
+  properties: { model: { type: 'string', minLength: 3, maxLength: 300 } },
+} as const;
+
+export const compactBody = {
+  type: ['object', 'null'],
+  properties: { focus: { type: 'string', maxLength: 4000 } },
+} as const;
+
+export interface SessionParams {
+  sessionId: string;
+}

@@ -1,0 +1,101 @@
+import type { HealthEvent, TurnEvent } from '@keel/spec';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The gateway's Prometheus metrics, in a registry of its own (one per gateway instance). */
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  observe(event: TurnEvent): void;
+  observeHealth(event: HealthEvent): void;
+}
+
+const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
+
+export function createGatewayMetrics(options: {
+  queue: () => { runningTurns: number; queuedTurns: number };
+}): GatewayMetrics {
+  const registry = new Registry();
+  const turns = new Counter({
+    name: 'keel_turns_total',
+    help: 'Turns ended, by outcome.',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: 'keel_attempts_total',
+    help: 'Model call attempts, by provider, model and result (ok, an error kind, or skipped).',
+    labelNames: ['provider', 'model', 'result'],
+    registers: [registry],
+  });
+  const decisions = new Counter({
+    name: 'keel_decisions_total',
+    help: 'Decisions taken after an attempt, by label.',
+    labelNames: ['label'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'keel_provider_latency_seconds',
+    help: 'Duration of model call attempts that sent a request.',
+    labelNames: ['provider', 'model'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [registry],
+  });
+  const breaker = new Gauge({
+    name: 'keel_breaker_state',
+    help: 'Breaker state per provider and model: 0 closed, 1 half-open, 2 open.',
+    labelNames: ['provider', 'model'],
+    registers: [registry],
+  });
+  const compactions = new Counter({
+    name: 'keel_compactions_total',
+    help: 'Compactions that ended, by outcome.',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'keel_queue_depth',
+    help: 'Turns waiting behind a running turn of their session.',
+    registers: [registry],
+    collect() {
+      this.set(options.queue().queuedTurns);
+    },
+  });
+  new Gauge({
+    name: 'keel_running_turns',
+    help: 'Turns running now.',
+    registers: [registry],
+    collect() {
+      this.set(options.queue().runningTurns);
+    },
+  });
+
+  const observeHealth = (event: HealthEvent) => {
+    if (event.type === 'breaker-change')
+      breaker.set({ provider: event.providerId, model: event.model }, BREAKER_VALUE[event.to]);
+  };
+
+  return {
+    registry,
+    observeHealth,
+    observe(event) {
+      switch (event.type) {
+        case 'turn-end': {
+          turns.inc({ outcome: event.outcome.kind });
+          for (const attempt of event.outcome.attempts) {
+            const labels = { provider: attempt.target.providerId, model: attempt.target.model };
+            attempts.inc({ ...labels, result: attempt.outcome === 'error' ? (attempt.errorKind ?? 'unknown') : attempt.outcome });
+            if (attempt.requestSent) latency.observe(labels, (attempt.endedAt - attempt.startedAt) / 1000);
+          }
+          return;
+        }
+        case 'decision':
+          decisions.inc({ label: event.label });
+          return;
+        case 'compaction':
+          if (event.event.type === 'compaction-end') compactions.inc({ outcome: event.event.outcome });
+          return;
+        default:
+          return;
+      }
+    },
+  };
+}
