@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { ALL_FIXTURES } from './__fixtures__/all-fixtures';
-import type { ErrorFixture } from './__fixtures__/error-fixture';
+import { ALL_FIXTURES } from '../test/__fixtures__/all-fixtures';
+import type { ErrorFixture } from '../test/__fixtures__/error-fixture';
 import { classifyError } from './classify-error';
 import { ERROR_KINDS } from './error-kind';
 

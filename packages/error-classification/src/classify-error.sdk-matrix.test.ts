@@ -11,7 +11,7 @@ import {
   MATRIX_APIS,
   type MatrixApi,
   untilRequests,
-} from './__fixtures__/sdk-clients';
+} from '../test/__fixtures__/sdk-clients';
 import { classifyError } from './classify-error';
 import type { ErrorKind } from './error-kind';
 

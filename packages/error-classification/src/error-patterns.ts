@@ -3,7 +3,7 @@ import { codeSet } from './rule-helpers';
 /*
  * Codes and wording per kind. Codes match `code`, `type`, Google `status`, Anthropic
  * `details.error_code`, Azure `innererror.code`, error names and class names, case-insensitively.
- * Wording matches the lower-cased messages. Sources are in src/__fixtures__/.
+ * Wording matches the lower-cased messages. Sources are in test/__fixtures__/.
  */
 
 export const BILLING_CODES = codeSet(

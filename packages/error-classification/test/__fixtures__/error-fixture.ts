@@ -1,5 +1,5 @@
-import type { ProviderName } from '../error-classification';
-import type { ErrorKind } from '../error-kind';
+import type { ProviderName } from '../../src/error-classification';
+import type { ErrorKind } from '../../src/error-kind';
 
 /**
  * One recorded provider error. `http` fixtures are turned into real SDK errors by the table
