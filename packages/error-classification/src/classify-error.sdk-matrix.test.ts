@@ -12,6 +12,7 @@ import {
   type MatrixApi,
   untilRequests,
 } from '../test/__fixtures__/sdk-clients';
+import { keelError } from '../test/keel-error';
 import { classifyError } from './classify-error';
 import type { ErrorKind } from './error-kind';
 
@@ -277,8 +278,11 @@ describe.each(MATRIX_APIS.flatMap((api) => [[api, false] as const, [api, true] a
         }),
       );
       // What a transport throws when its own stall timer fired (CONTRIBUTING.md, keelKind).
-      const stall = Object.assign(new Error('no stream event for 30000 ms', { cause: sdkError }), {
+      const stall = keelError({
+        name: 'TransportTimeoutError',
         keelKind: 'timeout',
+        message: 'no stream event for 30000 ms',
+        cause: sdkError,
       });
       expect(classifyError(stall, { signal: caller.signal }).kind).toBe('timeout');
       expect(classifyError(sdkError, { signal: caller.signal }).kind).toBe('provider_abort');

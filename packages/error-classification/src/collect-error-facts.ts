@@ -1,11 +1,15 @@
-import { type ErrorKind, isErrorKind } from './error-kind';
+import type { ErrorKind } from './error-kind';
 import type { HeadersLike } from './parse-retry-after';
+import { trustedKeelKind } from './trusted-keel-kind';
 
 /** What the classifier read from an error, its `cause` chain and any provider body inside it. */
 export interface ErrorFacts {
   /** Every node visited, outermost first: errors, causes, bodies, parsed JSON. */
   readonly nodes: readonly unknown[];
-  /** The first `keelKind` that is a valid `ErrorKind`. */
+  /**
+   * The first valid `keelKind` on an error Keel raised (an `Error` with its own
+   * `Symbol.for('keel.error.<Name>')` marker set to `true`); never one from a body or message.
+   */
   readonly keelKind?: ErrorKind;
   /** The first HTTP error status, 4xx/5xx (structured fields first, then wording such as `429 …`). */
   readonly status?: number;
@@ -110,8 +114,7 @@ function addUnique(list: string[], value: unknown): void {
 }
 
 function readNode(node: Record<string, unknown>, facts: MutableFacts, viaBody: boolean): void {
-  const keelKind = readProperty(node, 'keelKind');
-  if (facts.keelKind === undefined && isErrorKind(keelKind)) facts.keelKind = keelKind;
+  facts.keelKind ??= trustedKeelKind(node);
 
   const metadata = readProperty(node, '$metadata');
   const statusCandidates = [

@@ -1,6 +1,6 @@
 import type { ErrorKind } from '@keel/spec';
 
-export type { ErrorKind } from '@keel/spec';
+export type { ErrorKind, KindedError } from '@keel/spec';
 
 /**
  * Every kind of the taxonomy (`ErrorKind` from `@keel/spec`), in the order of DESIGN.md's
