@@ -17,7 +17,7 @@ export interface ErrorFacts {
   readonly codes: readonly string[];
   /** Error names and class names: `AbortError`, `APIConnectionTimeoutError`, `ThrottlingException`… */
   readonly names: readonly string[];
-  /** Every message text found. */
+  /** Every message text found, each cut to its first 8 KB, 32 KB in all: what wording rules read. */
   readonly messages: readonly string[];
   /** The provider's own message (from an error body) when there is one, else the outer message. */
   readonly primaryMessage?: string;
@@ -31,6 +31,10 @@ export interface ErrorFacts {
 const MAX_DEPTH = 8;
 const MAX_NODES = 64;
 const MAX_JSON_LENGTH = 64_000;
+/** What the wording rules read of one message: its first 8 KB (signals lead, padding trails). */
+const MAX_MESSAGE_LENGTH = 8192;
+/** What they read of all messages together. */
+const MAX_MESSAGES_LENGTH = 32_768;
 const CHILD_KEYS = ['cause', 'error', 'errors', 'body', 'response', 'data', 'originalError'];
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -103,6 +107,8 @@ interface MutableFacts {
   codes: string[];
   names: string[];
   messages: string[];
+  /** Characters of message text still allowed in `messages`. */
+  messageBudget: number;
   bodyMessage?: string;
   headers?: HeadersLike;
 }
@@ -111,6 +117,17 @@ function addUnique(list: string[], value: unknown): void {
   if (typeof value !== 'string') return;
   const trimmed = value.trim();
   if (trimmed && trimmed.length <= 200 && !list.includes(trimmed)) list.push(trimmed);
+}
+
+/** Records one message, cut to what the matchers may read, and the status its wording names. */
+function addMessage(facts: MutableFacts, message: string, viaBody: boolean): void {
+  if (facts.messageBudget <= 0) return;
+  const text = message.slice(0, Math.min(MAX_MESSAGE_LENGTH, facts.messageBudget));
+  if (viaBody) facts.bodyMessage ??= text;
+  facts.textStatus ??= statusFromText(text);
+  if (facts.messages.includes(text)) return;
+  facts.messages.push(text);
+  facts.messageBudget -= text.length;
 }
 
 function readNode(node: Record<string, unknown>, facts: MutableFacts, viaBody: boolean): void {
@@ -153,11 +170,7 @@ function readNode(node: Record<string, unknown>, facts: MutableFacts, viaBody: b
   addUnique(facts.names, className(node));
 
   const message = readProperty(node, 'message');
-  if (typeof message === 'string' && message) {
-    if (!facts.messages.includes(message)) facts.messages.push(message);
-    if (viaBody) facts.bodyMessage ??= message;
-    facts.textStatus ??= statusFromText(message);
-  }
+  if (typeof message === 'string' && message) addMessage(facts, message, viaBody);
 
   if (facts.headers === undefined) {
     const headers = readProperty(node, 'headers');
@@ -175,7 +188,13 @@ function readNode(node: Record<string, unknown>, facts: MutableFacts, viaBody: b
  * tolerant of throwing getters.
  */
 export function collectErrorFacts(error: unknown): ErrorFacts {
-  const facts: MutableFacts = { nodes: [], codes: [], names: [], messages: [] };
+  const facts: MutableFacts = {
+    nodes: [],
+    codes: [],
+    names: [],
+    messages: [],
+    messageBudget: MAX_MESSAGES_LENGTH,
+  };
   const seen = new Set<unknown>();
   const queue: Array<{ value: unknown; depth: number; viaBody: boolean }> = [
     { value: error, depth: 0, viaBody: false },
@@ -189,9 +208,7 @@ export function collectErrorFacts(error: unknown): ErrorFacts {
     if (typeof value === 'string') {
       if (!value.trim()) continue;
       facts.nodes.push(value);
-      if (!facts.messages.includes(value)) facts.messages.push(value);
-      if (viaBody) facts.bodyMessage ??= value;
-      facts.textStatus ??= statusFromText(value);
+      addMessage(facts, value, viaBody);
       const parsed = depth < MAX_DEPTH ? parseEmbeddedJson(value) : undefined;
       if (parsed) queue.push({ value: parsed, depth: depth + 1, viaBody: true });
       continue;
