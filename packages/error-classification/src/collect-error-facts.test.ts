@@ -64,3 +64,18 @@ describe('the text matched is bounded', () => {
     expect(collectErrorFacts('a'.repeat(20_000)).messages[0]).toHaveLength(8192);
   });
 });
+
+describe('prototype keys in parsed bodies', () => {
+  it('an own "constructor" property is not a class name', () => {
+    const parsed: unknown = JSON.parse('{"constructor":{"name":"ThrottlingException"}}');
+    expect(collectErrorFacts(parsed).names).toEqual([]);
+    expect(classifyError(parsed).kind).toBe('unknown');
+    const abort: unknown = JSON.parse('{"message":"x","constructor":{"name":"AbortError"}}');
+    expect(classifyError(abort).kind).toBe('unknown');
+  });
+
+  it('a "__proto__" key in JSON does not change what is read', () => {
+    const parsed: unknown = JSON.parse('{"__proto__":{"status":429,"code":"ECONNRESET"}}');
+    expect(classifyError(parsed).kind).toBe('unknown');
+  });
+});

@@ -90,9 +90,12 @@ function looksLikeHeaders(value: unknown): value is HeadersLike {
   return Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null;
 }
 
+/** The name of the class `value` was built by (from its prototype: an own `constructor` key is data). */
 function className(value: object): string | undefined {
   try {
-    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (typeof prototype !== 'object' || prototype === null) return undefined;
+    const name = (prototype as { constructor?: { name?: unknown } }).constructor?.name;
     return typeof name === 'string' && name !== 'Object' && name !== 'Error' ? name : undefined;
   } catch {
     return undefined;
