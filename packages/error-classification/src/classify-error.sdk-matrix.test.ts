@@ -37,6 +37,7 @@ interface HttpCase {
   behavior: MockBehavior;
   kind: ErrorKind;
   retryAfterMs?: number;
+  cooldownMs?: number;
 }
 
 const HTTP_CASES: HttpCase[] = [
@@ -50,6 +51,12 @@ const HTTP_CASES: HttpCase[] = [
     behavior: mockFaults.rateLimited({ retryAfterSeconds: 7 }),
     kind: 'rate_limit',
     retryAfterMs: 7000,
+  },
+  {
+    name: 'rate limited with a retry-after of two minutes (reported as a cooldown)',
+    behavior: mockFaults.rateLimited({ retryAfterSeconds: 120 }),
+    kind: 'rate_limit',
+    cooldownMs: 120_000,
   },
   {
     name: 'rate limited with retry-after-ms',
@@ -165,8 +172,8 @@ describe.each(MATRIX_APIS.flatMap((api) => [[api, false] as const, [api, true] a
         const result = classifyError(error);
         expect(result.kind).toBe(testCase.kind);
         expect(result.status).toBeGreaterThanOrEqual(400);
-        if (testCase.retryAfterMs !== undefined)
-          expect(result.retryAfterMs).toBe(testCase.retryAfterMs);
+        expect(result.retryAfterMs).toBe(testCase.retryAfterMs);
+        expect(result.cooldownMs).toBe(testCase.cooldownMs);
       },
     );
 

@@ -5,7 +5,7 @@ import { detectProvider } from './detect-provider';
 import type { ClassifyErrorOptions, ErrorClassification } from './error-classification';
 import { isErrorKind } from './error-kind';
 import { KIND_POLICY } from './kind-policy';
-import { parseRetryAfter } from './parse-retry-after';
+import { findRequestedWait, waitFields } from './retry-wait';
 import { sanitizeForLog } from './sanitize-for-log';
 
 export interface ClassifierOptions {
@@ -15,24 +15,6 @@ export interface ClassifierOptions {
 
 export interface Classifier {
   classify(error: unknown, options?: ClassifyErrorOptions): ErrorClassification;
-}
-
-/** Google RPC `RetryInfo.retryDelay` (`"13s"`, `"0.5s"`) found in an error body, in ms. */
-function retryDelayFromBody(facts: ErrorFacts): number | undefined {
-  for (const node of facts.nodes) {
-    if (typeof node !== 'object' || node === null) continue;
-    const details = (node as { details?: unknown }).details;
-    if (!Array.isArray(details)) continue;
-    for (const detail of details) {
-      const delay = (detail as { retryDelay?: unknown } | null)?.retryDelay;
-      const match = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
-      if (match?.[1]) {
-        const ms = Number(match[1]) * 1000;
-        return ms >= 0 && ms <= 60_000 ? Math.round(ms) : undefined;
-      }
-    }
-  }
-  return undefined;
 }
 
 /** Runs `read`, turning a throw (a hostile getter or proxy) into `undefined`. */
@@ -65,10 +47,8 @@ function build(match: RuleMatch, facts: ErrorFacts): ErrorClassification {
   const overrides: Partial<ErrorClassification> = typeof match === 'string' ? {} : match;
   const provider = overrides.provider ?? safely(() => detectProvider(facts));
   const code = overrides.code ?? facts.codes[0];
-  const retryAfterMs =
-    overrides.retryAfterMs ??
-    safely(() => parseRetryAfter(facts.headers)) ??
-    safely(() => retryDelayFromBody(facts));
+  const waitMs =
+    overrides.retryAfterMs ?? overrides.cooldownMs ?? safely(() => findRequestedWait(facts));
   const message = overrides.message ?? facts.primaryMessage;
   const status = overrides.status ?? facts.status;
   return {
@@ -77,7 +57,7 @@ function build(match: RuleMatch, facts: ErrorFacts): ErrorClassification {
     ...(status !== undefined ? { status } : {}),
     ...(code !== undefined ? { code: sanitizeForLog(code, { maxLength: 100 }) } : {}),
     ...(provider !== undefined ? { provider } : {}),
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    ...waitFields(waitMs),
     ...(message !== undefined ? { message: sanitizeForLog(message) } : {}),
   };
 }
