@@ -13,6 +13,25 @@ export type ProviderName =
   | 'ollama'
   | 'openai-compatible';
 
+/** Every `ProviderName`, as a record so that the compiler keeps it complete. */
+const PROVIDER_NAMES: { readonly [K in ProviderName]: true } = {
+  anthropic: true,
+  openai: true,
+  azure: true,
+  google: true,
+  bedrock: true,
+  openrouter: true,
+  groq: true,
+  deepseek: true,
+  ollama: true,
+  'openai-compatible': true,
+};
+
+/** True when `value` is one of the `ProviderName` literals. */
+export function isProviderName(value: unknown): value is ProviderName {
+  return typeof value === 'string' && Object.hasOwn(PROVIDER_NAMES, value);
+}
+
 /** The result of classifying one error. */
 export interface ErrorClassification {
   kind: ErrorKind;
