@@ -1,5 +1,6 @@
 import type { ErrorKind } from './error-kind';
 import type { HeadersLike } from './parse-retry-after';
+import { statusFromText } from './status-from-text';
 import { trustedKeelKind } from './trusted-keel-kind';
 
 /** What the classifier read from an error, its `cause` chain and any provider body inside it. */
@@ -69,19 +70,6 @@ function toStatus(value: unknown): number | undefined {
   return typeof number === 'number' && Number.isInteger(number) && number >= 400 && number <= 599
     ? number
     : undefined;
-}
-
-const STATUS_IN_TEXT = [
-  /^\s*(?:[A-Za-z]*Error:\s*)?([45]\d\d)\s/,
-  /\b(?:error code|api error|status code|http(?: status)?|got status)[:\s]+([45]\d\d)\b/i,
-];
-
-function statusFromText(text: string): number | undefined {
-  for (const pattern of STATUS_IN_TEXT) {
-    const match = pattern.exec(text);
-    if (match?.[1]) return Number(match[1]);
-  }
-  return undefined;
 }
 
 function looksLikeHeaders(value: unknown): value is HeadersLike {
