@@ -149,6 +149,26 @@ const HTTP_CASES: HttpCase[] = [
     kind: 'invalid_request',
   },
   {
+    name: '502 nginx HTML page instead of a JSON body',
+    behavior: {
+      type: 'http-error',
+      status: 502,
+      body: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+      headers: { 'content-type': 'text/html' },
+    },
+    kind: 'server_error',
+  },
+  {
+    name: '524 Cloudflare HTML page instead of a JSON body',
+    behavior: {
+      type: 'http-error',
+      status: 524,
+      body: '<!DOCTYPE html>\n<html class="no-js" lang="en-US">\n<head>\n<title>api.example.com | 524: A timeout occurred</title>\n</head>\n<body>\n<span class="inline-block">A timeout occurred</span>\n<span class="code-label">Error code 524</span>\n</body>\n</html>',
+      headers: { 'content-type': 'text/html' },
+    },
+    kind: 'server_error',
+  },
+  {
     name: '400 content filtering policy',
     behavior: {
       type: 'http-error',

@@ -1,3 +1,4 @@
+import { codesInText } from './codes-in-text';
 import type { ErrorKind } from './error-kind';
 import type { HeadersLike } from './parse-retry-after';
 import { statusFromText } from './status-from-text';
@@ -14,7 +15,10 @@ export interface ErrorFacts {
   readonly keelKind?: ErrorKind;
   /** The first HTTP error status, 4xx/5xx (structured fields first, then wording such as `429 …`). */
   readonly status?: number;
-  /** Machine codes and body types in the order found: `ECONNRESET`, `overloaded_error`… */
+  /**
+   * Machine codes and body types in the order found: `ECONNRESET`, `overloaded_error`…; then,
+   * when there is no HTTP status, Node, undici and gRPC codes stated in message text.
+   */
   readonly codes: readonly string[];
   /** Error names and class names: `AbortError`, `APIConnectionTimeoutError`, `ThrottlingException`… */
   readonly names: readonly string[];
@@ -36,7 +40,18 @@ const MAX_JSON_LENGTH = 64_000;
 const MAX_MESSAGE_LENGTH = 8192;
 /** What they read of all messages together. */
 const MAX_MESSAGES_LENGTH = 32_768;
-const CHILD_KEYS = ['cause', 'error', 'errors', 'body', 'response', 'data', 'originalError'];
+/** Where a cause or a provider body may sit (OpenRouter keeps the upstream error in `metadata.raw`). */
+const CHILD_KEYS = [
+  'cause',
+  'error',
+  'errors',
+  'body',
+  'response',
+  'data',
+  'originalError',
+  'metadata',
+  'raw',
+];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
@@ -100,6 +115,9 @@ interface MutableFacts {
   messages: string[];
   /** Characters of message text still allowed in `messages`. */
   messageBudget: number;
+  /** Codes and names stated only in message text (they count when there is no HTTP status). */
+  textCodes: string[];
+  textNames: string[];
   bodyMessage?: string;
   headers?: HeadersLike;
 }
@@ -119,6 +137,9 @@ function addMessage(facts: MutableFacts, message: string, viaBody: boolean): voi
   if (facts.messages.includes(text)) return;
   facts.messages.push(text);
   facts.messageBudget -= text.length;
+  const stated = codesInText(text);
+  for (const code of stated.codes) addUnique(facts.textCodes, code);
+  for (const name of stated.names) addUnique(facts.textNames, name);
 }
 
 function readNode(node: Record<string, unknown>, facts: MutableFacts, viaBody: boolean): void {
@@ -185,6 +206,8 @@ export function collectErrorFacts(error: unknown): ErrorFacts {
     names: [],
     messages: [],
     messageBudget: MAX_MESSAGES_LENGTH,
+    textCodes: [],
+    textNames: [],
   };
   const seen = new Set<unknown>();
   const queue: Array<{ value: unknown; depth: number; viaBody: boolean }> = [
@@ -232,6 +255,11 @@ export function collectErrorFacts(error: unknown): ErrorFacts {
     }
   }
   const status = facts.structuredStatus ?? facts.textStatus;
+  // With an HTTP status, a code in the text describes the provider's side, not our connection.
+  if (status === undefined) {
+    for (const code of facts.textCodes) addUnique(facts.codes, code);
+    for (const name of facts.textNames) addUnique(facts.names, name);
+  }
   const text = [...facts.messages, ...facts.codes, ...facts.names].join('\n').toLowerCase();
   return {
     nodes: facts.nodes,
