@@ -1,12 +1,12 @@
 import type { ErrorFixture } from './error-fixture';
 
 const GOOGLE_JS_SDK =
-  'google-gemini/generative-ai-js src/requests/request.ts ("Error fetching from ${url}: [${status} ${statusText}] ${message}")';
+  'google-gemini/generative-ai-js src/requests/request.ts ("Error fetching from <url>: [<status> <statusText>] <message>")';
 const VERTEX_JS_SDK =
-  'googleapis/nodejs-vertexai post-fetch processing ("[VertexAI.ClientError]: got status: ${status} ${statusText}. ${body}")';
-const GRPC_JS = 'grpc/grpc-js call error message ("${code} ${Status[code]}: ${details}")';
+  'googleapis/nodejs-vertexai post-fetch processing ("[VertexAI.ClientError]: got status: <status> <statusText>. <body>")';
+const GRPC_JS = 'grpc/grpc-js call error message ("<code> <Status[code]>: <details>")';
 const BOTOCORE =
-  'botocore ClientError message ("An error occurred (${code}) when calling the ${operation} operation: ${message}")';
+  'botocore ClientError message ("An error occurred (<code>) when calling the <operation> operation: <message>")';
 const AZURE_QUOTA_DOC = 'https://learn.microsoft.com/en-us/azure/ai-services/openai/quotas-limits';
 const DEEPSEEK_DOC = 'https://api-docs.deepseek.com/quick_start/error_codes';
 const OPENROUTER_DOC =
