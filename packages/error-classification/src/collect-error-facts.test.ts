@@ -79,3 +79,23 @@ describe('prototype keys in parsed bodies', () => {
     expect(classifyError(parsed).kind).toBe('unknown');
   });
 });
+
+describe('codes stated in message text', () => {
+  it('count when there is no HTTP status', () => {
+    const facts = collectErrorFacts('Error: connect ECONNREFUSED 127.0.0.1:443');
+    expect(facts.codes).toEqual(['ECONNREFUSED']);
+    expect(classifyError('An error occurred (AccessDeniedException) when calling X').kind).toBe(
+      'auth',
+    );
+  });
+
+  it('do not count beside an HTTP status: they describe the provider side', () => {
+    const logged = 'Error: 500 The upstream said: read ECONNRESET';
+    expect(collectErrorFacts(logged).codes).toEqual([]);
+    expect(classifyError(logged)).toMatchObject({ kind: 'server_error', status: 500 });
+  });
+
+  it('are read case-sensitively, as systems spell them', () => {
+    expect(collectErrorFacts('the econnreset count and the throttlingexception').codes).toEqual([]);
+  });
+});
