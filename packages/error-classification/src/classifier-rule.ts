@@ -12,7 +12,8 @@ export interface RuleContext {
 
 /**
  * A rule's verdict: a bare kind, or a kind with fields that override what the classifier
- * found (`retryable` defaults to the kind's policy).
+ * found (`retryable` defaults to the kind's policy). A field that is not valid (see the README)
+ * is dropped and filled from the facts; the kind stands.
  */
 export type RuleMatch =
   | ErrorKind

@@ -1,17 +1,20 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { ALL_FIXTURES } from './__fixtures__/all-fixtures';
-import type { ErrorFixture } from './__fixtures__/error-fixture';
+import { ALL_FIXTURES } from '../test/__fixtures__/all-fixtures';
+import type { ErrorFixture } from '../test/__fixtures__/error-fixture';
 import { classifyError } from './classify-error';
 import { ERROR_KINDS } from './error-kind';
 
 /** The error the real SDK builds from this status, body and headers. */
 function sdkError(http: NonNullable<ErrorFixture['http']>): Error {
   const headers = new Headers(http.headers ?? {});
+  // A body that is not JSON reaches the SDK as text: no error object, the text as message.
+  const [body, text] =
+    typeof http.body === 'string' ? [undefined, http.body] : [http.body, undefined];
   return http.sdk === 'openai'
-    ? OpenAI.APIError.generate(http.status, http.body, undefined, headers)
-    : Anthropic.APIError.generate(http.status, http.body, undefined, headers);
+    ? OpenAI.APIError.generate(http.status, body, text, headers)
+    : Anthropic.APIError.generate(http.status, body, text, headers);
 }
 
 function signalFor(fixture: ErrorFixture): AbortSignal | undefined {
@@ -48,7 +51,8 @@ describe('fixture table', () => {
           if (fixture.provider !== undefined) expect(result.provider).toBe(fixture.provider);
         });
         it(`as a logged "<status> <json>" wrapper with the SDK error as cause-less text → ${fixture.kind}`, () => {
-          const error = new Error(`API Error: ${http.status} ${JSON.stringify(http.body)}`);
+          const body = typeof http.body === 'string' ? http.body : JSON.stringify(http.body);
+          const error = new Error(`API Error: ${http.status} ${body}`);
           const result = classifyError(error, signal ? { signal } : {});
           expect(result.kind).toBe(fixture.kind);
           expect(result.status).toBe(http.status);
@@ -63,6 +67,7 @@ describe('fixture table', () => {
           expect(result.kind).toBe(fixture.kind);
           if (fixture.code !== undefined) expect(result.code).toBe(fixture.code);
           if (fixture.provider !== undefined) expect(result.provider).toBe(fixture.provider);
+          if (fixture.status !== undefined) expect(result.status).toBe(fixture.status);
         });
       }
     },

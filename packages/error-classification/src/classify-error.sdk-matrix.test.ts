@@ -11,7 +11,8 @@ import {
   MATRIX_APIS,
   type MatrixApi,
   untilRequests,
-} from './__fixtures__/sdk-clients';
+} from '../test/__fixtures__/sdk-clients';
+import { keelError } from '../test/keel-error';
 import { classifyError } from './classify-error';
 import type { ErrorKind } from './error-kind';
 
@@ -36,6 +37,7 @@ interface HttpCase {
   behavior: MockBehavior;
   kind: ErrorKind;
   retryAfterMs?: number;
+  cooldownMs?: number;
 }
 
 const HTTP_CASES: HttpCase[] = [
@@ -49,6 +51,12 @@ const HTTP_CASES: HttpCase[] = [
     behavior: mockFaults.rateLimited({ retryAfterSeconds: 7 }),
     kind: 'rate_limit',
     retryAfterMs: 7000,
+  },
+  {
+    name: 'rate limited with a retry-after of two minutes (reported as a cooldown)',
+    behavior: mockFaults.rateLimited({ retryAfterSeconds: 120 }),
+    kind: 'rate_limit',
+    cooldownMs: 120_000,
   },
   {
     name: 'rate limited with retry-after-ms',
@@ -141,6 +149,26 @@ const HTTP_CASES: HttpCase[] = [
     kind: 'invalid_request',
   },
   {
+    name: '502 nginx HTML page instead of a JSON body',
+    behavior: {
+      type: 'http-error',
+      status: 502,
+      body: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+      headers: { 'content-type': 'text/html' },
+    },
+    kind: 'server_error',
+  },
+  {
+    name: '524 Cloudflare HTML page instead of a JSON body',
+    behavior: {
+      type: 'http-error',
+      status: 524,
+      body: '<!DOCTYPE html>\n<html class="no-js" lang="en-US">\n<head>\n<title>api.example.com | 524: A timeout occurred</title>\n</head>\n<body>\n<span class="inline-block">A timeout occurred</span>\n<span class="code-label">Error code 524</span>\n</body>\n</html>',
+      headers: { 'content-type': 'text/html' },
+    },
+    kind: 'server_error',
+  },
+  {
     name: '400 content filtering policy',
     behavior: {
       type: 'http-error',
@@ -164,8 +192,8 @@ describe.each(MATRIX_APIS.flatMap((api) => [[api, false] as const, [api, true] a
         const result = classifyError(error);
         expect(result.kind).toBe(testCase.kind);
         expect(result.status).toBeGreaterThanOrEqual(400);
-        if (testCase.retryAfterMs !== undefined)
-          expect(result.retryAfterMs).toBe(testCase.retryAfterMs);
+        expect(result.retryAfterMs).toBe(testCase.retryAfterMs);
+        expect(result.cooldownMs).toBe(testCase.cooldownMs);
       },
     );
 
@@ -277,8 +305,11 @@ describe.each(MATRIX_APIS.flatMap((api) => [[api, false] as const, [api, true] a
         }),
       );
       // What a transport throws when its own stall timer fired (CONTRIBUTING.md, keelKind).
-      const stall = Object.assign(new Error('no stream event for 30000 ms', { cause: sdkError }), {
+      const stall = keelError({
+        name: 'TransportTimeoutError',
         keelKind: 'timeout',
+        message: 'no stream event for 30000 ms',
+        cause: sdkError,
       });
       expect(classifyError(stall, { signal: caller.signal }).kind).toBe('timeout');
       expect(classifyError(sdkError, { signal: caller.signal }).kind).toBe('provider_abort');

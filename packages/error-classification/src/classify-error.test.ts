@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { keelError } from '../test/keel-error';
 import { classifyError } from './classify-error';
 import { collectErrorFacts } from './collect-error-facts';
 
@@ -32,28 +33,12 @@ describe('caller_abort versus provider_abort', () => {
   });
 
   it('a caller abort wins over whatever the error says, keelKind included', () => {
-    const takeover = Object.assign(new Error('changed'), { keelKind: 'session_takeover' });
-    expect(classifyError(takeover, { signal: aborted() }).kind).toBe('caller_abort');
-  });
-});
-
-describe('keelKind', () => {
-  it('decides before any wording rule', () => {
-    const lock = Object.assign(new Error('timed out waiting for lock; ECONNRESET'), {
-      keelKind: 'coordination',
+    const takeover = keelError({
+      name: 'SessionTakeoverError',
+      keelKind: 'session_takeover',
+      message: 'changed',
     });
-    expect(classifyError(lock).kind).toBe('coordination');
-  });
-
-  it('is found anywhere in the cause chain, outermost first', () => {
-    const inner = Object.assign(new Error('stall'), { keelKind: 'timeout' });
-    const outer = new Error('529 overloaded', { cause: inner });
-    expect(classifyError(outer).kind).toBe('timeout');
-  });
-
-  it('ignores values that are not a kind', () => {
-    const odd = Object.assign(new Error('socket hang up'), { keelKind: 'whatever' });
-    expect(classifyError(odd).kind).toBe('connection');
+    expect(classifyError(takeover, { signal: aborted() }).kind).toBe('caller_abort');
   });
 });
 

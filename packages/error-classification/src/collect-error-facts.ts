@@ -1,19 +1,34 @@
-import { type ErrorKind, isErrorKind } from './error-kind';
+import type { ErrorKind } from './error-kind';
 import type { HeadersLike } from './parse-retry-after';
+import {
+  addMessage,
+  addUnique,
+  type FactsInProgress,
+  isObject,
+  MAX_MESSAGES_LENGTH,
+  readErrorNode,
+  readProperty,
+} from './read-error-node';
 
 /** What the classifier read from an error, its `cause` chain and any provider body inside it. */
 export interface ErrorFacts {
   /** Every node visited, outermost first: errors, causes, bodies, parsed JSON. */
   readonly nodes: readonly unknown[];
-  /** The first `keelKind` that is a valid `ErrorKind`. */
+  /**
+   * The first valid `keelKind` on an error Keel raised (an `Error` with its own
+   * `Symbol.for('keel.error.<Name>')` marker set to `true`); never one from a body or message.
+   */
   readonly keelKind?: ErrorKind;
   /** The first HTTP error status, 4xx/5xx (structured fields first, then wording such as `429 …`). */
   readonly status?: number;
-  /** Machine codes and body types in the order found: `ECONNRESET`, `overloaded_error`… */
+  /**
+   * Machine codes and body types in the order found: `ECONNRESET`, `overloaded_error`…; then,
+   * when there is no HTTP status, Node, undici and gRPC codes stated in message text.
+   */
   readonly codes: readonly string[];
   /** Error names and class names: `AbortError`, `APIConnectionTimeoutError`, `ThrottlingException`… */
   readonly names: readonly string[];
-  /** Every message text found. */
+  /** Every message text found, each cut to its first 8 KB, 32 KB in all: what wording rules read. */
   readonly messages: readonly string[];
   /** The provider's own message (from an error body) when there is one, else the outer message. */
   readonly primaryMessage?: string;
@@ -26,19 +41,26 @@ export interface ErrorFacts {
 /** Bounds that keep hostile or cyclic errors cheap. */
 const MAX_DEPTH = 8;
 const MAX_NODES = 64;
+const MAX_CHILDREN = 16;
 const MAX_JSON_LENGTH = 64_000;
-const CHILD_KEYS = ['cause', 'error', 'errors', 'body', 'response', 'data', 'originalError'];
+/** Where a cause or a provider body may sit (OpenRouter keeps the upstream error in `metadata.raw`). */
+const CHILD_KEYS = [
+  'cause',
+  'error',
+  'errors',
+  'body',
+  'response',
+  'data',
+  'originalError',
+  'metadata',
+  'raw',
+];
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-function readProperty(value: Record<string, unknown>, key: string): unknown {
-  try {
-    return value[key];
-  } catch {
-    return undefined;
-  }
+interface Visit {
+  value: unknown;
+  depth: number;
+  /** Reached through a provider body (`error`, `body`…) rather than a `cause`. */
+  viaBody: boolean;
 }
 
 /** Parses a JSON object out of a string such as `529 {"type":"error",…}`; `undefined` if none. */
@@ -55,115 +77,74 @@ export function parseEmbeddedJson(text: string): unknown {
   }
 }
 
-function toStatus(value: unknown): number | undefined {
-  const number = typeof value === 'string' && /^\d{3}$/.test(value) ? Number(value) : value;
-  // Only error statuses count: a 200 on a mid-stream error says nothing about the failure.
-  return typeof number === 'number' && Number.isInteger(number) && number >= 400 && number <= 599
-    ? number
-    : undefined;
+/** A string: a message, and maybe a JSON body inside it. */
+function visitString(text: string, visit: Visit, facts: FactsInProgress, queue: Visit[]): void {
+  if (!text.trim()) return;
+  facts.nodes.push(text);
+  addMessage(facts, text, visit.viaBody);
+  const parsed = visit.depth < MAX_DEPTH ? parseEmbeddedJson(text) : undefined;
+  if (parsed) queue.push({ value: parsed, depth: visit.depth + 1, viaBody: true });
 }
 
-const STATUS_IN_TEXT = [
-  /^\s*(?:[A-Za-z]*Error:\s*)?([45]\d\d)\s/,
-  /\b(?:error code|api error|status code|http(?: status)?|got status)[:\s]+([45]\d\d)\b/i,
-];
-
-function statusFromText(text: string): number | undefined {
-  for (const pattern of STATUS_IN_TEXT) {
-    const match = pattern.exec(text);
-    if (match?.[1]) return Number(match[1]);
-  }
-  return undefined;
-}
-
-function looksLikeHeaders(value: unknown): value is HeadersLike {
-  if (!isObject(value)) return false;
-  if (typeof readProperty(value, 'get') === 'function') return true;
-  return Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null;
-}
-
-function className(value: object): string | undefined {
-  try {
-    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-    return typeof name === 'string' && name !== 'Object' && name !== 'Error' ? name : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-interface MutableFacts {
-  nodes: unknown[];
-  keelKind?: ErrorKind;
-  structuredStatus?: number;
-  textStatus?: number;
-  codes: string[];
-  names: string[];
-  messages: string[];
-  bodyMessage?: string;
-  headers?: HeadersLike;
-}
-
-function addUnique(list: string[], value: unknown): void {
-  if (typeof value !== 'string') return;
-  const trimmed = value.trim();
-  if (trimmed && trimmed.length <= 200 && !list.includes(trimmed)) list.push(trimmed);
-}
-
-function readNode(node: Record<string, unknown>, facts: MutableFacts, viaBody: boolean): void {
-  const keelKind = readProperty(node, 'keelKind');
-  if (facts.keelKind === undefined && isErrorKind(keelKind)) facts.keelKind = keelKind;
-
-  const metadata = readProperty(node, '$metadata');
-  const statusCandidates = [
-    readProperty(node, 'status'),
-    readProperty(node, 'statusCode'),
-    isObject(metadata) ? readProperty(metadata, 'httpStatusCode') : undefined,
-    readProperty(node, 'code'),
-  ];
-  for (const candidate of statusCandidates) {
-    const status = toStatus(candidate);
-    if (status !== undefined) {
-      facts.structuredStatus ??= status;
-      break;
-    }
-  }
-
-  for (const key of ['code', 'type', 'status', 'errorCode', 'error_code', 'reason']) {
-    const value = readProperty(node, key);
-    if (typeof value === 'string' && toStatus(value) === undefined && value !== 'error') {
-      addUnique(facts.codes, value);
-    }
-  }
-  const details = readProperty(node, 'details');
-  if (isObject(details) && !Array.isArray(details)) {
-    addUnique(facts.codes, readProperty(details, 'error_code'));
-  }
-  if (Array.isArray(details)) {
-    for (const detail of details.slice(0, 8)) {
-      if (isObject(detail)) addUnique(facts.codes, readProperty(detail, 'reason'));
-    }
-  }
-  const innerError = readProperty(node, 'innererror');
-  if (isObject(innerError)) addUnique(facts.codes, readProperty(innerError, 'code'));
-
-  addUnique(facts.names, readProperty(node, 'name'));
-  addUnique(facts.names, className(node));
-
+/** The causes, bodies and embedded JSON of one object, queued for the walk. */
+function queueChildren(node: Record<string, unknown>, visit: Visit, queue: Visit[]): void {
+  const depth = visit.depth + 1;
   const message = readProperty(node, 'message');
-  if (typeof message === 'string' && message) {
-    if (!facts.messages.includes(message)) facts.messages.push(message);
-    if (viaBody) facts.bodyMessage ??= message;
-    facts.textStatus ??= statusFromText(message);
-  }
-
-  if (facts.headers === undefined) {
-    const headers = readProperty(node, 'headers');
-    const response = readProperty(node, '$response');
-    if (looksLikeHeaders(headers)) facts.headers = headers;
-    else if (isObject(response) && looksLikeHeaders(readProperty(response, 'headers'))) {
-      facts.headers = readProperty(response, 'headers') as HeadersLike;
+  const parsed = typeof message === 'string' ? parseEmbeddedJson(message) : undefined;
+  if (parsed) queue.push({ value: parsed, depth, viaBody: true });
+  for (const key of CHILD_KEYS) {
+    const child = readProperty(node, key);
+    if (child === undefined || child === null) continue;
+    if (key === 'errors' && Array.isArray(child)) {
+      for (const item of child.slice(0, MAX_CHILDREN)) {
+        queue.push({ value: item, depth, viaBody: visit.viaBody });
+      }
+    } else if (key === 'cause') {
+      queue.push({ value: child, depth, viaBody: false });
+    } else if (isObject(child) || (typeof child === 'string' && key !== 'data')) {
+      queue.push({ value: child, depth, viaBody: true });
     }
   }
+}
+
+function visitValue(visit: Visit, facts: FactsInProgress, queue: Visit[]): void {
+  const { value } = visit;
+  if (typeof value === 'string') {
+    visitString(value, visit, facts, queue);
+    return;
+  }
+  if (!isObject(value)) return;
+  if (Array.isArray(value)) {
+    // Some OpenAI-compatible endpoints (Gemini's) answer a list of error bodies.
+    for (const item of value.slice(0, MAX_CHILDREN)) {
+      queue.push({ value: item, depth: visit.depth + 1, viaBody: visit.viaBody });
+    }
+    return;
+  }
+  facts.nodes.push(value);
+  readErrorNode(value, facts, visit.viaBody);
+  if (visit.depth < MAX_DEPTH) queueChildren(value, visit, queue);
+}
+
+function finish(facts: FactsInProgress): ErrorFacts {
+  const status = facts.structuredStatus ?? facts.textStatus;
+  // With an HTTP status, a code in the text describes the provider's side, not our connection.
+  if (status === undefined) {
+    for (const code of facts.textCodes) addUnique(facts.codes, code);
+    for (const name of facts.textNames) addUnique(facts.names, name);
+  }
+  const primaryMessage = facts.bodyMessage ?? facts.messages[0];
+  return {
+    nodes: facts.nodes,
+    ...(facts.keelKind !== undefined ? { keelKind: facts.keelKind } : {}),
+    ...(status !== undefined ? { status } : {}),
+    codes: facts.codes,
+    names: facts.names,
+    messages: facts.messages,
+    ...(primaryMessage !== undefined ? { primaryMessage } : {}),
+    text: [...facts.messages, ...facts.codes, ...facts.names].join('\n').toLowerCase(),
+    ...(facts.headers !== undefined ? { headers: facts.headers } : {}),
+  };
 }
 
 /**
@@ -172,67 +153,22 @@ function readNode(node: Record<string, unknown>, facts: MutableFacts, viaBody: b
  * tolerant of throwing getters.
  */
 export function collectErrorFacts(error: unknown): ErrorFacts {
-  const facts: MutableFacts = { nodes: [], codes: [], names: [], messages: [] };
-  const seen = new Set<unknown>();
-  const queue: Array<{ value: unknown; depth: number; viaBody: boolean }> = [
-    { value: error, depth: 0, viaBody: false },
-  ];
-  while (queue.length > 0 && facts.nodes.length < MAX_NODES) {
-    const next = queue.shift();
-    if (!next) break;
-    const { value, depth, viaBody } = next;
-    if (value === null || value === undefined || seen.has(value)) continue;
-    seen.add(value);
-    if (typeof value === 'string') {
-      if (!value.trim()) continue;
-      facts.nodes.push(value);
-      if (!facts.messages.includes(value)) facts.messages.push(value);
-      if (viaBody) facts.bodyMessage ??= value;
-      facts.textStatus ??= statusFromText(value);
-      const parsed = depth < MAX_DEPTH ? parseEmbeddedJson(value) : undefined;
-      if (parsed) queue.push({ value: parsed, depth: depth + 1, viaBody: true });
-      continue;
-    }
-    if (!isObject(value)) continue;
-    if (Array.isArray(value)) {
-      // Some OpenAI-compatible endpoints (Gemini's) answer a list of error bodies.
-      for (const item of value.slice(0, 16)) queue.push({ value: item, depth: depth + 1, viaBody });
-      continue;
-    }
-    facts.nodes.push(value);
-    readNode(value, facts, viaBody);
-    if (depth >= MAX_DEPTH) continue;
-    const message = readProperty(value, 'message');
-    if (typeof message === 'string') {
-      const parsed = parseEmbeddedJson(message);
-      if (parsed) queue.push({ value: parsed, depth: depth + 1, viaBody: true });
-    }
-    for (const key of CHILD_KEYS) {
-      const child = readProperty(value, key);
-      if (child === undefined || child === null) continue;
-      if (key === 'errors' && Array.isArray(child)) {
-        for (const item of child.slice(0, 16))
-          queue.push({ value: item, depth: depth + 1, viaBody });
-      } else if (key === 'cause') {
-        queue.push({ value: child, depth: depth + 1, viaBody: false });
-      } else if (isObject(child) || (typeof child === 'string' && key !== 'data')) {
-        queue.push({ value: child, depth: depth + 1, viaBody: true });
-      }
-    }
-  }
-  const status = facts.structuredStatus ?? facts.textStatus;
-  const text = [...facts.messages, ...facts.codes, ...facts.names].join('\n').toLowerCase();
-  return {
-    nodes: facts.nodes,
-    ...(facts.keelKind !== undefined ? { keelKind: facts.keelKind } : {}),
-    ...(status !== undefined ? { status } : {}),
-    codes: facts.codes,
-    names: facts.names,
-    messages: facts.messages,
-    ...(facts.bodyMessage !== undefined || facts.messages[0] !== undefined
-      ? { primaryMessage: facts.bodyMessage ?? facts.messages[0] }
-      : {}),
-    text,
-    ...(facts.headers !== undefined ? { headers: facts.headers } : {}),
+  const facts: FactsInProgress = {
+    nodes: [],
+    codes: [],
+    names: [],
+    messages: [],
+    messageBudget: MAX_MESSAGES_LENGTH,
+    textCodes: [],
+    textNames: [],
   };
+  const seen = new Set<unknown>();
+  const queue: Visit[] = [{ value: error, depth: 0, viaBody: false }];
+  for (let visit = queue.shift(); visit !== undefined; visit = queue.shift()) {
+    if (facts.nodes.length >= MAX_NODES) break;
+    if (visit.value === null || visit.value === undefined || seen.has(visit.value)) continue;
+    seen.add(visit.value);
+    visitValue(visit, facts, queue);
+  }
+  return finish(facts);
 }

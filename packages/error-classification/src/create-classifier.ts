@@ -1,11 +1,11 @@
 import { BUILTIN_RULES, CALLER_ABORT_RULE } from './builtin-rules';
-import type { ClassifierRule, RuleContext, RuleMatch } from './classifier-rule';
+import type { ClassifierRule, RuleContext } from './classifier-rule';
 import { collectErrorFacts, type ErrorFacts } from './collect-error-facts';
 import { detectProvider } from './detect-provider';
 import type { ClassifyErrorOptions, ErrorClassification } from './error-classification';
-import { isErrorKind } from './error-kind';
 import { KIND_POLICY } from './kind-policy';
-import { parseRetryAfter } from './parse-retry-after';
+import { type CheckedMatch, readRuleMatch } from './read-rule-match';
+import { findRequestedWait, waitFields } from './retry-wait';
 import { sanitizeForLog } from './sanitize-for-log';
 
 export interface ClassifierOptions {
@@ -15,24 +15,6 @@ export interface ClassifierOptions {
 
 export interface Classifier {
   classify(error: unknown, options?: ClassifyErrorOptions): ErrorClassification;
-}
-
-/** Google RPC `RetryInfo.retryDelay` (`"13s"`, `"0.5s"`) found in an error body, in ms. */
-function retryDelayFromBody(facts: ErrorFacts): number | undefined {
-  for (const node of facts.nodes) {
-    if (typeof node !== 'object' || node === null) continue;
-    const details = (node as { details?: unknown }).details;
-    if (!Array.isArray(details)) continue;
-    for (const detail of details) {
-      const delay = (detail as { retryDelay?: unknown } | null)?.retryDelay;
-      const match = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
-      if (match?.[1]) {
-        const ms = Number(match[1]) * 1000;
-        return ms >= 0 && ms <= 60_000 ? Math.round(ms) : undefined;
-      }
-    }
-  }
-  return undefined;
 }
 
 /** Runs `read`, turning a throw (a hostile getter or proxy) into `undefined`. */
@@ -48,36 +30,28 @@ function runRule(
   rule: ClassifierRule,
   error: unknown,
   context: RuleContext,
-): RuleMatch | undefined {
+): CheckedMatch | undefined {
   try {
-    const result = rule.match(error, context);
-    if (result === undefined) return undefined;
-    if (typeof result === 'string') return isErrorKind(result) ? result : undefined;
-    return isErrorKind(result.kind) ? result : undefined;
+    return readRuleMatch(rule.match(error, context));
   } catch {
     // A broken rule must not turn one failure into another: skip it.
     return undefined;
   }
 }
 
-function build(match: RuleMatch, facts: ErrorFacts): ErrorClassification {
-  const kind = typeof match === 'string' ? match : match.kind;
-  const overrides: Partial<ErrorClassification> = typeof match === 'string' ? {} : match;
-  const provider = overrides.provider ?? safely(() => detectProvider(facts));
-  const code = overrides.code ?? facts.codes[0];
-  const retryAfterMs =
-    overrides.retryAfterMs ??
-    safely(() => parseRetryAfter(facts.headers)) ??
-    safely(() => retryDelayFromBody(facts));
-  const message = overrides.message ?? facts.primaryMessage;
-  const status = overrides.status ?? facts.status;
+function build({ kind, fields }: CheckedMatch, facts: ErrorFacts): ErrorClassification {
+  const status = fields.status ?? facts.status;
+  const code = fields.code ?? facts.codes[0];
+  const provider = fields.provider ?? safely(() => detectProvider(facts));
+  const waitMs = fields.retryAfterMs ?? fields.cooldownMs ?? safely(() => findRequestedWait(facts));
+  const message = fields.message ?? facts.primaryMessage;
   return {
     kind,
-    retryable: overrides.retryable ?? KIND_POLICY[kind].retryable,
+    retryable: fields.retryable ?? KIND_POLICY[kind].retryable,
     ...(status !== undefined ? { status } : {}),
     ...(code !== undefined ? { code: sanitizeForLog(code, { maxLength: 100 }) } : {}),
     ...(provider !== undefined ? { provider } : {}),
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    ...waitFields(waitMs),
     ...(message !== undefined ? { message: sanitizeForLog(message) } : {}),
   };
 }
@@ -104,7 +78,7 @@ export function createClassifier(options: ClassifierOptions = {}): Classifier {
         const match = runRule(rule, error, context);
         if (match !== undefined) return build(match, facts);
       }
-      return build('unknown', facts);
+      return build({ kind: 'unknown', fields: {} }, facts);
     },
   };
 }

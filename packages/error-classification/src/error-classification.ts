@@ -13,6 +13,25 @@ export type ProviderName =
   | 'ollama'
   | 'openai-compatible';
 
+/** Every `ProviderName`, as a record so that the compiler keeps it complete. */
+const PROVIDER_NAMES: { readonly [K in ProviderName]: true } = {
+  anthropic: true,
+  openai: true,
+  azure: true,
+  google: true,
+  bedrock: true,
+  openrouter: true,
+  groq: true,
+  deepseek: true,
+  ollama: true,
+  'openai-compatible': true,
+};
+
+/** True when `value` is one of the `ProviderName` literals. */
+export function isProviderName(value: unknown): value is ProviderName {
+  return typeof value === 'string' && Object.hasOwn(PROVIDER_NAMES, value);
+}
+
 /** The result of classifying one error. */
 export interface ErrorClassification {
   kind: ErrorKind;
@@ -23,8 +42,18 @@ export interface ErrorClassification {
   /** The most specific machine code found: `ECONNRESET`, `insufficient_quota`, `overloaded_error`… */
   code?: string;
   provider?: ProviderName;
-  /** From `retry-after-ms` / `retry-after`, only when within 0–60 s. */
+  /**
+   * The wait the provider asked for (`retry-after-ms`, `retry-after` in seconds or as an HTTP
+   * date, Google's `RetryInfo.retryDelay`) when it is within 0–60 s: a turn may sleep through it
+   * before trying the same target again.
+   */
   retryAfterMs?: number;
+  /**
+   * The wait the provider asked for when it is longer than 60 s (capped at 24 h), instead of
+   * `retryAfterMs`: a turn does not wait for it, but a breaker or profile cooldown should keep
+   * the target out of use for that long. Never set together with `retryAfterMs`.
+   */
+  cooldownMs?: number;
   /** Log-safe (sanitized, capped) message. Never show it to end users: use `userMessage`. */
   message?: string;
 }

@@ -1,33 +1,20 @@
+import type { ErrorKind as SpecErrorKind } from '@keel/spec';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { RuleMatch } from './classifier-rule';
 import type { ErrorClassification } from './error-classification';
-import type { ErrorKind } from './error-kind';
-
-type Expected =
-  | 'caller_abort'
-  | 'provider_abort'
-  | 'connection'
-  | 'timeout'
-  | 'rate_limit'
-  | 'overloaded'
-  | 'server_error'
-  | 'auth'
-  | 'billing'
-  | 'context_overflow'
-  | 'invalid_request'
-  | 'model_not_found'
-  | 'content_policy'
-  | 'session_takeover'
-  | 'coordination'
-  | 'unknown';
+import type { ERROR_KINDS, ErrorKind } from './error-kind';
 
 describe('ErrorKind', () => {
-  it('is exactly the 16 literals of DESIGN.md', () => {
-    expectTypeOf<ErrorKind>().toEqualTypeOf<Expected>();
+  it('is the spec type, not a copy', () => {
+    expectTypeOf<ErrorKind>().toEqualTypeOf<SpecErrorKind>();
+  });
+
+  it('ERROR_KINDS lists exactly the kinds of the spec: none missing, none extra', () => {
+    expectTypeOf<(typeof ERROR_KINDS)[number]>().toEqualTypeOf<SpecErrorKind>();
   });
 
   it('is what ErrorClassification.kind holds', () => {
-    expectTypeOf<ErrorClassification['kind']>().toEqualTypeOf<Expected>();
+    expectTypeOf<ErrorClassification['kind']>().toEqualTypeOf<SpecErrorKind>();
   });
 
   it('rules return a kind or an object with a kind', () => {

@@ -1,4 +1,11 @@
-/** Every kind of the taxonomy, in the order of DESIGN.md's table. */
+import type { ErrorKind } from '@keel/spec';
+
+export type { ErrorKind, KindedError } from '@keel/spec';
+
+/**
+ * Every kind of the taxonomy (`ErrorKind` from `@keel/spec`), in the order of DESIGN.md's
+ * table: the runtime list behind `isErrorKind`.
+ */
 export const ERROR_KINDS = [
   'caller_abort',
   'provider_abort',
@@ -16,10 +23,7 @@ export const ERROR_KINDS = [
   'session_takeover',
   'coordination',
   'unknown',
-] as const;
-
-/** What went wrong, as the one stable name every retry, rotation and fallback decision uses. */
-export type ErrorKind = (typeof ERROR_KINDS)[number];
+] as const satisfies readonly ErrorKind[];
 
 const KIND_SET: ReadonlySet<string> = new Set(ERROR_KINDS);
 

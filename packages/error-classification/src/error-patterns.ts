@@ -3,7 +3,7 @@ import { codeSet } from './rule-helpers';
 /*
  * Codes and wording per kind. Codes match `code`, `type`, Google `status`, Anthropic
  * `details.error_code`, Azure `innererror.code`, error names and class names, case-insensitively.
- * Wording matches the lower-cased messages. Sources are in src/__fixtures__/.
+ * Wording matches the lower-cased messages. Sources are in test/__fixtures__/.
  */
 
 export const BILLING_CODES = codeSet(
@@ -61,12 +61,12 @@ export const MODEL_NOT_FOUND_CODES = codeSet(
 );
 
 export const MODEL_NOT_FOUND_TEXT =
-  /model.{0,120}(?:does not exist|not found|is not supported for generatecontent|has been decommissioned|no longer supported)|no endpoints found|could not resolve the foundation model|provided model identifier is invalid|no models loaded|try pulling it first|deployment for this resource does not exist/;
+  /model.{0,120}(?:does not exist|not found|is not supported for generatecontent|has been decommissioned|no longer supported)|no endpoints found|could not resolve the foundation model|provided model identifier is invalid|no models loaded|try pulling it first|deployment for this resource does not exist|on-demand throughput is(?:n.t| not) supported/;
 
 export const OVERLOADED_CODES = codeSet('overloaded_error', 'OverloadedError', 'server_overloaded');
 
 export const OVERLOADED_TEXT =
-  /overloaded|over capacity|capacity exceeded|at capacity|insufficient capacity|server is busy/;
+  /overloaded|over capacity|out of capacity|capacity exceeded|at capacity|insufficient capacity|server is busy|experiencing high demand/;
 
 export const RATE_LIMIT_CODES = codeSet(
   'rate_limit_error',
@@ -80,7 +80,7 @@ export const RATE_LIMIT_CODES = codeSet(
 );
 
 export const RATE_LIMIT_TEXT =
-  /rate limit|rate_limit|too many requests|too many tokens|throttl|resource has been exhausted|quota exceeded|tokens per (?:min|day)|requests per (?:min|day)/;
+  /rate limit|rate_limit|too many requests|too many tokens|throttl|resource (?:has been )?exhausted|quota exceeded|tokens per (?:min|day)|requests per (?:min|day)/;
 
 export const AUTH_CODES = codeSet(
   'authentication_error',
@@ -98,7 +98,7 @@ export const AUTH_CODES = codeSet(
 );
 
 export const AUTH_TEXT =
-  /invalid (?:x-)?api[ _-]?key|incorrect api key|api key not valid|api key (?:is )?(?:invalid|expired|revoked|disabled)|authentication fails|invalid authentication|unauthori[sz]ed|permission denied|access denied|reported as leaked|user location is not supported|security token included in the request is invalid/;
+  /invalid (?:x-)?api[ _-]?key|incorrect api key|api key not valid|api key (?:is )?(?:invalid|expired|revoked|disabled)|authentication fails|invalid authentication|unauthori[sz]ed|permission denied|access denied|reported as leaked|model access is denied|user location is not supported|security token included in the request is invalid/;
 
 export const TIMEOUT_CODES = codeSet(
   'timeout_error',
@@ -137,8 +137,10 @@ export const CONNECTION_CODES = codeSet(
   'ENOTFOUND',
   'EAI_AGAIN',
   'EHOSTUNREACH',
+  'EHOSTDOWN',
   'ENETUNREACH',
   'ENETDOWN',
+  'ENETRESET',
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
   'UND_ERR_DESTROYED',
@@ -150,7 +152,7 @@ export const CONNECTION_CODES = codeSet(
 );
 
 export const CONNECTION_TEXT =
-  /connection error|fetch failed|socket hang up|\bterminated\b|other side closed|network error|premature close|connection (?:reset|refused|closed)|econnreset|stream ended without producing|request ended without sending any chunks|missing finish_reason/;
+  /connection error|fetch failed|socket hang up|\bterminated\b|other side closed|network error|premature close|connection (?:reset|refused|closed)|econnreset|socket disconnected before secure tls connection|stream ended without producing|request ended without sending any chunks|missing finish_reason/;
 
 /**
  * V8's `JSON.parse` wording for input that ends too early: what an SDK throws when a response
@@ -174,7 +176,7 @@ export const SERVER_ERROR_CODES = codeSet(
 );
 
 export const SERVER_ERROR_TEXT =
-  /internal server error|server error|service unavailable|bad gateway|gateway timeout|server had an error/;
+  /internal server error|server error|service unavailable|bad gateway|gateway time-?out|server had an error|upstream connect error|no healthy upstream/;
 
 export const INVALID_REQUEST_CODES = codeSet(
   'invalid_request_error',

@@ -9,7 +9,7 @@ export type {
   ErrorClassification,
   ProviderName,
 } from './error-classification';
-export type { ErrorKind } from './error-kind';
+export type { ErrorKind, KindedError } from './error-kind';
 export { ERROR_KINDS, isErrorKind } from './error-kind';
 export type { KindAction, KindPolicy } from './kind-policy';
 export { isRetryable, KIND_POLICY } from './kind-policy';

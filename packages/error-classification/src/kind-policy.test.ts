@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_KINDS } from './error-kind';
-import { isRetryable, KIND_POLICY } from './kind-policy';
+import { ERROR_KINDS, type ErrorKind } from './error-kind';
+import { isRetryable, KIND_POLICY, type KindAction } from './kind-policy';
 
 describe('KIND_POLICY', () => {
   it('answers "retry same target?" as DESIGN.md\'s table does', () => {
@@ -62,5 +62,39 @@ describe('KIND_POLICY', () => {
     expect(KIND_POLICY.session_takeover.actions).toEqual(['resend']);
     expect(KIND_POLICY.coordination).toMatchObject({ actions: ['final'], burnsFallback: false });
     expect(KIND_POLICY.caller_abort.burnsFallback).toBe(false);
+  });
+});
+
+const PROTOTYPE_KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+
+describe('KIND_POLICY cannot be changed or tricked by prototype keys', () => {
+  it('is frozen deeply: the table, each policy and each action list', () => {
+    expect(Object.isFrozen(KIND_POLICY)).toBe(true);
+    for (const kind of ERROR_KINDS) {
+      expect(Object.isFrozen(KIND_POLICY[kind]), kind).toBe(true);
+      expect(Object.isFrozen(KIND_POLICY[kind].actions), kind).toBe(true);
+    }
+    const writable = KIND_POLICY as unknown as Record<string, { retryable: boolean }>;
+    expect(() => {
+      writable.billing = { retryable: true };
+    }).toThrow(TypeError);
+    expect(() => {
+      (writable.billing as { retryable: boolean }).retryable = true;
+    }).toThrow(TypeError);
+    expect(() => (KIND_POLICY.auth.actions as KindAction[]).push('retry_same')).toThrow(TypeError);
+    expect(isRetryable('billing')).toBe(false);
+  });
+
+  it('holds the 16 kinds and nothing else, not even inherited keys', () => {
+    expect(Object.keys(KIND_POLICY)).toEqual([...ERROR_KINDS]);
+    for (const key of PROTOTYPE_KEYS) {
+      expect((KIND_POLICY as unknown as Record<string, unknown>)[key], key).toBe(undefined);
+    }
+  });
+
+  it('isRetryable answers false, a boolean, for anything that is not a kind', () => {
+    for (const key of [...PROTOTYPE_KEYS, 'not_a_kind', '']) {
+      expect(isRetryable(key as ErrorKind), key).toBe(false);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { ErrorKind } from './error-kind';
+import { ERROR_KINDS, type ErrorKind, isErrorKind } from './error-kind';
 
 /** One step of the orchestrator's default reaction to a kind, in order. */
 export type KindAction =
@@ -24,8 +24,7 @@ export interface KindPolicy {
   readonly burnsFallback: boolean;
 }
 
-/** Default policy per kind. The orchestrator reads this; applications may override it there. */
-export const KIND_POLICY: { readonly [K in ErrorKind]: KindPolicy } = {
+const POLICIES: { readonly [K in ErrorKind]: KindPolicy } = {
   caller_abort: {
     retryable: false,
     honorRetryAfter: false,
@@ -120,7 +119,25 @@ export const KIND_POLICY: { readonly [K in ErrorKind]: KindPolicy } = {
   unknown: { retryable: false, honorRetryAfter: false, actions: ['final'], burnsFallback: false },
 };
 
-/** "Retry same target?" for a kind: true for transient kinds, false otherwise. */
+/** A frozen copy of `table` without a prototype: `"constructor"` or `"__proto__"` find nothing. */
+function freezeDeeply(table: { readonly [K in ErrorKind]: KindPolicy }): {
+  readonly [K in ErrorKind]: KindPolicy;
+} {
+  const frozen = Object.create(null) as { [K in ErrorKind]: KindPolicy };
+  for (const kind of ERROR_KINDS) {
+    const policy = table[kind];
+    frozen[kind] = Object.freeze({ ...policy, actions: Object.freeze([...policy.actions]) });
+  }
+  return Object.freeze(frozen);
+}
+
+/**
+ * Default policy per kind. The orchestrator reads this; applications may override it there.
+ * Deeply frozen, and without a prototype, so a key that is not a kind finds `undefined`.
+ */
+export const KIND_POLICY: { readonly [K in ErrorKind]: KindPolicy } = freezeDeeply(POLICIES);
+
+/** "Retry same target?" for a kind: true for transient kinds, false otherwise (non-kinds too). */
 export function isRetryable(kind: ErrorKind): boolean {
-  return KIND_POLICY[kind].retryable;
+  return isErrorKind(kind) && KIND_POLICY[kind].retryable;
 }

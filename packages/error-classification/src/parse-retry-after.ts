@@ -42,27 +42,38 @@ export function readHeader(
   return undefined;
 }
 
-function withinRange(ms: number, maxMs: number): number | undefined {
-  return Number.isFinite(ms) && ms >= 0 && ms <= maxMs ? Math.round(ms) : undefined;
+const DECIMAL = /^\d+(?:\.\d+)?$/;
+
+function nonNegative(ms: number): number | undefined {
+  return Number.isFinite(ms) && ms >= 0 ? Math.round(ms) : undefined;
+}
+
+/**
+ * The wait the headers ask for, in ms, however long: `retry-after-ms` first, then `retry-after`
+ * as seconds or an HTTP date. `undefined` when absent, unparsable or negative (a past date).
+ */
+export function requestedWaitMs(
+  headers: HeadersLike | null | undefined,
+  now: number,
+): number | undefined {
+  const milliseconds = readHeader(headers, 'retry-after-ms')?.trim();
+  if (milliseconds && DECIMAL.test(milliseconds)) return nonNegative(Number(milliseconds));
+  const value = readHeader(headers, 'retry-after')?.trim();
+  if (!value) return undefined;
+  if (DECIMAL.test(value)) return nonNegative(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : nonNegative(date - now);
 }
 
 /**
  * The wait a provider asks for, in ms: `retry-after-ms` first, then `retry-after` as seconds or
  * an HTTP date. `undefined` when absent, unparsable, negative or above `maxMs` (default 60 s).
+ * (`classifyError` reports a longer wait as `cooldownMs`.)
  */
 export function parseRetryAfter(
   headers: HeadersLike | null | undefined,
   options: ParseRetryAfterOptions = {},
 ): number | undefined {
-  const maxMs = options.maxMs ?? DEFAULT_MAX_MS;
-  const milliseconds = readHeader(headers, 'retry-after-ms')?.trim();
-  if (milliseconds && /^\d+(?:\.\d+)?$/.test(milliseconds)) {
-    return withinRange(Number(milliseconds), maxMs);
-  }
-  const value = readHeader(headers, 'retry-after')?.trim();
-  if (!value) return undefined;
-  if (/^\d+(?:\.\d+)?$/.test(value)) return withinRange(Number(value) * 1000, maxMs);
-  const date = Date.parse(value);
-  if (Number.isNaN(date)) return undefined;
-  return withinRange(date - (options.now ?? Date.now()), maxMs);
+  const ms = requestedWaitMs(headers, options.now ?? Date.now());
+  return ms !== undefined && ms <= (options.maxMs ?? DEFAULT_MAX_MS) ? ms : undefined;
 }

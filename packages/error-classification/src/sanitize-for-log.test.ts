@@ -47,4 +47,54 @@ describe('sanitizeForLog', () => {
     expect(sanitizeForLog(42)).toBe('42');
     expect(sanitizeForLog(Object.create(null))).toBe('[object Object]');
   });
+
+  it('an unterminated OSC does not swallow the rest of the line', () => {
+    const result = sanitizeForLog('before \u001b]8;;https://evil.example after the link');
+    expect(result).toMatch(/^before .*after the link$/);
+    expect(result).not.toContain('\u001b');
+  });
+
+  it('strips other escape sequences as util.stripVTControlCharacters does', () => {
+    expect(sanitizeForLog('\u001b]0;title\u0007ok')).toBe('ok');
+    expect(sanitizeForLog('\u001b]8;;https://x\u001b\\link\u001b]8;;\u001b\\')).toBe('link');
+    expect(sanitizeForLog('\u001b(Bplain')).toBe('plain');
+  });
+
+  it('escapes backslashes, so escaped text cannot be forged', () => {
+    expect(sanitizeForLog('C:\\new\\table')).toBe('C:\\\\new\\\\table');
+    const realNewline = sanitizeForLog('a\nINFO forged');
+    const typedEscape = sanitizeForLog('a\\nINFO forged');
+    expect(typedEscape).toBe('a\\\\nINFO forged');
+    expect(typedEscape).not.toBe(realNewline);
+  });
+
+  it('escapes LRM, RLM, ALM and every other bidi control', () => {
+    expect(sanitizeForLog('a\u200eb\u200fc\u061cd')).toBe('a\\u200eb\\u200fc\\u061cd');
+    const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069';
+    expect(sanitizeForLog(bidi)).toBe(
+      '\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069',
+    );
+  });
+
+  it('escapes zero-width characters and the BOM', () => {
+    expect(sanitizeForLog('\ufeffa\u200bb\u200cc\u200dd\u2060e')).toBe(
+      '\\ufeffa\\u200bb\\u200cc\\u200dd\\u2060e',
+    );
+  });
+
+  it('escapes invisible tag characters (astral format characters)', () => {
+    expect(sanitizeForLog('ok\u{e0041}\u{e0042}')).toBe('ok\\u{e0041}\\u{e0042}');
+  });
+
+  it('escapes lone surrogates and keeps pairs', () => {
+    expect(sanitizeForLog('a\ud800b\udc00c')).toBe('a\\ud800b\\udc00c');
+    expect(sanitizeForLog('x\ud83d')).toBe('x\\ud83d');
+    expect(sanitizeForLog('😀')).toBe('😀');
+  });
+
+  it('never cuts an escaped backslash or a long escape in half', () => {
+    expect(sanitizeForLog('abc\\d', { maxLength: 5 })).toBe('abc…');
+    expect(sanitizeForLog('ab\u{e0041}cd', { maxLength: 10 })).toBe('ab…');
+    expect(sanitizeForLog('ab\u200bcd', { maxLength: 9 })).toBe('ab\\u200b…');
+  });
 });

@@ -1,3 +1,5 @@
+import { stripVTControlCharacters } from 'node:util';
+
 export interface SanitizeForLogOptions {
   /** Maximum length of the result, marker included. Default 500. */
   maxLength?: number;
@@ -6,29 +8,27 @@ export interface SanitizeForLogOptions {
 const DEFAULT_MAX_LENGTH = 500;
 const ELLIPSIS = '…';
 
-// ANSI escape sequences: CSI (ESC [ or the C1 byte 0x9b) with parameters and a final byte,
-// OSC (ESC ] or 0x9d) up to BEL or ST, and two-byte ESC sequences.
-const ANSI_PATTERN =
-  /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[@-Z\\-_]/g;
+/**
+ * One character that must not reach a log as it is: controls (C0, DEL, C1), format characters
+ * (bidi marks, embeddings, overrides and isolates, LRM/RLM/ALM, zero-width characters, the BOM,
+ * tag characters), line and paragraph separators, and lone surrogates.
+ */
+const UNSAFE = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]$/u;
 
-// C0 controls, DEL, C1 controls, Unicode line/paragraph separators and bidi overrides.
-const CONTROL_PATTERN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+function hex(code: number, width: number): string {
+  return code.toString(16).padStart(width, '0');
+}
 
-function escapeControl(character: string): string {
-  switch (character) {
-    case '\n':
-      return '\\n';
-    case '\r':
-      return '\\r';
-    case '\t':
-      return '\\t';
-    default: {
-      const code = character.charCodeAt(0);
-      return code <= 0xff
-        ? `\\x${code.toString(16).padStart(2, '0')}`
-        : `\\u${code.toString(16).padStart(4, '0')}`;
-    }
-  }
+/** The character as the log shows it: itself, or a visible escape (`\n`, `\x07`, `\u200e`…). */
+function escapeCharacter(character: string): string {
+  if (character === '\\') return '\\\\';
+  if (!UNSAFE.test(character)) return character;
+  if (character === '\n') return '\\n';
+  if (character === '\r') return '\\r';
+  if (character === '\t') return '\\t';
+  const code = character.codePointAt(0) ?? 0;
+  if (code <= 0xff) return `\\x${hex(code, 2)}`;
+  return code <= 0xffff ? `\\u${hex(code, 4)}` : `\\u{${hex(code, 1)}}`;
 }
 
 function toText(value: unknown): string {
@@ -40,25 +40,36 @@ function toText(value: unknown): string {
   }
 }
 
+/** The start of `text` that can still give `maxLength` characters once escape sequences go. */
+function boundedInput(text: string, maxLength: number): { text: string; cut: boolean } {
+  const budget = maxLength * 8 + 64;
+  if (text.length <= budget) return { text, cut: false };
+  const head = text.slice(0, budget);
+  return { text: /[\ud800-\udbff]$/.test(head) ? head.slice(0, -1) : head, cut: true };
+}
+
 /**
- * Makes untrusted text safe for one log line (CWE-117): drops ANSI escape sequences, escapes
- * control characters (C0, DEL, C1, U+2028/9, bidi overrides) as visible `\n`, `\t`, `\x07`…,
- * and caps the length with a trailing `…`.
+ * Makes untrusted text safe for one log line (CWE-117): removes terminal escape sequences
+ * (`util.stripVTControlCharacters`), escapes backslashes and every control, format or separator
+ * character left (`\\`, `\n`, `\x07`, `\u202e`, `\u{e0041}`) and lone surrogates, and caps the
+ * length with a trailing `…`, never cutting an escape in half.
  */
 export function sanitizeForLog(text: unknown, options: SanitizeForLogOptions = {}): string {
   const maxLength = Math.max(2, Math.floor(options.maxLength ?? DEFAULT_MAX_LENGTH));
-  let raw = toText(text);
-  // Do not escape megabytes only to throw them away; generous so that ANSI removal still fits.
-  const inputBudget = maxLength * 8 + 64;
-  let truncated = false;
-  if (raw.length > inputBudget) {
-    raw = raw.slice(0, inputBudget);
-    truncated = true;
+  const input = boundedInput(toText(text), maxLength);
+  const pieces: string[] = [];
+  let length = 0;
+  let cut = input.cut;
+  for (const character of stripVTControlCharacters(input.text)) {
+    const piece = escapeCharacter(character);
+    if (length + piece.length > maxLength) {
+      cut = true;
+      break;
+    }
+    pieces.push(piece);
+    length += piece.length;
   }
-  const escaped = raw.replace(ANSI_PATTERN, '').replace(CONTROL_PATTERN, escapeControl);
-  if (!truncated && escaped.length <= maxLength) return escaped;
-  let kept = escaped.slice(0, maxLength - ELLIPSIS.length);
-  // Never end on half a surrogate pair or half of an escape this function produced.
-  kept = kept.replace(/[\ud800-\udbff]$/, '').replace(/\\(?:x[0-9a-f]?|u[0-9a-f]{0,3})?$/, '');
-  return kept + ELLIPSIS;
+  if (!cut) return pieces.join('');
+  while (length > maxLength - ELLIPSIS.length) length -= pieces.pop()?.length ?? length;
+  return pieces.join('') + ELLIPSIS;
 }

@@ -28,4 +28,17 @@ describe('userMessage', () => {
     const forged = { kind: 'not_a_kind' } as unknown as { kind: 'unknown' };
     expect(userMessage(forged)).toBe(userMessage({ kind: 'unknown' }));
   });
+
+  it('gives the unknown copy, a string, for prototype keys', () => {
+    for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const forged = { kind: key } as unknown as { kind: 'unknown' };
+      expect(userMessage(forged), key).toBe(userMessage({ kind: 'unknown' }));
+    }
+  });
+
+  it('gives the unknown copy for a classification that is not an object', () => {
+    expect(userMessage(null as unknown as { kind: 'unknown' })).toBe(
+      userMessage({ kind: 'unknown' }),
+    );
+  });
 });

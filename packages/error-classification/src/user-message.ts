@@ -1,7 +1,7 @@
 import type { ErrorClassification } from './error-classification';
-import type { ErrorKind } from './error-kind';
+import { type ErrorKind, isErrorKind } from './error-kind';
 
-const USER_MESSAGES: { readonly [K in ErrorKind]: string } = {
+const USER_MESSAGES: { readonly [K in ErrorKind]: string } = Object.freeze({
   caller_abort: 'The request was stopped.',
   provider_abort: 'The model provider ended the request early. Please try again.',
   connection: 'Could not reach the model provider. Please try again in a moment.',
@@ -19,12 +19,14 @@ const USER_MESSAGES: { readonly [K in ErrorKind]: string } = {
     'This session changed while your message was being answered. Please send your message again.',
   coordination: 'This session is busy with another request. Please try again shortly.',
   unknown: 'Something went wrong while contacting the model provider.',
-};
+});
 
 /**
  * Fixed, safe copy for end users per kind (CWE-209): it never contains provider text, codes or
- * anything else from the error.
+ * anything else from the error. Anything that is not a kind gets the `unknown` copy.
  */
 export function userMessage(classification: Pick<ErrorClassification, 'kind'>): string {
-  return USER_MESSAGES[classification.kind] ?? USER_MESSAGES.unknown;
+  const kind: unknown = classification?.kind;
+  // Only a kind is looked up, so `"constructor"` or `"__proto__"` can never reach the table.
+  return isErrorKind(kind) ? USER_MESSAGES[kind] : USER_MESSAGES.unknown;
 }

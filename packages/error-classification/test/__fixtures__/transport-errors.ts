@@ -1,3 +1,4 @@
+import { keelError as makeKeelError } from '../keel-error';
 import type { ErrorFixture } from './error-fixture';
 
 const NODE_ERRORS_DOC = 'https://nodejs.org/api/errors.html#common-system-errors';
@@ -16,12 +17,9 @@ function undiciError(name: string, code: string, message: string): Error {
   return Object.assign(new Error(message), { name, code });
 }
 
-/** A Keel error carrying a taxonomy kind, as other Keel packages raise them. */
+/** A Keel error carrying a taxonomy kind, as other Keel packages raise them (with a marker). */
 function keelError(name: string, keelKind: string, message: string, cause?: unknown): Error {
-  return Object.assign(new Error(message, cause === undefined ? {} : { cause }), {
-    name,
-    keelKind,
-  });
+  return makeKeelError({ name, keelKind, message, ...(cause === undefined ? {} : { cause }) });
 }
 
 /** Node, undici, DOM abort/timeout, Keel's own errors and shapes nothing recognises. */
@@ -204,9 +202,21 @@ export const TRANSPORT_FIXTURES: readonly ErrorFixture[] = [
     }),
   },
   {
-    name: 'serialized session takeover (JSON round trip)',
+    name: 'session takeover inside an AggregateError of a failed turn',
     source: CONTRIBUTING,
     kind: 'session_takeover',
+    error: new AggregateError(
+      [
+        new Error('cleanup failed'),
+        keelError('SessionTakeoverError', 'session_takeover', 'transcript rewritten'),
+      ],
+      'turn failed',
+    ),
+  },
+  {
+    name: 'a serialized session takeover (JSON round trip) is not believed',
+    source: 'packages/spec/src/error-kind.ts (KindedError: keelKind only with the marker)',
+    kind: 'unknown',
     error: JSON.parse(
       '{"name":"SessionTakeoverError","keelKind":"session_takeover","phase":"write"}',
     ),

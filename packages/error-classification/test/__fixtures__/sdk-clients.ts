@@ -19,6 +19,8 @@ export interface CallOptions {
   raw?: boolean;
   /** Called on the first streamed event, e.g. to abort mid-stream. */
   onFirstEvent?: () => void;
+  /** The model to ask for, so a test can scope its scripted answer (`match: { model }`). */
+  model?: string;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function callMock(
       baseURL: mock.anthropicBaseUrl,
       maxRetries: 0,
     });
-    const body = { model: 'claude-test', max_tokens: 64, messages };
+    const body = { model: options.model ?? 'claude-test', max_tokens: 64, messages };
     if (!options.stream) return client.messages.create(body, requestOptions);
     if (options.raw) {
       const rawStream = await client.messages.create({ ...body, stream: true }, requestOptions);
@@ -60,7 +62,7 @@ export async function callMock(
   }
   const client = new OpenAI({ apiKey: 'sk-test', baseURL: mock.openaiBaseUrl, maxRetries: 0 });
   if (api === 'openai-chat') {
-    const body = { model: 'gpt-test', messages };
+    const body = { model: options.model ?? 'gpt-test', messages };
     if (!options.stream) return client.chat.completions.create(body, requestOptions);
     if (options.raw) {
       const rawStream = await client.chat.completions.create(
@@ -74,7 +76,7 @@ export async function callMock(
     for await (const _event of stream) onEvent();
     return stream.finalChatCompletion();
   }
-  const body = { model: 'gpt-test', input: 'hello' };
+  const body = { model: options.model ?? 'gpt-test', input: 'hello' };
   if (!options.stream) return client.responses.create(body, requestOptions);
   if (options.raw) {
     const rawStream = await client.responses.create({ ...body, stream: true }, requestOptions);
