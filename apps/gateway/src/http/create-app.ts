@@ -49,7 +49,8 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     }
   });
 
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler((thrown, request, reply) => {
+    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     const code = (error as { code?: string }).code;
     if ((error as { validation?: unknown }).validation !== undefined) {

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+import pino from 'pino';
+import { ConfigError } from './config/config-error';
+import { loadConfig } from './config/load-config';
+import { createGateway } from './create-gateway';
+import { parseCliArguments, USAGE } from './parse-args';
+
+/** `keel-gateway`: loads the configuration, serves, and stops gracefully on SIGTERM / SIGINT. */
+async function main(): Promise<number> {
+  let args: ReturnType<typeof parseCliArguments>;
+  try {
+    args = parseCliArguments(process.argv.slice(2), process.env);
+  } catch (error) {
+    process.stderr.write(`keel-gateway: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  let loaded: Awaited<ReturnType<typeof loadConfig>>;
+  try {
+    loaded = await loadConfig(args.config === undefined ? {} : { path: args.config });
+  } catch (error) {
+    if (ConfigError.isInstance(error)) {
+      process.stderr.write(`keel-gateway: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  const { config } = loaded;
+  const logger = pino({ level: config.logging.level, base: { service: 'keel-gateway' } });
+  const gateway = await createGateway({ config, logger });
+  const url = await gateway.listen({
+    ...(args.host === undefined ? {} : { host: args.host }),
+    ...(args.port === undefined ? {} : { port: args.port }),
+  });
+  logger.info(
+    {
+      url,
+      source: loaded.source,
+      primary: config.models.primary,
+      fallbacks: config.models.fallbacks,
+      sessionsDir: config.sessionsDir,
+      console: config.server.console ? `${url}/console` : false,
+    },
+    loaded.source === 'demo' ? 'keel gateway listening (embedded demo model, offline)' : 'keel gateway listening',
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, 'stopping: finishing running turns');
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      gateway.close().then(resolve, (error) => {
+        logger.error({ err: { type: (error as Error).name } }, 'stopped with an error');
+        resolve();
+      });
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  logger.info('stopped');
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`keel-gateway: failed to start: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,70 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { createGatewayRuntime, type GatewayRuntime } from './compose/create-runtime';
+import type { KeelConfig } from './config/config-schema';
+import { createApp } from './http/create-app';
+import { logTurnEvent } from './observe/log-turn-event';
+import { recoverSessions } from './recover-sessions';
+
+export interface GatewayOptions {
+  config: KeelConfig;
+  /** A pino-compatible logger; `false` logs nothing. */
+  logger: FastifyBaseLogger | false;
+}
+
+export interface Gateway {
+  readonly app: FastifyInstance;
+  readonly runtime: GatewayRuntime;
+  /** Listens on the configured host and port (`port: 0` picks one); resolves with the URL. */
+  listen(options?: { host?: string; port?: number }): Promise<string>;
+  /** Answers what a crash left unanswered; runs in the background after `listen`. */
+  readonly recovered: Promise<{ sessions: number; answered: number }>;
+  /**
+   * Graceful stop: refuses new messages, lets running turns finish within `shutdown.graceMs`,
+   * stops the rest with the restart notice, releases every session, closes the server.
+   */
+  close(): Promise<void>;
+}
+
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const state = { stopping: false };
+  const { logger } = options;
+  const runtime = await createGatewayRuntime(options.config, {
+    ...(logger === false ? {} : { onEvent: (event) => logTurnEvent(logger, event) }),
+  });
+  const app = await createApp({ runtime, logger, state });
+  const recovery = new AbortController();
+  let startRecovery: () => void = () => undefined;
+  const recovered = new Promise<{ sessions: number; answered: number }>((resolve) => {
+    startRecovery = () => {
+      recoverSessions(runtime.storage, runtime.orchestrator, app.log, { signal: recovery.signal })
+        .then(resolve, () => resolve({ sessions: 0, answered: 0 }));
+    };
+  });
+  let closing: Promise<void> | undefined;
+
+  return {
+    app,
+    runtime,
+    recovered,
+    async listen(listenOptions = {}) {
+      const url = await app.listen({
+        host: listenOptions.host ?? options.config.server.host,
+        port: listenOptions.port ?? options.config.server.port,
+      });
+      startRecovery();
+      return url;
+    },
+    close() {
+      closing ??= (async () => {
+        state.stopping = true;
+        recovery.abort();
+        await Promise.all([
+          runtime.orchestrator.shutdown({ graceMs: options.config.shutdown.graceMs }),
+          app.close(),
+        ]);
+        await runtime.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { parseArgs } from 'node:util';
+
+export interface CliArguments {
+  config: string | undefined;
+  host: string | undefined;
+  port: number | undefined;
+  help: boolean;
+}
+
+export const USAGE = `Usage: keel-gateway [--config keel.config.json] [--host H] [--port N]
+
+Without --config (or KEEL_CONFIG), a key in ANTHROPIC_API_KEY or OPENAI_API_KEY selects that
+provider; with neither, the embedded demo model answers offline. Default bind 127.0.0.1:7420.`;
+
+/** Reads the command line; throws a `TypeError` with a clear message for anything else. */
+export function parseCliArguments(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliArguments {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      config: { type: 'string', short: 'c' },
+      host: { type: 'string' },
+      port: { type: 'string', short: 'p' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+      throw new TypeError(`--port must be a whole number from 0 to 65535, not "${values.port}"`);
+    }
+  }
+  return {
+    config: values.config ?? env['KEEL_CONFIG'],
+    host: values.host,
+    port,
+    help: values.help === true,
+  };
+}
