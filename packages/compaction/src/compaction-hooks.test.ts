@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { useHarness } from '../test/compactor-harness';
+import { SAMPLE_IDENTIFIERS, SMALL_WINDOW } from '../test/sample-transcript';
 import { HOOK_PRODUCER_ID } from './create-compactor';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
 import { SUMMARY_SECTIONS } from './summary-sections';
-import { useHarness } from './test-support/compactor-harness';
-import { SAMPLE_IDENTIFIERS, SMALL_WINDOW } from './test-support/sample-transcript';
 
 const setup = useHarness();
 

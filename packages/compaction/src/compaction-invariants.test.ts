@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFileTranscriptStore, writeTranscriptFile } from '../test/file-transcript-store';
+import { messagesOf, transcriptArbitrary } from '../test/transcript-arbitrary';
 import type { CompactionProvider } from './compaction-provider';
 import { createCompactor } from './create-compactor';
 import { extractIdentifiers } from './extract-identifiers';
@@ -10,11 +12,6 @@ import { findLatestUserRequest } from './find-cut-point';
 import { selectContext } from './select-context';
 import { computeSourceDigest } from './source-digest';
 import { SUMMARY_SECTIONS } from './summary-sections';
-import {
-  createFileTranscriptStore,
-  writeTranscriptFile,
-} from './test-support/file-transcript-store';
-import { messagesOf, transcriptArbitrary } from './test-support/transcript-arbitrary';
 import type { MessageEntry } from './types';
 
 let dir: string;

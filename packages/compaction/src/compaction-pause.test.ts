@@ -1,7 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { useHarness } from './test-support/compactor-harness';
-import { sampleTranscript } from './test-support/sample-transcript';
+import { useHarness } from '../test/compactor-harness';
+import { sampleTranscript } from '../test/sample-transcript';
 
 const setup = useHarness();
 

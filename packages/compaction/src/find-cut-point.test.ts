@@ -1,12 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildTranscript, messagesOf, transcriptArbitrary } from '../test/transcript-arbitrary';
 import { estimateMessageTokens } from './estimate-tokens';
 import { findBlockedCuts, findCutPoint, findLatestUserRequest } from './find-cut-point';
-import {
-  buildTranscript,
-  messagesOf,
-  transcriptArbitrary,
-} from './test-support/transcript-arbitrary';
 import type { MessageEntry } from './types';
 
 function pairs(messages: readonly MessageEntry[]): Array<[number, number]> {

@@ -1,12 +1,12 @@
 import { appendFile } from 'node:fs/promises';
 import { mockFaults } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
+import { useHarness } from '../test/compactor-harness';
+import { SAMPLE_IDENTIFIERS } from '../test/sample-transcript';
+import { createAnthropicPort, createOpenAIPort } from '../test/sdk-model-ports';
 import type { CompactionEvent } from './compaction-events';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
 import { computeSourceDigest } from './source-digest';
-import { useHarness } from './test-support/compactor-harness';
-import { SAMPLE_IDENTIFIERS } from './test-support/sample-transcript';
-import { createAnthropicPort, createOpenAIPort } from './test-support/sdk-model-ports';
 import type { CompactionEntry } from './types';
 
 const setup = useHarness();

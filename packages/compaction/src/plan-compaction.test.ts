@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildTranscript, messagesOf, transcriptArbitrary } from '../test/transcript-arbitrary';
 import { chunkMessages } from './chunk-messages';
 import {
   estimateContextTokens,
@@ -8,11 +9,6 @@ import {
 } from './estimate-tokens';
 import { planCompaction, shouldCompact } from './plan-compaction';
 import { selectContext } from './select-context';
-import {
-  buildTranscript,
-  messagesOf,
-  transcriptArbitrary,
-} from './test-support/transcript-arbitrary';
 import type { CompactionEntry, MessageEntry, TranscriptEntry } from './types';
 
 const budget = fc.record({

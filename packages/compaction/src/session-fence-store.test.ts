@@ -6,12 +6,12 @@ import { createTranscriptStore } from '@keel/session-fence';
 import type { MockProvider } from '@keel/testing';
 import { createMockProvider } from '@keel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SMALL_WINDOW, sampleTranscript } from '../test/sample-transcript';
+import { createAnthropicPort } from '../test/sdk-model-ports';
+import { structuredSummaryReply } from '../test/summary-reply';
 import { CompactionError } from './compaction-error';
 import { createCompactor } from './create-compactor';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
-import { SMALL_WINDOW, sampleTranscript } from './test-support/sample-transcript';
-import { createAnthropicPort } from './test-support/sdk-model-ports';
-import { structuredSummaryReply } from './test-support/summary-reply';
 import type { MessageEntry } from './types';
 
 let dir: string;

@@ -5,16 +5,13 @@ import type { MockProvider } from '@keel/testing';
 import { createMockProvider } from '@keel/testing';
 import { createTransport } from '@keel/transport';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFileTranscriptStore, writeTranscriptFile } from '../test/file-transcript-store';
+import { SMALL_WINDOW, sampleTranscript } from '../test/sample-transcript';
+import { structuredSummaryReply } from '../test/summary-reply';
 import { CompactionError } from './compaction-error';
 import type { CompactionEvent } from './compaction-events';
 import { createCompactor } from './create-compactor';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
-import {
-  createFileTranscriptStore,
-  writeTranscriptFile,
-} from './test-support/file-transcript-store';
-import { SMALL_WINDOW, sampleTranscript } from './test-support/sample-transcript';
-import { structuredSummaryReply } from './test-support/summary-reply';
 
 let mock: MockProvider;
 let dir: string;

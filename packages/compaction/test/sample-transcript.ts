@@ -1,4 +1,4 @@
-import type { ContentBlock, MessageEntry, TranscriptEntry } from '../types';
+import type { ContentBlock, MessageEntry, TranscriptEntry } from '../src/types';
 
 let counter = 0;
 

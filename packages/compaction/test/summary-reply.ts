@@ -1,6 +1,6 @@
 import type { RecordedRequest } from '@keel/testing';
 import { lastUserText } from '@keel/testing';
-import { SUMMARY_SECTIONS } from '../summary-sections';
+import { SUMMARY_SECTIONS } from '../src/summary-sections';
 
 const IDENTIFIER_LINE = 'Copy each of these identifiers verbatim into the summary: ';
 

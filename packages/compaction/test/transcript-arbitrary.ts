@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { ContentBlock, MessageEntry, TranscriptEntry } from '../types';
+import type { ContentBlock, MessageEntry, TranscriptEntry } from '../src/types';
 
 interface StepSpec {
   text: string;

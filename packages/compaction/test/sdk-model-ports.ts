@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { CompactionModelEvent, CompactionModelPort } from '../model-port';
+import type { CompactionModelEvent, CompactionModelPort } from '../src/model-port';
 
 /**
  * Test-only adapters that implement the model port with the real SDKs, so that every error the

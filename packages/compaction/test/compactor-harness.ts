@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import type { MockProvider, MockProviderOptions } from '@keel/testing';
 import { createMockProvider } from '@keel/testing';
 import { afterEach } from 'vitest';
-import { CompactionError } from '../compaction-error';
-import type { CompactionEvent } from '../compaction-events';
+import { CompactionError } from '../src/compaction-error';
+import type { CompactionEvent } from '../src/compaction-events';
 import type {
   Compactor,
   CompactorOptions,
   CompactRequest,
   CompactResult,
-} from '../create-compactor';
-import { createCompactor } from '../create-compactor';
-import type { TranscriptEntry } from '../types';
+} from '../src/create-compactor';
+import { createCompactor } from '../src/create-compactor';
+import type { TranscriptEntry } from '../src/types';
 import type { FileTranscriptStore } from './file-transcript-store';
 import { createFileTranscriptStore, writeTranscriptFile } from './file-transcript-store';
 import { SMALL_WINDOW, sampleTranscript } from './sample-transcript';

@@ -1,6 +1,6 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
-import type { CompactionStore } from '../compaction-store';
-import type { TranscriptEntry } from '../types';
+import type { CompactionStore } from '../src/compaction-store';
+import type { TranscriptEntry } from '../src/types';
 
 /**
  * A minimal JSONL transcript on a real file (header line, then one entry per line), standing in
