@@ -25,13 +25,10 @@ function buildTranscript(targetTokens: number): TranscriptEntry[] {
     entries.push(entry);
     tokens += estimateEntryTokens(entry);
   };
-  const message = (role: MessageEntry['role'], content: MessageEntry['content']): MessageEntry => ({
-    type: 'message',
-    id: `m-${++counter}`,
-    timestamp,
-    role,
-    content,
-  });
+  const message = (role: MessageEntry['role'], content: MessageEntry['content']): MessageEntry => {
+    const id = `m-${++counter}`;
+    return { type: 'message', id, messageId: id, timestamp, role, content };
+  };
   while (tokens < targetTokens) {
     const turn = counter;
     push({ type: 'turn', id: `t-${turn}`, timestamp, turnId: `turn-${turn}`, phase: 'start' });

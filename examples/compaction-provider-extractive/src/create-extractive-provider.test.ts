@@ -24,6 +24,7 @@ const transcript: TranscriptEntry[] = [
   {
     type: 'message',
     id: 'm1',
+    messageId: 'm1',
     timestamp: at,
     role: 'user',
     content: [
@@ -36,6 +37,7 @@ const transcript: TranscriptEntry[] = [
   {
     type: 'message',
     id: 'm2',
+    messageId: 'm2',
     timestamp: at,
     role: 'assistant',
     content: [
@@ -51,6 +53,7 @@ const transcript: TranscriptEntry[] = [
   {
     type: 'message',
     id: 'm3',
+    messageId: 'm3',
     timestamp: at,
     role: 'tool',
     content: [{ type: 'tool_result', toolUseId: 'toolu_9', content: 'ALTER TABLE ok' }],
@@ -58,9 +61,10 @@ const transcript: TranscriptEntry[] = [
   {
     type: 'message',
     id: 'm4',
+    messageId: 'm4',
     timestamp: at,
     role: 'user',
-    content: 'Good. Now write the backfill job.',
+    content: [{ type: 'text', text: 'Good. Now write the backfill job.' }],
   },
 ];
 

@@ -1,6 +1,5 @@
-import type { CompactionTrigger } from './compaction-events';
+import type { CompactionEntry, CompactionTrigger } from '@keel/spec';
 import type { CompactionPlan } from './plan-compaction';
-import type { CompactionEntry } from './types';
 
 export interface BeforeCompactContext {
   sessionId: string;

@@ -1,18 +1,17 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CompactionProvider, MessageEntry } from '@keel/spec';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileTranscriptStore, writeTranscriptFile } from '../test/file-transcript-store';
 import { messagesOf, transcriptArbitrary } from '../test/transcript-arbitrary';
-import type { CompactionProvider } from './compaction-provider';
 import { createCompactor } from './create-compactor';
 import { extractIdentifiers } from './extract-identifiers';
 import { findLatestUserRequest } from './find-cut-point';
 import { selectContext } from './select-context';
 import { computeSourceDigest } from './source-digest';
 import { SUMMARY_SECTIONS } from './summary-sections';
-import type { MessageEntry } from './types';
 
 let dir: string;
 beforeAll(async () => {
@@ -67,6 +66,7 @@ describe('a committed compaction, over generated transcripts and real files', ()
             summaryMaxTokens: 100_000,
             providers: [echoProvider],
           });
+          const plan = compactor.plan(entries);
           const result = await compactor.compact({
             sessionId: 's',
             store,
@@ -88,7 +88,7 @@ describe('a committed compaction, over generated transcripts and real files', ()
           const latest = all[findLatestUserRequest(all)];
           if (latest !== undefined) expect(context.messages).toContainEqual(latest);
           // no kept tool_result answers a compacted tool_use, and the reverse
-          const compacted = result.plan.compacted;
+          const compacted = plan.compacted;
           const keptResults = toolIds(context.messages, 'tool_result');
           for (const id of toolIds(compacted, 'tool_use')) expect(keptResults.has(id)).toBe(false);
           const keptUses = toolIds(context.messages, 'tool_use');

@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { CompactionProvider, CompactionProviderRequest } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../test/compactor-harness';
 import { SAMPLE_IDENTIFIERS } from '../test/sample-transcript';
-import type { CompactionProvider, CompactionProviderRequest } from './compaction-provider';
 import { createCompactionRegistry } from './compaction-registry';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
 import { SUMMARY_SECTIONS } from './summary-sections';

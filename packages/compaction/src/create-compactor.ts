@@ -1,21 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import type { BackoffOptions } from './backoff';
-import type { CompactionAttempt } from './compaction-error';
-import { CompactionError } from './compaction-error';
 import type {
+  CompactionAttempt,
+  CompactionEntry,
   CompactionEvent,
-  CompactionEventListener,
+  CompactionProvider,
   CompactionSkipReason,
   CompactionTrigger,
-} from './compaction-events';
+  CompactorPort,
+  CompactRequest,
+  CompactResult,
+  ModelPort,
+  TranscriptEntry,
+} from '@keel/spec';
+import type { BackoffOptions } from './backoff';
+import { CompactionError } from './compaction-error';
 import type { CompactionFailureCounts } from './compaction-failure-counts';
 import type { CompactionHooks } from './compaction-hooks';
-import type { CompactionProvider } from './compaction-provider';
 import type { CompactionRegistry } from './compaction-registry';
-import type { CompactionStore } from './compaction-store';
 import { estimateTextTokens } from './estimate-tokens';
 import { collectIdentifiers } from './extract-identifiers';
-import type { CompactionModelPort } from './model-port';
 import { createModelSummarizer } from './model-summarizer';
 import type { CompactionBudgetOptions, CompactionPlan } from './plan-compaction';
 import { planCompaction } from './plan-compaction';
@@ -26,7 +29,6 @@ import { runProducers } from './run-producers';
 import { createSessionMutex } from './session-mutex';
 import { computeSourceDigest } from './source-digest';
 import { SUMMARY_SECTIONS } from './summary-sections';
-import type { CompactionEntry, TranscriptEntry } from './types';
 import { untilAbort } from './until-abort';
 import { describeSummaryProblems, validateSummary } from './validate-summary';
 
@@ -35,7 +37,7 @@ export const HOOK_PRODUCER_ID = 'hook:beforeCompact';
 
 export interface CompactorOptions extends Partial<CompactionBudgetOptions> {
   /** The built-in summarizer's model; without it only providers (and the hook) can summarize. */
-  model?: CompactionModelPort;
+  model?: Pick<ModelPort, 'stream'>;
   modelName?: string;
   /** Where provider ids in `providers` are looked up; its providers run when `providers` is unset. */
   registry?: CompactionRegistry;
@@ -64,26 +66,12 @@ export interface CompactorOptions extends Partial<CompactionBudgetOptions> {
    */
   failureCounts?: CompactionFailureCounts;
   hooks?: CompactionHooks;
-  onEvent?: CompactionEventListener;
+  onEvent?: (event: CompactionEvent) => void;
   now?: () => Date;
   createId?: () => string;
 }
 
-export interface CompactRequest {
-  sessionId: string;
-  store: CompactionStore;
-  /** Default `threshold`: compacts only when the plan says so. `overflow` and `manual` always try. */
-  trigger?: CompactionTrigger;
-  /** Extra instructions for the summary (e.g. from a `/compact <focus>` command). */
-  focus?: string;
-  signal: AbortSignal;
-}
-
-export type CompactResult =
-  | { status: 'compacted'; entry: CompactionEntry; plan: CompactionPlan }
-  | { status: 'skipped'; reason: CompactionSkipReason };
-
-export interface Compactor {
+export interface Compactor extends CompactorPort {
   /** The pure plan for a transcript with this compactor's budget. */
   plan(entries: readonly TranscriptEntry[]): CompactionPlan;
   /**
@@ -98,7 +86,7 @@ export interface Compactor {
   /** Clears the session's failure count and resumes automatic compaction. */
   resume(sessionId: string): void;
   /** Adds an event listener; returns the function that removes it. */
-  subscribe(listener: CompactionEventListener): () => void;
+  subscribe(listener: (event: CompactionEvent) => void): () => void;
 }
 
 /** Creates a compactor: plan, providers in order, the built-in summarizer, validation, commit. */
@@ -111,7 +99,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
   const summaryMaxTokens =
     options.summaryMaxTokens ?? Math.min(8192, Math.max(256, Math.floor(budget.reserveTokens / 2)));
   const maxFailures = options.maxConsecutiveFailures ?? 3;
-  const listeners = new Set<CompactionEventListener>();
+  const listeners = new Set<(event: CompactionEvent) => void>();
   if (options.onEvent !== undefined) listeners.add(options.onEvent);
   const failures: CompactionFailureCounts = options.failureCounts ?? new Map<string, number>();
   const isPaused = (sessionId: string): boolean => (failures.get(sessionId) ?? 0) >= maxFailures;
@@ -332,7 +320,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
       } catch {
         // afterCompact observes only; on abort the committed compaction is still the result
       }
-      return { status: 'compacted', entry, plan: current };
+      return { status: 'compacted', entry };
     } catch (error) {
       if (!CompactionError.isInstance(error)) end(signal.aborted ? 'aborted' : 'failed');
       throw error;

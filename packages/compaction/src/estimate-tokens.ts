@@ -1,4 +1,4 @@
-import type { ContentBlock, MessageEntry, TranscriptEntry } from './types';
+import type { ContentBlock, MessageEntry, TranscriptEntry } from '@keel/spec';
 
 /** Characters per token of the fallback estimate; deliberately conservative for English and code. */
 export const CHARS_PER_TOKEN = 4;
@@ -25,13 +25,12 @@ function blockChars(block: ContentBlock): number {
 
 /** Tokens one message entry contributes to the context, by the character-based estimate. */
 export function estimateMessageTokens(entry: MessageEntry): number {
-  if (typeof entry.content === 'string') return estimateTextTokens(entry.content);
   let chars = 0;
   for (const block of entry.content) chars += blockChars(block);
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }
 
-/** Tokens one transcript entry contributes to the context (0 for turn records). */
+/** Tokens one transcript entry contributes to the context (0 for turn and model-selection records). */
 export function estimateEntryTokens(entry: TranscriptEntry): number {
   switch (entry.type) {
     case 'message':
@@ -39,6 +38,7 @@ export function estimateEntryTokens(entry: TranscriptEntry): number {
     case 'compaction':
       return estimateTextTokens(entry.summary);
     case 'turn':
+    case 'model-selection':
       return 0;
     default: {
       const unreachable: never = entry;

@@ -1,9 +1,9 @@
+import type { MessageEntry } from '@keel/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildTranscript, messagesOf, transcriptArbitrary } from '../test/transcript-arbitrary';
 import { estimateMessageTokens } from './estimate-tokens';
 import { findBlockedCuts, findCutPoint, findLatestUserRequest } from './find-cut-point';
-import type { MessageEntry } from './types';
 
 function pairs(messages: readonly MessageEntry[]): Array<[number, number]> {
   const uses = new Map<string, number>();

@@ -1,4 +1,4 @@
-import type { MessageEntry } from './types';
+import type { MessageEntry } from '@keel/spec';
 
 export interface FindCutPointOptions {
   /** Recent context to keep verbatim, in tokens. */
@@ -12,7 +12,6 @@ export function findLatestUserRequest(messages: readonly MessageEntry[]): number
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index];
     if (message?.role !== 'user') continue;
-    if (typeof message.content === 'string') return index;
     if (message.content.some((block) => block.type === 'text')) return index;
   }
   return -1;
@@ -29,7 +28,7 @@ export function findBlockedCuts(messages: readonly MessageEntry[]): Uint8Array {
   const resultPositions: Array<[string, number]> = [];
   for (let index = 0; index < count; index += 1) {
     const content = messages[index]?.content;
-    if (content === undefined || typeof content === 'string') continue;
+    if (content === undefined) continue;
     for (const block of content) {
       if (block.type === 'tool_use' && !usePosition.has(block.id)) usePosition.set(block.id, index);
       else if (block.type === 'tool_result') resultPositions.push([block.toolUseId, index]);

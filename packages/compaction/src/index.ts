@@ -1,19 +1,27 @@
-export type { BackoffOptions } from './backoff';
-export { computeBackoffDelay, MAX_RETRY_AFTER_MS, sleep } from './backoff';
-export type { CompactionChunk } from './chunk-messages';
-export { chunkMessages } from './chunk-messages';
 export type {
   CompactionAttempt,
-  CompactionErrorCode,
-  CompactionErrorOptions,
-} from './compaction-error';
-export { CompactionError } from './compaction-error';
-export type {
+  CompactionEntry,
   CompactionEvent,
-  CompactionEventListener,
+  CompactionProvenance,
+  CompactionProvider,
+  CompactionProviderRequest,
+  CompactionProviderResult,
   CompactionSkipReason,
+  CompactionStore,
   CompactionTrigger,
-} from './compaction-events';
+  CompactorPort,
+  CompactRequest,
+  CompactResult,
+  ContentBlock,
+  MessageEntry,
+  TranscriptEntry,
+} from '@keel/spec';
+export type { BackoffOptions } from './backoff';
+export { computeBackoffDelay, MAX_RETRY_AFTER_MS } from './backoff';
+export type { CompactionChunk } from './chunk-messages';
+export { chunkMessages } from './chunk-messages';
+export type { CompactionErrorCode, CompactionErrorOptions } from './compaction-error';
+export { CompactionError } from './compaction-error';
 export type { CompactionFailureCounts } from './compaction-failure-counts';
 export type {
   AfterCompactContext,
@@ -21,20 +29,9 @@ export type {
   BeforeCompactResult,
   CompactionHooks,
 } from './compaction-hooks';
-export type {
-  CompactionProvider,
-  CompactionProviderRequest,
-  CompactionProviderResult,
-} from './compaction-provider';
 export type { CompactionRegistry } from './compaction-registry';
 export { createCompactionRegistry } from './compaction-registry';
-export type { CompactionStore } from './compaction-store';
-export type {
-  Compactor,
-  CompactorOptions,
-  CompactRequest,
-  CompactResult,
-} from './create-compactor';
+export type { Compactor, CompactorOptions } from './create-compactor';
 export { createCompactor, HOOK_PRODUCER_ID } from './create-compactor';
 export type { ContextTokenEstimate } from './estimate-tokens';
 export {
@@ -47,12 +44,6 @@ export {
 export { collectIdentifiers, extractIdentifiers } from './extract-identifiers';
 export type { FindCutPointOptions } from './find-cut-point';
 export { findBlockedCuts, findCutPoint, findLatestUserRequest } from './find-cut-point';
-export type {
-  CompactionModelEvent,
-  CompactionModelMessage,
-  CompactionModelPort,
-  CompactionModelRequest,
-} from './model-port';
 export { BUILTIN_PRODUCER_ID } from './model-summarizer';
 export type {
   CompactionBudgetOptions,
@@ -71,15 +62,6 @@ export type { SummaryInstructionsOptions } from './summary-instructions';
 export { buildSummaryInstructions } from './summary-instructions';
 export type { SummarySection } from './summary-sections';
 export { findMissingSections, SUMMARY_SECTIONS } from './summary-sections';
-export type {
-  CompactionEntry,
-  CompactionProvenance,
-  ContentBlock,
-  MessageEntry,
-  MessageRole,
-  TranscriptEntry,
-  TurnEntry,
-} from './types';
 export type {
   SummaryProblem,
   SummaryValidation,

@@ -1,13 +1,13 @@
 import { appendFile } from 'node:fs/promises';
+import type { CompactionEntry, CompactionEvent } from '@keel/spec';
 import { mockFaults } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../test/compactor-harness';
+import { messageEntry } from '../test/message-entry';
 import { SAMPLE_IDENTIFIERS } from '../test/sample-transcript';
 import { createAnthropicPort, createOpenAIPort } from '../test/sdk-model-ports';
-import type { CompactionEvent } from './compaction-events';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
 import { computeSourceDigest } from './source-digest';
-import type { CompactionEntry } from './types';
 
 const setup = useHarness();
 
@@ -71,7 +71,7 @@ describe('built-in LLM summarizer over the real Anthropic SDK', () => {
     const compactor = h.compactor();
     const first = await h.compacted(compactor);
     const say = (id: string, role: 'user' | 'assistant', text: string) =>
-      `${JSON.stringify({ type: 'message', id, timestamp: 't', role, content: text })}\n`;
+      `${JSON.stringify(messageEntry(id, role, text))}\n`;
     await appendFile(
       h.store.path,
       say('n1', 'user', 'Rename /work/app/src/lexer.ts too.') +

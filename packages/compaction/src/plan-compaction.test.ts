@@ -1,5 +1,7 @@
+import type { CompactionEntry, MessageEntry, TranscriptEntry } from '@keel/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { messageEntry } from '../test/message-entry';
 import { buildTranscript, messagesOf, transcriptArbitrary } from '../test/transcript-arbitrary';
 import { chunkMessages } from './chunk-messages';
 import {
@@ -9,7 +11,6 @@ import {
 } from './estimate-tokens';
 import { planCompaction, shouldCompact } from './plan-compaction';
 import { selectContext } from './select-context';
-import type { CompactionEntry, MessageEntry, TranscriptEntry } from './types';
 
 const budget = fc.record({
   contextWindowTokens: fc.integer({ min: 50, max: 3000 }),
@@ -84,13 +85,7 @@ describe('planCompaction', () => {
             sourceDigest: 'x',
           },
         };
-        const later: MessageEntry = {
-          type: 'message',
-          id: 'after-1',
-          timestamp: '2026-01-01T00:00:00.000Z',
-          role: 'user',
-          content: [{ type: 'text', text: 'and now?' }],
-        };
+        const later: MessageEntry = messageEntry('after-1', 'user', 'and now?');
         const next = planCompaction([...entries, compaction, later], options);
         expect(next.previousSummary).toBe('## Goal\nsummary');
         expect([...next.compacted, ...next.kept]).toEqual([...first.kept, later]);
@@ -134,21 +129,10 @@ describe('estimateContextTokens', () => {
 
   it('ignores usage recorded before the newest compaction', () => {
     const entries: TranscriptEntry[] = [
-      {
-        type: 'message',
-        id: 'm1',
-        timestamp: 't',
-        role: 'user',
-        content: [{ type: 'text', text: 'q'.repeat(400) }],
-      },
-      {
-        type: 'message',
-        id: 'm2',
-        timestamp: 't',
-        role: 'assistant',
-        content: [{ type: 'text', text: 'a'.repeat(40) }],
+      messageEntry('m1', 'user', 'q'.repeat(400)),
+      messageEntry('m2', 'assistant', 'a'.repeat(40), {
         usage: { inputTokens: 90_000, outputTokens: 10 },
-      },
+      }),
       {
         type: 'compaction',
         id: 'c1',

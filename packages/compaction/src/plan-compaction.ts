@@ -1,9 +1,9 @@
+import type { MessageEntry, TranscriptEntry } from '@keel/spec';
 import type { CompactionChunk } from './chunk-messages';
 import { chunkMessages } from './chunk-messages';
 import { estimateContextTokens, estimateMessageTokens } from './estimate-tokens';
 import { findCutPoint } from './find-cut-point';
 import { selectContext } from './select-context';
-import type { MessageEntry, TranscriptEntry } from './types';
 
 export interface CompactionBudgetOptions {
   /** The model's context window, in tokens. */

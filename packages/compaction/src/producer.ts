@@ -1,7 +1,5 @@
+import type { CompactionAttempt, CompactionEvent, MessageEntry } from '@keel/spec';
 import type { CompactionChunk } from './chunk-messages';
-import type { CompactionAttempt } from './compaction-error';
-import type { CompactionEvent } from './compaction-events';
-import type { MessageEntry } from './types';
 
 /** Internal: what the compactor hands every producer. */
 export interface ProduceRequest {

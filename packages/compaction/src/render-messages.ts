@@ -1,5 +1,5 @@
+import type { ContentBlock, MessageEntry } from '@keel/spec';
 import { CHARS_PER_TOKEN } from './estimate-tokens';
-import type { ContentBlock, MessageEntry } from './types';
 
 function renderBlock(role: string, block: ContentBlock): string {
   switch (block.type) {
@@ -18,7 +18,6 @@ function renderBlock(role: string, block: ContentBlock): string {
 
 /** One message as plain text, a line per block. */
 export function renderMessage(message: MessageEntry): string {
-  if (typeof message.content === 'string') return `[${message.role}] ${message.content}`;
   return message.content.map((block) => renderBlock(message.role, block)).join('\n');
 }
 
@@ -38,7 +37,6 @@ export function renderMessages(messages: readonly MessageEntry[], maxTokens: num
 
 /** The words of a message without structural ids: text, tool inputs, tool result contents. */
 export function messageText(message: MessageEntry): string {
-  if (typeof message.content === 'string') return message.content;
   const parts: string[] = [];
   for (const block of message.content) {
     switch (block.type) {

@@ -1,4 +1,4 @@
-import type { CompactionAttempt } from './compaction-error';
+import type { CompactionAttempt } from '@keel/spec';
 import type { ProduceOutcome, ProduceRequest, Producer } from './producer';
 import type { SummaryValidation } from './validate-summary';
 import { describeSummaryProblems } from './validate-summary';

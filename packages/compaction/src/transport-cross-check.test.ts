@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CompactionEvent } from '@keel/spec';
 import type { MockProvider } from '@keel/testing';
 import { createMockProvider } from '@keel/testing';
 import { createTransport } from '@keel/transport';
@@ -9,7 +10,6 @@ import { createFileTranscriptStore, writeTranscriptFile } from '../test/file-tra
 import { SMALL_WINDOW, sampleTranscript } from '../test/sample-transcript';
 import { structuredSummaryReply } from '../test/summary-reply';
 import { CompactionError } from './compaction-error';
-import type { CompactionEvent } from './compaction-events';
 import { createCompactor } from './create-compactor';
 import { BUILTIN_PRODUCER_ID } from './model-summarizer';
 

@@ -1,5 +1,6 @@
+import type { ContentBlock, MessageEntry, TranscriptEntry } from '@keel/spec';
 import fc from 'fast-check';
-import type { ContentBlock, MessageEntry, TranscriptEntry } from '../src/types';
+import { messageEntry } from './message-entry';
 
 interface StepSpec {
   text: string;
@@ -40,13 +41,8 @@ export function buildTranscript(turns: readonly TurnSpec[]): TranscriptEntry[] {
   let counter = 0;
   const nextId = (prefix: string): string => `${prefix}-${++counter}`;
   const timestamp = '2026-01-01T00:00:00.000Z';
-  const message = (role: MessageEntry['role'], content: ContentBlock[]): MessageEntry => ({
-    type: 'message',
-    id: nextId('m'),
-    timestamp,
-    role,
-    content,
-  });
+  const message = (role: MessageEntry['role'], content: ContentBlock[]): MessageEntry =>
+    messageEntry(nextId('m'), role, content);
   for (const [turnIndex, turn] of turns.entries()) {
     if (turn.withTurnRecord) {
       entries.push({

@@ -1,3 +1,4 @@
+import type { CompactionProvider } from '@keel/spec';
 import { expect } from 'vitest';
 import {
   CONFORMANCE_SECTIONS,
@@ -8,11 +9,10 @@ import {
   TOOL_PAIR_IDENTIFIERS,
   toolPairEntries,
 } from './compaction-conformance-fixtures';
-import type { ConformanceCompactionProvider } from './compaction-conformance-types';
 
 /** What every check is given: the provider under test and the kit's resolved options. */
 export interface ConformanceCheckContext {
-  createProvider: () => ConformanceCompactionProvider | Promise<ConformanceCompactionProvider>;
+  createProvider: () => CompactionProvider | Promise<CompactionProvider>;
   strict: boolean;
   budgetTokens: number;
   largeInputTokens: number;
