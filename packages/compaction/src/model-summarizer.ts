@@ -53,11 +53,12 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Producer
     prompt: string,
     chunk: number,
     state: ProduceState,
-  ): Promise<{ ok: true; text: string } | { ok: false }> {
+  ): Promise<{ ok: true; text: string; cutOff: boolean } | { ok: false }> {
     const modelRequest: ModelRequest = {
       system: SYSTEM_PROMPT,
       messages: [{ role: 'user', content: prompt }],
-      maxTokens: request.budgetTokens,
+      // room above the budget, so that a summary near it ends on its own rather than being cut
+      maxTokens: request.budgetTokens + Math.ceil(request.budgetTokens / 4),
       temperature: 0,
       ...(options.modelName === undefined ? {} : { model: options.modelName }),
     };
@@ -65,7 +66,7 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Producer
     for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
       state.calls += 1;
       const result = await callModel(modelRequest, { model: options.model, timeoutMs, signal });
-      if (result.ok) return result;
+      if (result.ok) return { ok: true, text: result.text, cutOff: result.finish === 'length' };
       state.attempts.push({
         producerId: BUILTIN_PRODUCER_ID,
         attempt: state.calls,
@@ -115,7 +116,7 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Producer
     ].join('\n\n');
     const result = await callWithRetry(request, prompt, -1, state);
     return result.ok
-      ? { ok: true, summary: result.text, calls: state.calls }
+      ? { ok: true, summary: result.text, calls: state.calls, cutOff: result.cutOff }
       : { ok: false, calls: state.calls, attempts: state.attempts };
   }
 
@@ -154,6 +155,18 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Producer
       ].join('\n\n');
       const result = await callWithRetry(request, prompt, index, state);
       if (!result.ok) return { ok: false, calls: state.calls, attempts: state.attempts };
+      if (result.cutOff && index < chunks.length - 1) {
+        // a cut-off summary so far would be rolled forward as if it were whole
+        state.attempts.push({
+          producerId: BUILTIN_PRODUCER_ID,
+          attempt: state.calls,
+          reason: `chunk ${index + 1}: the summary was cut off at the token limit`,
+        });
+        return { ok: false, calls: state.calls, attempts: state.attempts };
+      }
+      if (result.cutOff) {
+        return { ok: true, summary: result.text, calls: state.calls, cutOff: true };
+      }
       summary = result.text;
     }
     return { ok: true, summary: summary ?? '', calls: state.calls };

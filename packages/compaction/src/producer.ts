@@ -19,7 +19,13 @@ export interface ProduceRequest {
 }
 
 export type ProduceOutcome =
-  | { ok: true; summary: string; calls: number }
+  | {
+      ok: true;
+      summary: string;
+      calls: number;
+      /** The model stopped at its token limit: the summary is cut short and never accepted. */
+      cutOff?: boolean;
+    }
   | { ok: false; calls: number; attempts: CompactionAttempt[] };
 
 /** Internal: one source of summaries. Rejects only on caller abort (with `signal.reason`). */
