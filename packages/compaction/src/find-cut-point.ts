@@ -19,30 +19,28 @@ export function findLatestUserRequest(messages: readonly MessageEntry[]): number
 
 /**
  * Marks, for each cut position `i` (messages `[0, i)` compacted, `[i, n)` kept), whether a
- * tool_use / tool_result pair straddles it. Position `i` is blocked when some pair has its
- * tool_use before `i` and its tool_result at or after `i` (or the other way round). O(n + blocks).
+ * tool_use / tool_result pair straddles it: its tool_use before `i` and its tool_result at or
+ * after `i`. A result answers the nearest use of its id before it, so an id used again (after a
+ * CLI resume, or by a provider that numbers per turn) pairs each result with its own call; a result
+ * with no use before it pairs with nothing. Linear in the number of messages and blocks.
  */
 export function findBlockedCuts(messages: readonly MessageEntry[]): Uint8Array {
   const count = messages.length;
-  const usePosition = new Map<string, number>();
-  const resultPositions: Array<[string, number]> = [];
-  for (let index = 0; index < count; index += 1) {
-    const content = messages[index]?.content;
-    if (content === undefined) continue;
-    for (const block of content) {
-      if (block.type === 'tool_use' && !usePosition.has(block.id)) usePosition.set(block.id, index);
-      else if (block.type === 'tool_result') resultPositions.push([block.toolUseId, index]);
-    }
-  }
+  const latestUse = new Map<string, number>();
   // difference array over cut positions 0..count
   const delta = new Int32Array(count + 2);
-  for (const [id, resultIndex] of resultPositions) {
-    const useIndex = usePosition.get(id);
-    if (useIndex === undefined || useIndex === resultIndex) continue;
-    const low = Math.min(useIndex, resultIndex);
-    const high = Math.max(useIndex, resultIndex);
-    delta[low + 1] = (delta[low + 1] ?? 0) + 1;
-    delta[high + 1] = (delta[high + 1] ?? 0) - 1;
+  for (let index = 0; index < count; index += 1) {
+    const content = messages[index]?.content ?? [];
+    for (const block of content) {
+      if (block.type !== 'tool_result') continue;
+      const useIndex = latestUse.get(block.toolUseId);
+      if (useIndex === undefined) continue;
+      // cuts useIndex + 1 … index separate this pair
+      delta[useIndex + 1] = (delta[useIndex + 1] ?? 0) + 1;
+      delta[index + 1] = (delta[index + 1] ?? 0) - 1;
+    }
+    // uses are recorded after the message's results: a result answers a use before it
+    for (const block of content) if (block.type === 'tool_use') latestUse.set(block.id, index);
   }
   const blocked = new Uint8Array(count + 1);
   let open = 0;

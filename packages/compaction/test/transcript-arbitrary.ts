@@ -14,9 +14,17 @@ interface StepSpec {
 interface TurnSpec {
   request: string;
   steps: StepSpec[];
-  /** Leave the last step's tool calls unanswered (an orphan). */
+  /** Leave the last step's tool calls unanswered (an orphan), as an interrupted turn does. */
   orphan: boolean;
+  /** Turn records around the turn: `start`, and `end` with its outcome and user-facing text. */
   withTurnRecord: boolean;
+  /**
+   * The turn's tool ids restart (`toolu_<step>_<n>`), as after a CLI resume: they repeat in every
+   * such turn, and a result answers the nearest use before it.
+   */
+  reuseIds?: boolean;
+  /** A `model-selection` entry before the turn. */
+  selectModel?: boolean;
 }
 
 const text = fc.string({ minLength: 0, maxLength: 120 });
@@ -33,9 +41,22 @@ const turnSpec: fc.Arbitrary<TurnSpec> = fc.record({
   steps: fc.array(stepSpec, { minLength: 0, maxLength: 4 }),
   orphan: fc.boolean(),
   withTurnRecord: fc.boolean(),
+  reuseIds: fc.boolean(),
+  selectModel: fc.boolean(),
 });
 
-/** Builds a transcript from turn specs: user requests, tool calls with results, orphans, turn records. */
+/** What a `model-selection` entry names: looks like a relative path, must never be required. */
+export const SELECTED_MODEL = 'openai/gpt-4.1';
+
+/** The text of turn `index`'s `end` record: holds a path that no message holds. */
+export function turnEndText(index: number): string {
+  return `Reply delivered; see /var/log/turn-only/${index}.log`;
+}
+
+/**
+ * Builds a transcript from turn specs: user requests, tool calls with results, orphans, reused
+ * tool ids, turn records and model selections.
+ */
 export function buildTranscript(turns: readonly TurnSpec[]): TranscriptEntry[] {
   const entries: TranscriptEntry[] = [];
   let counter = 0;
@@ -44,25 +65,29 @@ export function buildTranscript(turns: readonly TurnSpec[]): TranscriptEntry[] {
   const message = (role: MessageEntry['role'], content: ContentBlock[]): MessageEntry =>
     messageEntry(nextId('m'), role, content);
   for (const [turnIndex, turn] of turns.entries()) {
-    if (turn.withTurnRecord) {
+    const turnId = `turn-${turnIndex}`;
+    if (turn.selectModel === true) {
       entries.push({
-        type: 'turn',
-        id: nextId('t'),
+        type: 'model-selection',
+        id: nextId('s'),
         timestamp,
-        turnId: `turn-${turnIndex}`,
-        phase: 'start',
+        model: SELECTED_MODEL,
+        source: 'user',
       });
+    }
+    if (turn.withTurnRecord) {
+      entries.push({ type: 'turn', id: nextId('t'), timestamp, turnId, phase: 'start' });
     }
     entries.push(message('user', [{ type: 'text', text: turn.request }]));
     for (const [stepIndex, step] of turn.steps.entries()) {
-      const calls = Array.from({ length: step.tools }, () => ({
+      const calls = Array.from({ length: step.tools }, (_, call) => ({
         type: 'tool_use' as const,
-        id: nextId('toolu'),
+        id: turn.reuseIds === true ? `toolu_${stepIndex}_${call}` : nextId('toolu'),
         name: 'read_file',
         input: { path: `/src/file-${counter}.ts` },
       }));
       entries.push(message('assistant', [{ type: 'text', text: step.text }, ...calls]));
-      const isLast = turnIndex === turns.length - 1 && stepIndex === turn.steps.length - 1;
+      const isLast = stepIndex === turn.steps.length - 1;
       if (calls.length === 0 || (isLast && turn.orphan)) continue;
       const results: ContentBlock[] = calls.map((call) => ({
         type: 'tool_result',
@@ -77,6 +102,18 @@ export function buildTranscript(turns: readonly TurnSpec[]): TranscriptEntry[] {
       }
     }
     entries.push(message('assistant', [{ type: 'text', text: `done with turn ${turnIndex}` }]));
+    if (turn.withTurnRecord) {
+      entries.push({
+        type: 'turn',
+        id: nextId('t'),
+        timestamp,
+        turnId,
+        phase: 'end',
+        outcome: turn.orphan ? 'aborted' : 'reply',
+        text: turnEndText(turnIndex),
+        model: SELECTED_MODEL,
+      });
+    }
   }
   return entries;
 }
@@ -86,7 +123,30 @@ export function transcriptArbitrary(maxTurns = 12): fc.Arbitrary<TranscriptEntry
   return fc.array(turnSpec, { minLength: 0, maxLength: maxTurns }).map(buildTranscript);
 }
 
-/** Messages of a transcript (no turn records). */
+/**
+ * Every tool_use / tool_result pair as `[use, result]` message indexes: a result answers the
+ * nearest use of its id before it (ids may repeat). A reference, quadratic on purpose.
+ */
+export function toolPairs(messages: readonly MessageEntry[]): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  messages.forEach((message, index) => {
+    for (const block of message.content) {
+      if (block.type !== 'tool_result') continue;
+      for (let use = index - 1; use >= 0; use -= 1) {
+        const used = messages[use]?.content.some(
+          (candidate) => candidate.type === 'tool_use' && candidate.id === block.toolUseId,
+        );
+        if (used === true) {
+          found.push([use, index]);
+          break;
+        }
+      }
+    }
+  });
+  return found;
+}
+
+/** Messages of a transcript (no turn or model-selection records). */
 export function messagesOf(entries: readonly TranscriptEntry[]): MessageEntry[] {
   return entries.filter((entry): entry is MessageEntry => entry.type === 'message');
 }
