@@ -35,7 +35,6 @@ export type { Compactor, CompactorOptions } from './create-compactor';
 export { createCompactor, HOOK_PRODUCER_ID } from './create-compactor';
 export type { ContextTokenEstimate } from './estimate-tokens';
 export {
-  CHARS_PER_TOKEN,
   estimateContextTokens,
   estimateEntryTokens,
   estimateMessageTokens,
