@@ -15,7 +15,7 @@ describe('beforeCompact', () => {
       hooks: { beforeCompact: () => ({ action: 'cancel', reason: 'not now' }) },
     });
     const result = await h.compact(compactor);
-    expect(result).toEqual({ status: 'skipped', reason: 'cancelled' });
+    expect(result).toEqual({ status: 'skipped', reason: 'cancelled', detail: 'not now' });
     expect(h.mock.requests).toHaveLength(0);
     expect((await h.bytes()).equals(before)).toBe(true);
     expect(h.events.at(-1)).toEqual({
@@ -23,6 +23,7 @@ describe('beforeCompact', () => {
       sessionId: 's-1',
       trigger: 'threshold',
       reason: 'cancelled',
+      detail: 'not now',
     });
   });
 

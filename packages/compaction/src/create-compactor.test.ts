@@ -312,7 +312,11 @@ describe('concurrent compactions of one session', () => {
       h.compact(compactor, { trigger: 'overflow' }),
     ]);
     expect(results.map((result) => result.status)).toEqual(['compacted', 'skipped']);
-    expect(results[1]).toEqual({ status: 'skipped', reason: 'nothing-to-compact' });
+    expect(results[1]).toEqual({
+      status: 'skipped',
+      reason: 'nothing-to-compact',
+      detail: 'keepRecentTokens (20) covers all 2 messages in context (20 tokens)',
+    });
     expect(calls).toBe(1);
     expect(h.store.appendCount()).toBe(1);
     const added = (await h.bytes()).subarray(before.length).toString('utf8');

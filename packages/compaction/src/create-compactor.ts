@@ -184,16 +184,34 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
   async function compactHeld(request: CompactRequest): Promise<CompactResult> {
     const { sessionId, signal, store } = request;
     const trigger = request.trigger ?? 'threshold';
-    const skip = (reason: CompactionSkipReason): CompactResult => {
-      emit({ type: 'compaction-skipped', sessionId, trigger, reason });
-      return { status: 'skipped', reason };
+    const skip = (reason: CompactionSkipReason, detail: string | undefined): CompactResult => {
+      const why = detail === undefined ? {} : { detail };
+      emit({ type: 'compaction-skipped', sessionId, trigger, reason, ...why });
+      return { status: 'skipped', reason, ...why };
     };
-    if (trigger !== 'manual' && isPaused(sessionId)) return skip('paused');
+    if (trigger !== 'manual' && isPaused(sessionId)) {
+      const count = failures.get(sessionId) ?? 0;
+      return skip(
+        'paused',
+        `${count} consecutive automatic compactions failed; a manual compaction or resume() resumes automatic ones`,
+      );
+    }
     const { entries } = await store.read(sessionId, { signal });
     signal.throwIfAborted();
     const current = plan(entries);
-    if (current.compacted.length === 0) return skip('nothing-to-compact');
-    if (trigger === 'threshold' && !current.shouldCompact) return skip('not-needed');
+    if (current.compacted.length === 0) {
+      return skip('nothing-to-compact', current.whyNothingToCompact);
+    }
+    if (trigger === 'threshold' && !current.shouldCompact) {
+      const threshold = budget.contextWindowTokens - budget.reserveTokens;
+      const tokens = current.tokensBefore;
+      return skip(
+        'not-needed',
+        tokens > threshold
+          ? `${tokens} tokens in context, within keepRecentTokens (${budget.keepRecentTokens})`
+          : `${tokens} tokens in context; compaction starts above ${threshold} (contextWindowTokens − reserveTokens)`,
+      );
+    }
 
     const texts = current.compacted.map(messageText);
     if (current.previousSummary !== undefined) texts.unshift(current.previousSummary);
@@ -241,7 +259,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
       signal.throwIfAborted();
       if (decision?.action === 'cancel') {
         end('cancelled');
-        return skip('cancelled');
+        return skip('cancelled', decision.reason);
       }
       if (decision?.action === 'supply') {
         const validation = validate(decision.summary);

@@ -75,7 +75,11 @@ function forEveryCut(
     fc.property(transcriptArbitrary(options.maxTurns), keepRecent, (entries, keepRecentTokens) => {
       const messages = messagesOf(entries);
       const tokens = messages.map(estimateMessageTokens);
-      property(messages, findCutPoint(messages, { keepRecentTokens, tokens }), keepRecentTokens);
+      property(
+        messages,
+        findCutPoint(messages, { keepRecentTokens, tokens }).index,
+        keepRecentTokens,
+      );
     }),
     { numRuns: options.numRuns },
   );
@@ -142,7 +146,7 @@ describe('findCutPoint', () => {
     const tokens = messages.map(estimateMessageTokens);
     const seen = new Set<number>();
     for (let keep = 0; keep < 200; keep += 1) {
-      const cut = findCutPoint(messages, { keepRecentTokens: keep, tokens });
+      const cut = findCutPoint(messages, { keepRecentTokens: keep, tokens }).index;
       expect(cut === 4 || cut === 5).toBe(false);
       seen.add(cut);
     }
@@ -170,8 +174,8 @@ describe('findCutPoint', () => {
     expect([...findBlockedCuts(messages)]).toEqual([0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0]);
     const tokens = messages.map(estimateMessageTokens);
     const keeping = (from: number) => tokens.slice(from).reduce((sum, t) => sum + t, 0);
-    expect(findCutPoint(messages, { keepRecentTokens: keeping(6), tokens })).toBe(6);
-    expect(findCutPoint(messages, { keepRecentTokens: keeping(2), tokens })).toBe(2);
+    expect(findCutPoint(messages, { keepRecentTokens: keeping(6), tokens }).index).toBe(6);
+    expect(findCutPoint(messages, { keepRecentTokens: keeping(2), tokens }).index).toBe(2);
   });
 
   it('returns 0 when the transcript is smaller than keepRecentTokens', () => {
@@ -183,6 +187,6 @@ describe('findCutPoint', () => {
         keepRecentTokens: 10_000,
         tokens: messages.map(estimateMessageTokens),
       }),
-    ).toBe(0);
+    ).toEqual({ index: 0, blockedBy: 'keep-recent' });
   });
 });

@@ -51,27 +51,40 @@ export function findBlockedCuts(messages: readonly MessageEntry[]): Uint8Array {
   return blocked;
 }
 
+/** What stopped every cut, when nothing can be compacted. */
+export type CutBlocker = 'no-messages' | 'keep-recent' | 'latest-request' | 'tool-pair';
+
+export interface CutPoint {
+  /** Messages `[0, index)` are compacted, `[index, n)` kept. */
+  index: number;
+  /** When `index` is 0: the rule that held every cut back. */
+  blockedBy?: CutBlocker;
+}
+
 /**
  * Where to cut: the largest index `i` such that messages `[i, n)` hold at least
  * `keepRecentTokens`, the latest user request is at or after `i`, and no tool pair straddles
- * `i`. Returns 0 when nothing can be compacted. Linear in the number of messages and blocks.
+ * `i`. Index 0 when nothing can be compacted, with the rule that held it back. Linear in the
+ * number of messages and blocks.
  */
 export function findCutPoint(
   messages: readonly MessageEntry[],
   options: FindCutPointOptions,
-): number {
+): CutPoint {
+  if (messages.length === 0) return { index: 0, blockedBy: 'no-messages' };
   let limit = messages.length;
   let kept = 0;
   while (limit > 0 && kept < options.keepRecentTokens) {
     limit -= 1;
     kept += options.tokens[limit] ?? 0;
   }
-  if (kept < options.keepRecentTokens) return 0;
+  if (limit === 0) return { index: 0, blockedBy: 'keep-recent' };
   const latestRequest = findLatestUserRequest(messages);
-  if (latestRequest >= 0) limit = Math.min(limit, latestRequest);
+  if (latestRequest === 0) return { index: 0, blockedBy: 'latest-request' };
+  if (latestRequest > 0) limit = Math.min(limit, latestRequest);
   const blocked = findBlockedCuts(messages);
   for (let cut = limit; cut > 0; cut -= 1) {
-    if (blocked[cut] === 0) return cut;
+    if (blocked[cut] === 0) return { index: cut };
   }
-  return 0;
+  return { index: 0, blockedBy: 'tool-pair' };
 }

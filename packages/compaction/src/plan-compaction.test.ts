@@ -95,6 +95,66 @@ describe('planCompaction', () => {
   });
 });
 
+describe('a plan with nothing to compact says why', () => {
+  const budget = { contextWindowTokens: 100_000, reserveTokens: 0 };
+  const use = (id: string) => [{ type: 'tool_use' as const, id, name: 'run', input: {} }];
+  const result = (id: string) => [{ type: 'tool_result' as const, toolUseId: id, content: 'ok' }];
+
+  it('no messages in context', () => {
+    const plan = planCompaction([], { ...budget, keepRecentTokens: 0 });
+    expect(plan.compacted).toEqual([]);
+    expect(plan.whyNothingToCompact).toBe('no messages in context');
+  });
+
+  it('everything in context within keepRecentTokens', () => {
+    const entries = [
+      messageEntry('m1', 'user', 'a'.repeat(400)),
+      messageEntry('m2', 'assistant', 'ok'),
+    ];
+    const plan = planCompaction(entries, { ...budget, keepRecentTokens: 5000 });
+    expect(plan.compacted).toEqual([]);
+    expect(plan.whyNothingToCompact).toBe(
+      'keepRecentTokens (5000) covers all 2 messages in context (101 tokens)',
+    );
+  });
+
+  it('only the latest user request and what follows it', () => {
+    const entries = [
+      messageEntry('m1', 'user', 'a'.repeat(400)),
+      messageEntry('m2', 'assistant', 'b'.repeat(4000)),
+    ];
+    const plan = planCompaction(entries, { ...budget, keepRecentTokens: 10 });
+    expect(plan.compacted).toEqual([]);
+    expect(plan.whyNothingToCompact).toBe(
+      'only the latest user request and what follows it remain (2 messages, 1100 tokens); the latest request is never compacted',
+    );
+  });
+
+  it('every earlier cut would split a tool exchange', () => {
+    // the user wrote while the tool ran: the latest request sits inside the exchange
+    const entries = [
+      messageEntry('m1', 'assistant', use('toolu_1')),
+      messageEntry('m2', 'user', 'stop after this one'),
+      messageEntry('m3', 'tool', result('toolu_1')),
+    ];
+    const plan = planCompaction(entries, { ...budget, keepRecentTokens: 0 });
+    expect(plan.compacted).toEqual([]);
+    expect(plan.whyNothingToCompact).toBe(
+      'every cut before the latest user request would separate a tool_use from its tool_result',
+    );
+  });
+
+  it('is undefined when something can be compacted', () => {
+    const entries = [
+      messageEntry('m1', 'user', 'a'.repeat(400)),
+      messageEntry('m2', 'user', 'the latest request'),
+    ];
+    expect(planCompaction(entries, { ...budget, keepRecentTokens: 0 }).whyNothingToCompact).toBe(
+      undefined,
+    );
+  });
+});
+
 describe('estimateContextTokens', () => {
   it('is the character estimate of summary and messages when no usage is known', () => {
     fc.assert(
