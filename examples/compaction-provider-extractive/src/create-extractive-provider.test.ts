@@ -1,10 +1,13 @@
 import type { CompactionEntry, CompactionStore, TranscriptEntry } from '@keel/compaction';
-import { createCompactor, validateSummary } from '@keel/compaction';
+import { createCompactor, estimateTextTokens, validateSummary } from '@keel/compaction';
 import { describeCompactionProviderConformance } from '@keel/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { createExtractiveProvider } from './create-extractive-provider';
 
-describeCompactionProviderConformance('extractive', () => createExtractiveProvider());
+// the budget counted as the compactor counts it
+describeCompactionProviderConformance('extractive', () => createExtractiveProvider(), {
+  estimateTokens: estimateTextTokens,
+});
 
 function memoryStore(
   initial: TranscriptEntry[],

@@ -14,6 +14,12 @@ export interface CompactionProviderConformanceOptions {
   largeInputTokens?: number;
   /** Summary budget handed to the provider; default 2 000. */
   budgetTokens?: number;
+  /**
+   * How a summary's tokens are counted against `budgetTokens`; default characters / 4. Pass
+   * `@keel/compaction`'s `estimateTextTokens` to count as the compactor does (a CJK, kana or
+   * Hangul character is about one token).
+   */
+  estimateTokens?: (text: string) => number;
   /** Per-test timeout in ms; default vitest's. */
   timeoutMs?: number;
 }

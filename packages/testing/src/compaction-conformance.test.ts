@@ -74,7 +74,11 @@ function providerOf(summarize: CompactionProvider['summarize']): CompactionProvi
   return { specificationVersion: 'v1', id: 'under-test', summarize };
 }
 
-function runCheck(name: string, provider: CompactionProvider): Promise<void> {
+function runCheck(
+  name: string,
+  provider: CompactionProvider,
+  overrides: Partial<ConformanceCheckContext> = {},
+): Promise<void> {
   const check = compactionProviderChecks.find((candidate) => candidate.name === name);
   if (check === undefined) throw new Error(`no check named ${name}`);
   const context: ConformanceCheckContext = {
@@ -82,6 +86,8 @@ function runCheck(name: string, provider: CompactionProvider): Promise<void> {
     strict: true,
     budgetTokens: 2000,
     largeInputTokens: 20_000,
+    estimateTokens: (text) => Math.ceil(text.length / 4),
+    ...overrides,
   };
   return check.run(context);
 }
@@ -165,5 +171,24 @@ describe('the kit fails providers that break the contract', () => {
     ],
   ] as const)('fails: %s', async (name, provider) => {
     await expect(runCheck(name, provider)).rejects.toThrow();
+  });
+});
+
+describe('the budget is measured with the estimate the kit is given', () => {
+  // 3 000 Japanese characters: 750 tokens at four characters per token, about 3 000 as
+  // @keel/compaction counts them
+  const japanese = providerOf(async () => ({ summary: 'の'.repeat(3000) }));
+  const oneTokenPerCharacter = (text: string): number => text.length;
+
+  it('characters / 4 by default', async () => {
+    await runCheck('keeps a large input within the budget', japanese);
+  });
+
+  it('the given estimate when there is one', async () => {
+    await expect(
+      runCheck('keeps a large input within the budget', japanese, {
+        estimateTokens: oneTokenPerCharacter,
+      }),
+    ).rejects.toThrow();
   });
 });

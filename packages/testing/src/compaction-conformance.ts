@@ -1,6 +1,6 @@
 import type { CompactionProvider } from '@keel/spec';
 import { describe, it } from 'vitest';
-import { compactionProviderChecks } from './compaction-conformance-checks';
+import { charactersOverFour, compactionProviderChecks } from './compaction-conformance-checks';
 import type { CompactionProviderConformanceOptions } from './compaction-conformance-types';
 
 /**
@@ -18,6 +18,7 @@ export function describeCompactionProviderConformance(
     strict: options.strict ?? true,
     budgetTokens: options.budgetTokens ?? 2000,
     largeInputTokens: options.largeInputTokens ?? 200_000,
+    estimateTokens: options.estimateTokens ?? charactersOverFour,
   };
   describe(`CompactionProvider conformance: ${name}`, () => {
     for (const check of compactionProviderChecks) {
