@@ -1,5 +1,4 @@
 import type { MessageEntry } from '@keel/compaction';
-import { extractIdentifiers, messageText } from '@keel/compaction';
 
 /** What the extractive provider pulls out of a conversation, section by section. */
 export interface ExtractedSections {
@@ -8,7 +7,6 @@ export interface ExtractedSections {
   decisions: string[];
   progress: string[];
   openItems: string[];
-  identifiers: string[];
 }
 
 const CONSTRAINT = /\b(must|never|always|do not|don't|should not|only|required?)\b/i;
@@ -43,18 +41,14 @@ export function createSectionExtractor(): {
     decisions: [],
     progress: [],
     openItems: [],
-    identifiers: [],
   };
   const seen = new Set<string>();
-  const seenIds = new Set<string>();
   const toolNames = new Map<string, string>();
   let lastRequest: string | undefined;
   const openErrors: string[] = [];
 
   return {
     addMessage(message) {
-      const text = messageText(message);
-      for (const id of extractIdentifiers(text)) pushUnique(sections.identifiers, seenIds, id);
       for (const block of message.content) {
         if (block.type === 'tool_use') toolNames.set(block.id, block.name);
         if (block.type === 'tool_result') {

@@ -1,4 +1,4 @@
-import { estimateTextTokens, SUMMARY_SECTIONS, truncateMiddle } from '@keel/compaction';
+import { estimateTextTokens, SUMMARY_SECTIONS } from '@keel/compaction';
 import type { ExtractedSections } from './extract-sections';
 
 type SectionName = (typeof SUMMARY_SECTIONS)[number];
@@ -39,7 +39,9 @@ export interface RenderSummaryOptions {
  * Merges the previous summary's bullets with the new ones, section by section, and trims the
  * oldest bullets of the longest prose section until the text fits `budgetTokens` (as the
  * compactor estimates tokens).
- * Identifiers are trimmed last, and required ones never.
+ * Identifiers (the required ones, then those of the previous summary) are trimmed last, and
+ * required ones never: a text that still does not fit is returned as it is, for the provider
+ * to refuse.
  */
 export function renderSummary(extracted: ExtractedSections, options: RenderSummaryOptions): string {
   const previous = parseSummary(options.previousSummary);
@@ -53,9 +55,7 @@ export function renderSummary(extracted: ExtractedSections, options: RenderSumma
     return keepNewest ? unique.slice(-maxBullets) : unique.slice(0, maxBullets);
   };
   const required = new Set(options.requiredIdentifiers);
-  const optionalIds = merge('Exact identifiers', extracted.identifiers).filter(
-    (id) => !required.has(id),
-  );
+  const optionalIds = merge('Exact identifiers', []).filter((id) => !required.has(id));
   const bullets = new Map<SectionName, string[]>([
     ['Goal', merge('Goal', extracted.goal, false).slice(0, 2)],
     ['Constraints', merge('Constraints', extracted.constraints)],
@@ -79,5 +79,5 @@ export function renderSummary(extracted: ExtractedSections, options: RenderSumma
     else break;
     text = render(bullets);
   }
-  return fits(text) ? text : truncateMiddle(text, options.budgetTokens);
+  return text;
 }

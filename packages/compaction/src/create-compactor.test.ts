@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useHarness } from '../test/compactor-harness';
 import { SAMPLE_IDENTIFIERS } from '../test/sample-transcript';
 import { createCompactionRegistry } from './compaction-registry';
-import { BUILTIN_PRODUCER_ID } from './model-summarizer';
+import { BUILTIN_PRODUCER_ID } from './producer-ids';
 import { SUMMARY_SECTIONS } from './summary-sections';
 
 const setup = useHarness();

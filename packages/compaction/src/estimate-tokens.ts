@@ -1,4 +1,4 @@
-import type { ContentBlock, MessageEntry, TranscriptEntry } from '@keel/spec';
+import type { ContentBlock, MessageEntry } from '@keel/spec';
 
 /*
  * The character-based estimate, counted in quarter tokens per UTF-16 unit: Latin script, digits,
@@ -70,23 +70,6 @@ export function estimateMessageTokens(entry: MessageEntry): number {
   let quarters = 0;
   for (const block of entry.content) quarters += blockQuarters(block);
   return Math.ceil(quarters / 4);
-}
-
-/** Tokens one transcript entry contributes to the context (0 for turn and model-selection records). */
-export function estimateEntryTokens(entry: TranscriptEntry): number {
-  switch (entry.type) {
-    case 'message':
-      return estimateMessageTokens(entry);
-    case 'compaction':
-      return estimateTextTokens(entry.summary);
-    case 'turn':
-    case 'model-selection':
-      return 0;
-    default: {
-      const unreachable: never = entry;
-      return unreachable;
-    }
-  }
 }
 
 export interface ContextTokenEstimate {

@@ -8,7 +8,7 @@ import { messageEntry } from '../test/message-entry';
 import { SAMPLE_IDENTIFIERS } from '../test/sample-transcript';
 import { createAnthropicPort, createOpenAIPort } from '../test/sdk-model-ports';
 import { summaryKeeping } from '../test/summary-reply';
-import { BUILTIN_PRODUCER_ID } from './model-summarizer';
+import { BUILTIN_PRODUCER_ID } from './producer-ids';
 import { computeSourceDigest } from './source-digest';
 
 const setup = useHarness();

@@ -4,11 +4,9 @@ import type { BackoffOptions } from './backoff';
 import { computeBackoffDelay } from './backoff';
 import { callModel, DEFAULT_MODEL_TIMEOUT_MS } from './call-model';
 import type { ProduceOutcome, ProduceRequest, Producer } from './producer';
+import { BUILTIN_PRODUCER_ID } from './producer-ids';
 import { renderMessages } from './render-messages';
 import { buildSummaryInstructions } from './summary-instructions';
-
-/** Producer id of the built-in LLM summarizer. */
-export const BUILTIN_PRODUCER_ID = 'builtin:llm';
 
 export interface ModelSummarizerOptions extends BackoffOptions {
   model: Pick<ModelPort, 'stream'>;

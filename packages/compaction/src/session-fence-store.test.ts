@@ -12,7 +12,7 @@ import { createAnthropicPort } from '../test/sdk-model-ports';
 import { structuredSummaryReply } from '../test/summary-reply';
 import { CompactionError } from './compaction-error';
 import { createCompactor } from './create-compactor';
-import { BUILTIN_PRODUCER_ID } from './model-summarizer';
+import { BUILTIN_PRODUCER_ID } from './producer-ids';
 
 /**
  * The file store as compaction's port. The cast bridges only the declared entry type while

@@ -16,7 +16,6 @@ import {
   transcriptArbitrary,
   turnEndText,
 } from '../test/transcript-arbitrary';
-import { estimateEntryTokens } from './estimate-tokens';
 import { findLatestUserRequest } from './find-cut-point';
 import { planCompaction } from './plan-compaction';
 import { selectContext } from './select-context';
@@ -53,29 +52,6 @@ describe('the planner', () => {
       { numRuns: 300 },
     );
     expect(withRecords).toBeGreaterThan(100);
-  });
-
-  it('counts records as no tokens', () => {
-    expect(
-      estimateEntryTokens({
-        type: 'model-selection',
-        id: 's1',
-        timestamp: at,
-        model: SELECTED_MODEL,
-        source: 'user',
-      }),
-    ).toBe(0);
-    expect(
-      estimateEntryTokens({
-        type: 'turn',
-        id: 't1',
-        timestamp: at,
-        turnId: 'turn-1',
-        phase: 'end',
-        outcome: 'reply',
-        text: 'x'.repeat(4000),
-      }),
-    ).toBe(0);
   });
 });
 

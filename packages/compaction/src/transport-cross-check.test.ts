@@ -12,7 +12,7 @@ import { SAMPLE_IDENTIFIERS, SMALL_WINDOW, sampleTranscript } from '../test/samp
 import { structuredSummaryReply, summaryKeeping } from '../test/summary-reply';
 import { CompactionError } from './compaction-error';
 import { createCompactor } from './create-compactor';
-import { BUILTIN_PRODUCER_ID } from './model-summarizer';
+import { BUILTIN_PRODUCER_ID } from './producer-ids';
 
 let mock: MockProvider;
 let dir: string;
