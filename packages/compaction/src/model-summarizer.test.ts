@@ -214,6 +214,26 @@ describe('built-in LLM summarizer over the real Anthropic SDK', () => {
     expect(h.mock.requests).toHaveLength(1);
     expect((await h.bytes()).equals(before)).toBe(true);
   });
+
+  it('fails on a refusal without retrying it, writing nothing', async () => {
+    const h = await setup();
+    let calls = 0;
+    const compactor = h.compactor({
+      model: {
+        async *stream() {
+          calls += 1;
+          yield { type: 'refusal', text: 'I cannot help with that.' } as const;
+          yield { type: 'finish', reason: 'stop' } as const;
+        },
+      },
+    });
+    const error = await h.compactError(compactor);
+    expect(error.attempts.map((a) => [a.kind, a.reason])).toEqual([
+      ['content_policy', 'chunk 1: content_policy: output filtered or refused'],
+    ]);
+    expect(calls).toBe(1);
+    expect(h.store.appendCount()).toBe(0);
+  });
 });
 
 /** A summary that passes validation for `sampleTranscript()`: every section and identifier. */
@@ -245,6 +265,12 @@ describe('a summary cut off at the token limit (finish: length)', () => {
     ]);
     expect(h.mock.requests).toHaveLength(2);
     expect((await h.bytes()).equals(before)).toBe(true);
+  });
+
+  it('asks the model for a quarter more than the budget, so a summary near it can end on its own', async () => {
+    const h = await setup();
+    await h.compacted(h.compactor({ summaryMaxTokens: 400 }));
+    expect(h.mock.requests[0]?.body).toMatchObject({ max_tokens: 500 });
   });
 
   it('fails the rolling summary when an earlier chunk is cut off, before any later chunk', async () => {
