@@ -1,10 +1,13 @@
 import type { CompactionEntry, CompactionStore, TranscriptEntry } from '@keel/compaction';
-import { createCompactor, validateSummary } from '@keel/compaction';
+import { createCompactor, estimateTextTokens, validateSummary } from '@keel/compaction';
 import { describeCompactionProviderConformance } from '@keel/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { createExtractiveProvider } from './create-extractive-provider';
 
-describeCompactionProviderConformance('extractive', () => createExtractiveProvider());
+// the budget counted as the compactor counts it
+describeCompactionProviderConformance('extractive', () => createExtractiveProvider(), {
+  estimateTokens: estimateTextTokens,
+});
 
 function memoryStore(
   initial: TranscriptEntry[],
@@ -24,6 +27,7 @@ const transcript: TranscriptEntry[] = [
   {
     type: 'message',
     id: 'm1',
+    messageId: 'm1',
     timestamp: at,
     role: 'user',
     content: [
@@ -36,6 +40,7 @@ const transcript: TranscriptEntry[] = [
   {
     type: 'message',
     id: 'm2',
+    messageId: 'm2',
     timestamp: at,
     role: 'assistant',
     content: [
@@ -51,6 +56,7 @@ const transcript: TranscriptEntry[] = [
   {
     type: 'message',
     id: 'm3',
+    messageId: 'm3',
     timestamp: at,
     role: 'tool',
     content: [{ type: 'tool_result', toolUseId: 'toolu_9', content: 'ALTER TABLE ok' }],
@@ -58,9 +64,10 @@ const transcript: TranscriptEntry[] = [
   {
     type: 'message',
     id: 'm4',
+    messageId: 'm4',
     timestamp: at,
     role: 'user',
-    content: 'Good. Now write the backfill job.',
+    content: [{ type: 'text', text: 'Good. Now write the backfill job.' }],
   },
 ];
 

@@ -1,4 +1,5 @@
 import type { CompactionProvider } from '@keel/compaction';
+import { estimateTextTokens } from '@keel/compaction';
 import { createSectionExtractor } from './extract-sections';
 import { renderSummary } from './render-summary';
 
@@ -36,14 +37,17 @@ export function createExtractiveProvider(
         await yieldToEventLoop();
         request.signal.throwIfAborted();
       }
-      return {
-        summary: renderSummary(extractor.result(), {
-          previousSummary: request.previousSummary,
-          requiredIdentifiers: request.requiredIdentifiers,
-          budgetTokens: request.budgetTokens,
-          ...(options.maxBullets === undefined ? {} : { maxBullets: options.maxBullets }),
-        }),
-      };
+      const summary = renderSummary(extractor.result(), {
+        previousSummary: request.previousSummary,
+        requiredIdentifiers: request.requiredIdentifiers,
+        budgetTokens: request.budgetTokens,
+        ...(options.maxBullets === undefined ? {} : { maxBullets: options.maxBullets }),
+      });
+      // fail rather than hand back a summary cut to fit: the compactor then tries the next producer
+      if (estimateTextTokens(summary) > request.budgetTokens) {
+        throw new Error('the required identifiers alone do not fit the summary budget');
+      }
+      return { summary };
     },
   };
 }

@@ -1,5 +1,4 @@
 import type { MessageEntry } from '@keel/compaction';
-import { extractIdentifiers, messageText } from '@keel/compaction';
 
 /** What the extractive provider pulls out of a conversation, section by section. */
 export interface ExtractedSections {
@@ -8,7 +7,6 @@ export interface ExtractedSections {
   decisions: string[];
   progress: string[];
   openItems: string[];
-  identifiers: string[];
 }
 
 const CONSTRAINT = /\b(must|never|always|do not|don't|should not|only|required?)\b/i;
@@ -43,36 +41,27 @@ export function createSectionExtractor(): {
     decisions: [],
     progress: [],
     openItems: [],
-    identifiers: [],
   };
   const seen = new Set<string>();
-  const seenIds = new Set<string>();
   const toolNames = new Map<string, string>();
   let lastRequest: string | undefined;
   const openErrors: string[] = [];
 
   return {
     addMessage(message) {
-      const text = messageText(message);
-      for (const id of extractIdentifiers(text)) pushUnique(sections.identifiers, seenIds, id);
-      if (typeof message.content !== 'string') {
-        for (const block of message.content) {
-          if (block.type === 'tool_use') toolNames.set(block.id, block.name);
-          if (block.type === 'tool_result') {
-            const name = toolNames.get(block.toolUseId) ?? 'tool';
-            const first = sentences(block.content)[0] ?? '';
-            const line = `${name}: ${block.isError === true ? 'failed' : 'ok'}${first ? ` (${first})` : ''}`;
-            pushUnique(sections.progress, seen, line);
-            if (block.isError === true) openErrors.push(`${name} failed: ${first}`);
-          }
+      for (const block of message.content) {
+        if (block.type === 'tool_use') toolNames.set(block.id, block.name);
+        if (block.type === 'tool_result') {
+          const name = toolNames.get(block.toolUseId) ?? 'tool';
+          const first = sentences(block.content)[0] ?? '';
+          const line = `${name}: ${block.isError === true ? 'failed' : 'ok'}${first ? ` (${first})` : ''}`;
+          pushUnique(sections.progress, seen, line);
+          if (block.isError === true) openErrors.push(`${name} failed: ${first}`);
         }
       }
-      const prose =
-        typeof message.content === 'string'
-          ? message.content
-          : message.content
-              .flatMap((block) => (block.type === 'text' ? [block.text] : []))
-              .join('\n');
+      const prose = message.content
+        .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+        .join('\n');
       if (prose.trim().length === 0) return;
       const said = sentences(prose);
       if (message.role === 'user') {

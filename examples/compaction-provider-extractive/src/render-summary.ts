@@ -1,4 +1,4 @@
-import { SUMMARY_SECTIONS, truncateMiddle } from '@keel/compaction';
+import { estimateTextTokens, SUMMARY_SECTIONS } from '@keel/compaction';
 import type { ExtractedSections } from './extract-sections';
 
 type SectionName = (typeof SUMMARY_SECTIONS)[number];
@@ -37,8 +37,11 @@ export interface RenderSummaryOptions {
 
 /**
  * Merges the previous summary's bullets with the new ones, section by section, and trims the
- * oldest bullets of the longest prose section until the text fits `budgetTokens * 4` characters.
- * Identifiers are trimmed last, and required ones never.
+ * oldest bullets of the longest prose section until the text fits `budgetTokens` (as the
+ * compactor estimates tokens).
+ * Identifiers (the required ones, then those of the previous summary) are trimmed last, and
+ * required ones never: a text that still does not fit is returned as it is, for the provider
+ * to refuse.
  */
 export function renderSummary(extracted: ExtractedSections, options: RenderSummaryOptions): string {
   const previous = parseSummary(options.previousSummary);
@@ -52,9 +55,7 @@ export function renderSummary(extracted: ExtractedSections, options: RenderSumma
     return keepNewest ? unique.slice(-maxBullets) : unique.slice(0, maxBullets);
   };
   const required = new Set(options.requiredIdentifiers);
-  const optionalIds = merge('Exact identifiers', extracted.identifiers).filter(
-    (id) => !required.has(id),
-  );
+  const optionalIds = merge('Exact identifiers', []).filter((id) => !required.has(id));
   const bullets = new Map<SectionName, string[]>([
     ['Goal', merge('Goal', extracted.goal, false).slice(0, 2)],
     ['Constraints', merge('Constraints', extracted.constraints)],
@@ -63,10 +64,11 @@ export function renderSummary(extracted: ExtractedSections, options: RenderSumma
     ['Open items', extracted.openItems.slice(-maxBullets)],
     ['Exact identifiers', [...required, ...optionalIds]],
   ]);
-  const maxChars = options.budgetTokens * 4;
+  const fits = (candidate: string): boolean =>
+    estimateTextTokens(candidate) <= options.budgetTokens;
   let text = render(bullets);
   const trimmable: SectionName[] = ['Progress', 'Decisions', 'Constraints', 'Open items', 'Goal'];
-  while (text.length > maxChars) {
+  while (!fits(text)) {
     const longest = trimmable
       .map((name) => [name, bullets.get(name) ?? []] as const)
       .filter(([, lines]) => lines.length > 0)
@@ -77,5 +79,5 @@ export function renderSummary(extracted: ExtractedSections, options: RenderSumma
     else break;
     text = render(bullets);
   }
-  return text.length > maxChars ? truncateMiddle(text, maxChars) : text;
+  return text;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeBackoffDelay, MAX_RETRY_AFTER_MS, sleep } from './backoff';
+import { computeBackoffDelay, MAX_RETRY_AFTER_MS } from './backoff';
 
 describe('computeBackoffDelay', () => {
   it('grows exponentially with equal jitter, capped', () => {
@@ -34,24 +34,5 @@ describe('computeBackoffDelay', () => {
     const high = computeBackoffDelay(2, { baseDelayMs: 1000, random: () => 0.99 });
     expect(low).toBe(1000);
     expect(high).toBeGreaterThan(low);
-  });
-});
-
-describe('sleep', () => {
-  it('wakes on abort with the abort reason', async () => {
-    const controller = new AbortController();
-    const waiting = sleep(600_000, controller.signal);
-    controller.abort(new Error('stop'));
-    await expect(waiting).rejects.toThrow('stop');
-  });
-
-  it('rejects at once when already aborted', async () => {
-    await expect(sleep(600_000, AbortSignal.abort(new Error('already')))).rejects.toThrow(
-      'already',
-    );
-  });
-
-  it('resolves after the delay otherwise', async () => {
-    await expect(sleep(1, new AbortController().signal)).resolves.toBeUndefined();
   });
 });

@@ -27,22 +27,3 @@ export function computeBackoffDelay(
   const random = options.random ?? Math.random;
   return Math.round(nominal / 2 + (nominal / 2) * random());
 }
-
-/** Waits `ms`, or rejects with `signal.reason` as soon as the signal aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -1,16 +1,6 @@
-const MARKER = Symbol.for('keel.error.CompactionError');
+import type { CompactionAttempt } from '@keel/spec';
 
-/** One failed try of one producer, in the order they happened. */
-export interface CompactionAttempt {
-  /** `builtin:llm`, a provider id, or `hook:beforeCompact`. */
-  producerId: string;
-  /** 1-based call number within that producer. */
-  attempt: number;
-  /** Log-safe reason: a validation problem, a provider failure, an error kind's message. */
-  reason: string;
-  /** `classifyError(error).kind` when the try failed with an error. */
-  kind?: string;
-}
+const MARKER = Symbol.for('keel.error.CompactionError');
 
 export type CompactionErrorCode =
   /** Every producer failed or produced an invalid summary; nothing was written. */
@@ -33,6 +23,7 @@ export class CompactionError extends Error {
   readonly [MARKER] = true;
   override readonly name: string = 'CompactionError';
   readonly code: CompactionErrorCode;
+  /** Every failed try, in the order they happened. */
   readonly attempts: readonly CompactionAttempt[];
   readonly sessionId: string | undefined;
 

@@ -1,9 +1,9 @@
+import type { CompactionEvent } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
-import { HOOK_PRODUCER_ID } from './create-compactor';
-import { BUILTIN_PRODUCER_ID } from './model-summarizer';
+import { useHarness } from '../test/compactor-harness';
+import { SAMPLE_IDENTIFIERS, SMALL_WINDOW } from '../test/sample-transcript';
+import { BUILTIN_PRODUCER_ID, HOOK_PRODUCER_ID } from './producer-ids';
 import { SUMMARY_SECTIONS } from './summary-sections';
-import { useHarness } from './test-support/compactor-harness';
-import { SAMPLE_IDENTIFIERS, SMALL_WINDOW } from './test-support/sample-transcript';
 
 const setup = useHarness();
 
@@ -15,7 +15,7 @@ describe('beforeCompact', () => {
       hooks: { beforeCompact: () => ({ action: 'cancel', reason: 'not now' }) },
     });
     const result = await h.compact(compactor);
-    expect(result).toEqual({ status: 'skipped', reason: 'cancelled' });
+    expect(result).toEqual({ status: 'skipped', reason: 'cancelled', detail: 'not now' });
     expect(h.mock.requests).toHaveLength(0);
     expect((await h.bytes()).equals(before)).toBe(true);
     expect(h.events.at(-1)).toEqual({
@@ -23,6 +23,7 @@ describe('beforeCompact', () => {
       sessionId: 's-1',
       trigger: 'threshold',
       reason: 'cancelled',
+      detail: 'not now',
     });
   });
 
@@ -131,27 +132,40 @@ describe('beforeCompact', () => {
       reason: expect.stringContaining('missing sections: Goal'),
     });
   });
+});
 
-  it('afterCompact may reject: the commit stands', async () => {
+describe('observing a compaction: events, one listener style', () => {
+  it('onEvent and subscribe see the same events; compaction-end carries the committed entry', async () => {
     const h = await setup();
-    const compactor = h.compactor({
-      hooks: { afterCompact: async () => Promise.reject(new Error('async observer bug')) },
+    const compactor = h.compactor({ createId: () => 'compaction-1' });
+    const subscribed: CompactionEvent[] = [];
+    const unsubscribe = compactor.subscribe((event) => subscribed.push(event));
+    const result = await h.compacted(compactor);
+    unsubscribe();
+    expect(subscribed).toEqual(h.events);
+    expect(h.events.at(-1)).toMatchObject({
+      type: 'compaction-end',
+      outcome: 'compacted',
+      entry: result.entry,
     });
-    await h.compacted(compactor);
-    expect(h.store.appendCount()).toBe(1);
+    await h.compact(compactor, { trigger: 'manual' });
+    expect(subscribed).toHaveLength(2);
+    expect(h.events).toHaveLength(3);
   });
 
-  it('afterCompact observes the committed entry, and its throw does not undo the commit', async () => {
+  it('a listener that throws does not undo or fail the commit', async () => {
     const h = await setup();
     const observed: string[] = [];
     const compactor = h.compactor({
-      hooks: {
-        afterCompact: (context) => {
-          observed.push(context.entry.id);
-          throw new Error('observer bug');
-        },
-      },
       createId: () => 'compaction-1',
+      onEvent: (event) => {
+        if (event.type !== 'compaction-end') return;
+        observed.push(event.entry?.id ?? 'none');
+        throw new Error('observer bug');
+      },
+    });
+    compactor.subscribe(() => {
+      throw new Error('another observer bug');
     });
     const result = await h.compact(compactor);
     expect(result.status).toBe('compacted');
@@ -175,21 +189,5 @@ describe('hooks that ignore the signal', () => {
     await expect(h.compact(compactor, { signal: controller.signal })).rejects.toThrow('user stop');
     expect(h.mock.requests).toHaveLength(0);
     expect(h.store.appendCount()).toBe(0);
-  });
-
-  it('a hanging afterCompact is left on caller abort; the committed compaction is the result', async () => {
-    const h = await setup();
-    const controller = new AbortController();
-    const compactor = h.compactor({
-      hooks: {
-        afterCompact: () => {
-          controller.abort(new Error('user stop'));
-          return new Promise(() => undefined);
-        },
-      },
-    });
-    const result = await h.compacted(compactor, { signal: controller.signal });
-    expect(h.store.appendCount()).toBe(1);
-    expect(result.entry.provenance.producerId).toBe(BUILTIN_PRODUCER_ID);
   });
 });

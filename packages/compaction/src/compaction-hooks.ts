@@ -1,6 +1,5 @@
-import type { CompactionTrigger } from './compaction-events';
+import type { CompactionTrigger } from '@keel/spec';
 import type { CompactionPlan } from './plan-compaction';
-import type { CompactionEntry } from './types';
 
 export interface BeforeCompactContext {
   sessionId: string;
@@ -19,28 +18,20 @@ export type BeforeCompactResult =
   | { action: 'cancel'; reason?: string }
   | { action: 'supply'; summary: string };
 
-export interface AfterCompactContext {
-  sessionId: string;
-  trigger: CompactionTrigger;
-  entry: CompactionEntry;
-  plan: CompactionPlan;
-}
-
+/**
+ * Hooks that may change what a compaction does. To observe one, listen to its events
+ * (`onEvent`, `subscribe`): `compaction-end` carries the committed entry.
+ */
 export interface CompactionHooks {
   /**
    * Runs after the plan is made and before any producer, only when there is something to
-   * compact. May cancel, or supply a summary: a supplied summary is validated like any other and,
-   * when rejected, the configured producers run as if no summary had been supplied.
-   * May throw: the error propagates out of `compact()` and nothing is written. Should honour
-   * `context.signal`: once it aborts, `compact()` stops waiting for the hook and rejects.
+   * compact. May cancel (`compact()` resolves `skipped: cancelled`, the reason as its `detail`),
+   * or supply a summary: a supplied summary is validated like any other and, when rejected, the
+   * configured producers run as if no summary had been supplied. May throw: the error propagates
+   * out of `compact()` and nothing is written. Should honour `context.signal`: once it aborts,
+   * `compact()` stops waiting for the hook and rejects.
    */
   beforeCompact?(
     context: BeforeCompactContext,
   ): BeforeCompactResult | undefined | Promise<BeforeCompactResult | undefined>;
-  /**
-   * Runs after the compaction entry was appended. Observes only; must not throw — a throwing or
-   * rejecting hook is caught and ignored, the compaction stays committed. `compact()` waits for it,
-   * but not past an abort of the caller's signal (it then returns the committed compaction).
-   */
-  afterCompact?(context: AfterCompactContext): void | Promise<void>;
 }

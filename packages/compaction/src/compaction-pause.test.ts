@@ -1,7 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { useHarness } from './test-support/compactor-harness';
-import { sampleTranscript } from './test-support/sample-transcript';
+import { useHarness } from '../test/compactor-harness';
+import { sampleTranscript } from '../test/sample-transcript';
 
 const setup = useHarness();
 
@@ -20,11 +20,14 @@ describe('pausing automatic compaction', () => {
     expect(h.events.filter((e) => e.type === 'compaction-paused')).toEqual([
       { type: 'compaction-paused', sessionId: 's-1', consecutiveFailures: 3 },
     ]);
-    expect(await h.compact(compactor)).toEqual({ status: 'skipped', reason: 'paused' });
-    expect(await h.compact(compactor, { trigger: 'overflow' })).toEqual({
+    const paused = {
       status: 'skipped',
       reason: 'paused',
-    });
+      detail:
+        '3 consecutive automatic compactions failed; a manual compaction or resume() resumes automatic ones',
+    };
+    expect(await h.compact(compactor)).toEqual(paused);
+    expect(await h.compact(compactor, { trigger: 'overflow' })).toEqual(paused);
     expect(h.mock.requests).toHaveLength(3);
     // another session is not affected
     expect(compactor.isPaused('s-2')).toBe(false);
@@ -89,7 +92,7 @@ describe('pausing with a shared failure count', () => {
     expect(failureCounts.get('s-1')).toBe(3);
     const restarted = h.compactor({ failureCounts });
     expect(restarted.isPaused('s-1')).toBe(true);
-    expect(await h.compact(restarted)).toEqual({ status: 'skipped', reason: 'paused' });
+    expect(await h.compact(restarted)).toMatchObject({ status: 'skipped', reason: 'paused' });
     expect(h.mock.requests).toHaveLength(3);
     restarted.resume('s-1');
     expect(failureCounts.has('s-1')).toBe(false);
@@ -115,14 +118,29 @@ describe('when nothing needs doing', () => {
       keepRecentTokens: 20,
       summaryMaxTokens: 400,
     });
-    expect(await h.compact(compactor)).toEqual({ status: 'skipped', reason: 'not-needed' });
+    expect(await h.compact(compactor)).toEqual({
+      status: 'skipped',
+      reason: 'not-needed',
+      detail: expect.stringMatching(
+        /^\d+ tokens in context; compaction starts above 99000 \(contextWindowTokens − reserveTokens\)$/,
+      ),
+    });
     expect(h.mock.requests).toHaveLength(0);
     const manual = await h.compact(compactor, { trigger: 'manual' });
     expect(manual.status).toBe('compacted');
-    // the compacted range is now summarized: nothing is left to compact before the latest request
+    // the compacted range is now summarized: what is left is within keepRecentTokens
+    const detail = 'keepRecentTokens (20) covers all 2 messages in context (20 tokens)';
     expect(await h.compact(compactor, { trigger: 'manual' })).toEqual({
       status: 'skipped',
       reason: 'nothing-to-compact',
+      detail,
+    });
+    expect(h.events.at(-1)).toEqual({
+      type: 'compaction-skipped',
+      sessionId: 's-1',
+      trigger: 'manual',
+      reason: 'nothing-to-compact',
+      detail,
     });
   });
 });

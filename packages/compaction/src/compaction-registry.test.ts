@@ -1,6 +1,6 @@
+import type { CompactionProvider } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import { CompactionError } from './compaction-error';
-import type { CompactionProvider } from './compaction-provider';
 import { createCompactionRegistry } from './compaction-registry';
 
 const provider = (id: string): CompactionProvider => ({

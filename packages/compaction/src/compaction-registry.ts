@@ -1,5 +1,5 @@
+import type { CompactionProvider } from '@keel/spec';
 import { CompactionError } from './compaction-error';
-import type { CompactionProvider } from './compaction-provider';
 
 export interface CompactionRegistry {
   /** Adds a provider; returns a function that removes it again. Throws `CompactionError`. */

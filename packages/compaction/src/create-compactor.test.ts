@@ -1,11 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { CompactionProvider, CompactionProviderRequest } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
-import type { CompactionProvider, CompactionProviderRequest } from './compaction-provider';
+import { useHarness } from '../test/compactor-harness';
+import { SAMPLE_IDENTIFIERS } from '../test/sample-transcript';
 import { createCompactionRegistry } from './compaction-registry';
-import { BUILTIN_PRODUCER_ID } from './model-summarizer';
+import { BUILTIN_PRODUCER_ID } from './producer-ids';
 import { SUMMARY_SECTIONS } from './summary-sections';
-import { useHarness } from './test-support/compactor-harness';
-import { SAMPLE_IDENTIFIERS } from './test-support/sample-transcript';
 
 const setup = useHarness();
 
@@ -91,6 +91,43 @@ describe('third-party providers', () => {
       ['empty', undefined],
       ['disconnects', 'connection'],
     ]);
+  });
+
+  it('falls back to the built-in summarizer on a provider-side AbortError (the caller signal not aborted)', async () => {
+    const h = await setup();
+    // the provider's own model call never answers; its own watchdog aborts it
+    h.mock.enqueue({ type: 'hang', match: { model: 'provider-model' } });
+    const client = new Anthropic({ apiKey: 'k', baseURL: h.mock.anthropicBaseUrl, maxRetries: 0 });
+    const caller = new AbortController();
+    const compactor = h.compactor({
+      providers: [
+        provider('watchdog', async () => {
+          const own = new AbortController();
+          const call = client.messages.create(
+            { model: 'provider-model', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] },
+            { signal: own.signal },
+          );
+          while (h.mock.requests.length === 0) await new Promise((r) => setImmediate(r));
+          own.abort();
+          await call;
+          return { summary: 'unreachable' };
+        }),
+        provider('aborts', async () => {
+          throw new DOMException('This operation was aborted', 'AbortError');
+        }),
+      ],
+    });
+    const result = await h.compacted(compactor, { signal: caller.signal });
+    expect(caller.signal.aborted).toBe(false);
+    expect(result.entry.provenance.producerId).toBe(BUILTIN_PRODUCER_ID);
+    const end = h.events.at(-1);
+    expect(
+      end?.type === 'compaction-end' && end.attempts.map((a) => [a.producerId, a.kind]),
+    ).toEqual([
+      ['watchdog', 'provider_abort'],
+      ['aborts', 'provider_abort'],
+    ]);
+    expect(h.mock.requests.map((r) => r.model)).toEqual(['provider-model', 'mock-summarizer']);
   });
 
   it('falls back when a provider times out, and the provider sees its signal abort', async () => {
@@ -275,7 +312,11 @@ describe('concurrent compactions of one session', () => {
       h.compact(compactor, { trigger: 'overflow' }),
     ]);
     expect(results.map((result) => result.status)).toEqual(['compacted', 'skipped']);
-    expect(results[1]).toEqual({ status: 'skipped', reason: 'nothing-to-compact' });
+    expect(results[1]).toEqual({
+      status: 'skipped',
+      reason: 'nothing-to-compact',
+      detail: 'keepRecentTokens (20) covers all 2 messages in context (20 tokens)',
+    });
     expect(calls).toBe(1);
     expect(h.store.appendCount()).toBe(1);
     const added = (await h.bytes()).subarray(before.length).toString('utf8');

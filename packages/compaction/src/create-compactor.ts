@@ -1,41 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import type { BackoffOptions } from './backoff';
-import type { CompactionAttempt } from './compaction-error';
-import { CompactionError } from './compaction-error';
 import type {
   CompactionEvent,
-  CompactionEventListener,
-  CompactionSkipReason,
-  CompactionTrigger,
-} from './compaction-events';
+  CompactionProvider,
+  CompactorPort,
+  CompactRequest,
+  CompactResult,
+  ModelPort,
+  TranscriptEntry,
+} from '@keel/spec';
 import type { CompactionFailureCounts } from './compaction-failure-counts';
 import type { CompactionHooks } from './compaction-hooks';
-import type { CompactionProvider } from './compaction-provider';
 import type { CompactionRegistry } from './compaction-registry';
-import type { CompactionStore } from './compaction-store';
-import { estimateTextTokens } from './estimate-tokens';
-import { collectIdentifiers } from './extract-identifiers';
-import type { CompactionModelPort } from './model-port';
-import { createModelSummarizer } from './model-summarizer';
+import { createEventHub } from './create-event-hub';
+import { createFailureTracker } from './create-failure-tracker';
+import type { CompactionRetryOptions } from './create-producer-list';
+import { createProducerList } from './create-producer-list';
 import type { CompactionBudgetOptions, CompactionPlan } from './plan-compaction';
 import { planCompaction } from './plan-compaction';
-import type { ProduceRequest, Producer } from './producer';
-import { createProviderProducer } from './provider-producer';
-import { messageText } from './render-messages';
-import { runProducers } from './run-producers';
+import type { CompactionRun } from './run-compaction';
+import { runCompaction } from './run-compaction';
 import { createSessionMutex } from './session-mutex';
-import { computeSourceDigest } from './source-digest';
-import { SUMMARY_SECTIONS } from './summary-sections';
-import type { CompactionEntry, TranscriptEntry } from './types';
-import { untilAbort } from './until-abort';
-import { describeSummaryProblems, validateSummary } from './validate-summary';
-
-/** Producer id recorded when `beforeCompact` supplied the summary. */
-export const HOOK_PRODUCER_ID = 'hook:beforeCompact';
 
 export interface CompactorOptions extends Partial<CompactionBudgetOptions> {
-  /** The built-in summarizer's model; without it only providers (and the hook) can summarize. */
-  model?: CompactionModelPort;
+  /**
+   * The built-in summarizer's model: any model port (`@keel/transport`'s transport fits); only its
+   * `stream` is used. Without it only providers (and the hook) can summarize.
+   */
+  model?: Pick<ModelPort, 'stream'>;
   modelName?: string;
   /** Where provider ids in `providers` are looked up; its providers run when `providers` is unset. */
   registry?: CompactionRegistry;
@@ -48,7 +39,7 @@ export interface CompactorOptions extends Partial<CompactionBudgetOptions> {
   /** Most identifiers a summary is required to keep (the newest win); default 64. */
   maxIdentifiers?: number;
   /** Built-in summarizer retries: attempts per chunk (default 3) and backoff. */
-  retry?: BackoffOptions & { maxAttemptsPerChunk?: number };
+  retry?: CompactionRetryOptions;
   /** Longest time one provider call may take; default 120 000 ms. */
   providerTimeoutMs?: number;
   /**
@@ -63,27 +54,15 @@ export interface CompactorOptions extends Partial<CompactionBudgetOptions> {
    * only). Share one, or back it by durable storage, for the pause to outlive the compactor.
    */
   failureCounts?: CompactionFailureCounts;
+  /** Hooks that may change a compaction (`beforeCompact`). */
   hooks?: CompactionHooks;
-  onEvent?: CompactionEventListener;
+  /** Receives every event; must not throw (a throwing listener is ignored). Same as `subscribe`. */
+  onEvent?: (event: CompactionEvent) => void;
   now?: () => Date;
   createId?: () => string;
 }
 
-export interface CompactRequest {
-  sessionId: string;
-  store: CompactionStore;
-  /** Default `threshold`: compacts only when the plan says so. `overflow` and `manual` always try. */
-  trigger?: CompactionTrigger;
-  /** Extra instructions for the summary (e.g. from a `/compact <focus>` command). */
-  focus?: string;
-  signal: AbortSignal;
-}
-
-export type CompactResult =
-  | { status: 'compacted'; entry: CompactionEntry; plan: CompactionPlan }
-  | { status: 'skipped'; reason: CompactionSkipReason };
-
-export interface Compactor {
+export interface Compactor extends CompactorPort {
   /** The pure plan for a transcript with this compactor's budget. */
   plan(entries: readonly TranscriptEntry[]): CompactionPlan;
   /**
@@ -98,257 +77,62 @@ export interface Compactor {
   /** Clears the session's failure count and resumes automatic compaction. */
   resume(sessionId: string): void;
   /** Adds an event listener; returns the function that removes it. */
-  subscribe(listener: CompactionEventListener): () => void;
+  subscribe(listener: (event: CompactionEvent) => void): () => void;
 }
 
-/** Creates a compactor: plan, providers in order, the built-in summarizer, validation, commit. */
-export function createCompactor(options: CompactorOptions = {}): Compactor {
-  const budget: CompactionBudgetOptions = {
+/** The budget with its defaults. */
+function resolveBudget(options: CompactorOptions): CompactionBudgetOptions {
+  return {
     contextWindowTokens: options.contextWindowTokens ?? 200_000,
     reserveTokens: options.reserveTokens ?? 16_384,
     keepRecentTokens: options.keepRecentTokens ?? 20_000,
   };
-  const summaryMaxTokens =
-    options.summaryMaxTokens ?? Math.min(8192, Math.max(256, Math.floor(budget.reserveTokens / 2)));
-  const maxFailures = options.maxConsecutiveFailures ?? 3;
-  const listeners = new Set<CompactionEventListener>();
-  if (options.onEvent !== undefined) listeners.add(options.onEvent);
-  const failures: CompactionFailureCounts = options.failureCounts ?? new Map<string, number>();
-  const isPaused = (sessionId: string): boolean => (failures.get(sessionId) ?? 0) >= maxFailures;
+}
+
+/** Creates a compactor: plan, `beforeCompact`, providers in order, the built-in summarizer, validation, commit. */
+export function createCompactor(options: CompactorOptions = {}): Compactor {
+  const budget = resolveBudget(options);
+  const chunking =
+    options.chunkMaxTokens === undefined ? {} : { chunkMaxTokens: options.chunkMaxTokens };
+  const plan = (entries: readonly TranscriptEntry[]): CompactionPlan =>
+    planCompaction(entries, { ...budget, ...chunking });
+  const events = createEventHub(options.onEvent);
+  const failures = createFailureTracker({
+    counts: options.failureCounts ?? new Map<string, number>(),
+    maxConsecutiveFailures: options.maxConsecutiveFailures ?? 3,
+    emit: events.emit,
+  });
+  const run: CompactionRun = {
+    budget,
+    summaryMaxTokens:
+      options.summaryMaxTokens ??
+      Math.min(8192, Math.max(256, Math.floor(budget.reserveTokens / 2))),
+    maxIdentifiers: options.maxIdentifiers ?? 64,
+    plan,
+    producers: createProducerList(options),
+    beforeCompact: options.hooks?.beforeCompact,
+    events,
+    failures,
+    createId: options.createId ?? randomUUID,
+    now: options.now ?? (() => new Date()),
+  };
   const running = createSessionMutex();
-  const builtin =
-    options.model === undefined
-      ? undefined
-      : createModelSummarizer({
-          ...options.retry,
-          model: options.model,
-          ...(options.modelName === undefined ? {} : { modelName: options.modelName }),
-          ...(options.modelTimeoutMs === undefined
-            ? {}
-            : { modelTimeoutMs: options.modelTimeoutMs }),
-        });
-
-  function emit(event: CompactionEvent): void {
-    for (const listener of listeners) {
-      try {
-        listener(event);
-      } catch {
-        // observers never break a compaction
-      }
-    }
-  }
-
-  function plan(entries: readonly TranscriptEntry[]): CompactionPlan {
-    return planCompaction(entries, {
-      ...budget,
-      ...(options.chunkMaxTokens === undefined ? {} : { chunkMaxTokens: options.chunkMaxTokens }),
-    });
-  }
-
-  function producers(attempts: CompactionAttempt[]): Producer[] {
-    const list: Producer[] = [];
-    const configured = options.providers ?? options.registry?.list() ?? [];
-    for (const item of configured) {
-      const provider = typeof item === 'string' ? options.registry?.get(item) : item;
-      if (provider === undefined) {
-        attempts.push({ producerId: String(item), attempt: 0, reason: 'provider not registered' });
-        continue;
-      }
-      list.push(
-        createProviderProducer(provider, {
-          ...(options.providerTimeoutMs === undefined
-            ? {}
-            : { timeoutMs: options.providerTimeoutMs }),
-        }),
-      );
-    }
-    if (builtin !== undefined) list.push(builtin);
-    return list;
-  }
-
-  function recordFailure(sessionId: string, trigger: CompactionTrigger): void {
-    if (trigger === 'manual') return;
-    const wasPaused = isPaused(sessionId);
-    const count = (failures.get(sessionId) ?? 0) + 1;
-    failures.set(sessionId, count);
-    if (!wasPaused && isPaused(sessionId)) {
-      emit({ type: 'compaction-paused', sessionId, consecutiveFailures: count });
-    }
-  }
-
-  function recordSuccess(sessionId: string): void {
-    const wasPaused = isPaused(sessionId);
-    failures.delete(sessionId);
-    if (wasPaused) emit({ type: 'compaction-resumed', sessionId });
-  }
 
   async function compact(request: CompactRequest): Promise<CompactResult> {
     request.signal.throwIfAborted();
     const release = await running.acquire(request.sessionId, request.signal);
     try {
-      return await compactHeld(request);
+      return await runCompaction(run, request);
     } finally {
       release();
-    }
-  }
-
-  /** `compact()` while this compactor runs no other compaction of the session. */
-  async function compactHeld(request: CompactRequest): Promise<CompactResult> {
-    const { sessionId, signal, store } = request;
-    const trigger = request.trigger ?? 'threshold';
-    const skip = (reason: CompactionSkipReason): CompactResult => {
-      emit({ type: 'compaction-skipped', sessionId, trigger, reason });
-      return { status: 'skipped', reason };
-    };
-    if (trigger !== 'manual' && isPaused(sessionId)) return skip('paused');
-    const { entries } = await store.read(sessionId, { signal });
-    signal.throwIfAborted();
-    const current = plan(entries);
-    if (current.compacted.length === 0) return skip('nothing-to-compact');
-    if (trigger === 'threshold' && !current.shouldCompact) return skip('not-needed');
-
-    const texts = current.compacted.map(messageText);
-    if (current.previousSummary !== undefined) texts.unshift(current.previousSummary);
-    const requiredIdentifiers = collectIdentifiers(texts, options.maxIdentifiers ?? 64);
-    const validate = (summary: string) =>
-      validateSummary(summary, { budgetTokens: summaryMaxTokens, requiredIdentifiers });
-    const attempts: CompactionAttempt[] = [];
-    emit({
-      type: 'compaction-start',
-      sessionId,
-      trigger,
-      tokensBefore: current.tokensBefore,
-      compactedMessages: current.compacted.length,
-      keptMessages: current.kept.length,
-    });
-    const end = (
-      outcome: 'compacted' | 'failed' | 'aborted' | 'cancelled',
-      entry?: CompactionEntry,
-    ) =>
-      emit({
-        type: 'compaction-end',
-        sessionId,
-        trigger,
-        outcome,
-        attempts,
-        ...(entry ? { entry } : {}),
-      });
-
-    try {
-      let produced: { summary: string; producerId: string; calls: number } | undefined;
-      // a hook that ignores its signal is not waited for once the caller aborts
-      const decision = await untilAbort(
-        Promise.resolve(
-          options.hooks?.beforeCompact?.({
-            sessionId,
-            trigger,
-            plan: current,
-            requiredIdentifiers,
-            budgetTokens: summaryMaxTokens,
-            signal,
-          }),
-        ),
-        signal,
-      );
-      signal.throwIfAborted();
-      if (decision?.action === 'cancel') {
-        end('cancelled');
-        return skip('cancelled');
-      }
-      if (decision?.action === 'supply') {
-        const validation = validate(decision.summary);
-        if (validation.valid) {
-          produced = { summary: decision.summary.trim(), producerId: HOOK_PRODUCER_ID, calls: 1 };
-        } else {
-          const problems = describeSummaryProblems(validation.problems);
-          attempts.push({
-            producerId: HOOK_PRODUCER_ID,
-            attempt: 1,
-            reason: `invalid summary: ${problems}`,
-          });
-        }
-      }
-      if (produced === undefined) {
-        const produceRequest: ProduceRequest = {
-          sessionId,
-          compacted: current.compacted,
-          chunks: current.chunks,
-          chunkMaxTokens: current.chunkMaxTokens,
-          previousSummary: current.previousSummary,
-          budgetTokens: summaryMaxTokens,
-          requiredIdentifiers,
-          requiredSections: SUMMARY_SECTIONS,
-          focus: request.focus,
-          signal,
-          emit,
-        };
-        const candidates = producers(attempts);
-        if (candidates.length === 0) {
-          attempts.push({
-            producerId: 'none',
-            attempt: 0,
-            reason: 'no producer: configure model or providers',
-          });
-        }
-        const result = await runProducers(candidates, produceRequest, validate, attempts);
-        if (result.ok) produced = result;
-      }
-      if (produced === undefined) {
-        recordFailure(sessionId, trigger);
-        end('failed');
-        throw new CompactionError({
-          code: 'all-producers-failed',
-          sessionId,
-          attempts,
-          message: `compaction failed: no valid summary after ${attempts.length} failed attempt(s); the transcript is unchanged`,
-        });
-      }
-      const entry: CompactionEntry = {
-        type: 'compaction',
-        id: options.createId?.() ?? randomUUID(),
-        timestamp: (options.now?.() ?? new Date()).toISOString(),
-        summary: produced.summary,
-        firstKeptEntryId: current.firstKeptEntryId,
-        provenance: {
-          producerId: produced.producerId,
-          attempts: produced.calls,
-          tokensBefore: current.tokensBefore,
-          tokensAfter: estimateTextTokens(produced.summary) + current.keptTokens,
-          sourceDigest: computeSourceDigest(current.compacted),
-        },
-      };
-      signal.throwIfAborted();
-      await store.append(sessionId, [entry], { signal });
-      recordSuccess(sessionId);
-      end('compacted', entry);
-      try {
-        const observed = options.hooks?.afterCompact?.({
-          sessionId,
-          trigger,
-          entry,
-          plan: current,
-        });
-        await untilAbort(Promise.resolve(observed), signal);
-      } catch {
-        // afterCompact observes only; on abort the committed compaction is still the result
-      }
-      return { status: 'compacted', entry, plan: current };
-    } catch (error) {
-      if (!CompactionError.isInstance(error)) end(signal.aborted ? 'aborted' : 'failed');
-      throw error;
     }
   }
 
   return {
     plan,
     compact,
-    isPaused,
-    resume: recordSuccess,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
+    isPaused: failures.isPaused,
+    resume: failures.recordSuccess,
+    subscribe: events.subscribe,
   };
 }

@@ -1,21 +1,63 @@
-import type { ContentBlock, MessageEntry, TranscriptEntry } from './types';
+import type { ContentBlock, MessageEntry } from '@keel/spec';
 
-/** Characters per token of the fallback estimate; deliberately conservative for English and code. */
-export const CHARS_PER_TOKEN = 4;
+/*
+ * The character-based estimate, counted in quarter tokens per UTF-16 unit: Latin script, digits,
+ * code and ASCII punctuation about 4 characters per token; other alphabets (Greek, Cyrillic,
+ * Hebrew, Arabic, Indic, Thai, …) and symbols about 2; CJK ideographs, kana, Hangul, Yi and
+ * full-width forms about 1 (where 4 characters per token would undercount them 3–4×), as is a
+ * character outside the BMP (its surrogate pair counts once). One pass, no allocation.
+ */
+const NARROW = 1;
+const ALPHABET = 2;
+const WIDE = 4;
 
-/** Tokens of a piece of text by the character-based estimate. */
-export function estimateTextTokens(text: string): number {
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
+/** Text with nothing above U+036F is all narrow: its length alone gives the estimate. */
+const BEYOND_LATIN = /[^\u0000-\u036f]/;
+
+/** Quarter tokens of one UTF-16 unit (ranges in ascending order). */
+export function quarterTokens(code: number): number {
+  if (code < 0x0370) return NARROW; // Latin, IPA, combining marks
+  if (code < 0x1100) return ALPHABET; // Greek … Georgian
+  if (code < 0x1200) return WIDE; // Hangul Jamo
+  if (code < 0x2e80) return ALPHABET; // Ethiopic … Greek extended, punctuation, symbols
+  if (code < 0xa4d0) return WIDE; // CJK radicals and symbols, kana, Bopomofo, ideographs, Yi
+  if (code < 0xa960) return ALPHABET;
+  if (code < 0xa980) return WIDE; // Hangul Jamo extended-A
+  if (code < 0xac00) return ALPHABET;
+  if (code < 0xdc00) return WIDE; // Hangul syllables, Jamo extended-B, high surrogates
+  if (code < 0xe000) return 0; // low surrogates: the high one counted the character
+  if (code < 0xf900) return ALPHABET; // private use
+  if (code < 0xfb00) return WIDE; // CJK compatibility ideographs
+  if (code < 0xfe30) return ALPHABET;
+  if (code < 0xfe50) return WIDE; // CJK compatibility forms
+  if (code < 0xff00) return ALPHABET;
+  if (code < 0xfff0) return WIDE; // half-width and full-width forms
+  return ALPHABET;
 }
 
-function blockChars(block: ContentBlock): number {
+/** Quarter tokens of a text. */
+function textQuarters(text: string): number {
+  if (!BEYOND_LATIN.test(text)) return text.length * NARROW;
+  let quarters = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    quarters += quarterTokens(text.charCodeAt(index));
+  }
+  return quarters;
+}
+
+/** Tokens of a piece of text by the character-based estimate. Linear in its length. */
+export function estimateTextTokens(text: string): number {
+  return Math.ceil(textQuarters(text) / 4);
+}
+
+function blockQuarters(block: ContentBlock): number {
   switch (block.type) {
     case 'text':
-      return block.text.length;
+      return textQuarters(block.text);
     case 'tool_use':
-      return block.name.length + JSON.stringify(block.input).length;
+      return textQuarters(block.name) + textQuarters(JSON.stringify(block.input));
     case 'tool_result':
-      return block.content.length;
+      return textQuarters(block.content);
     default: {
       const unreachable: never = block;
       return unreachable;
@@ -25,26 +67,9 @@ function blockChars(block: ContentBlock): number {
 
 /** Tokens one message entry contributes to the context, by the character-based estimate. */
 export function estimateMessageTokens(entry: MessageEntry): number {
-  if (typeof entry.content === 'string') return estimateTextTokens(entry.content);
-  let chars = 0;
-  for (const block of entry.content) chars += blockChars(block);
-  return Math.ceil(chars / CHARS_PER_TOKEN);
-}
-
-/** Tokens one transcript entry contributes to the context (0 for turn records). */
-export function estimateEntryTokens(entry: TranscriptEntry): number {
-  switch (entry.type) {
-    case 'message':
-      return estimateMessageTokens(entry);
-    case 'compaction':
-      return estimateTextTokens(entry.summary);
-    case 'turn':
-      return 0;
-    default: {
-      const unreachable: never = entry;
-      return unreachable;
-    }
-  }
+  let quarters = 0;
+  for (const block of entry.content) quarters += blockQuarters(block);
+  return Math.ceil(quarters / 4);
 }
 
 export interface ContextTokenEstimate {

@@ -1,34 +1,18 @@
+import type { MessageEntry } from '@keel/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { estimateMessageTokens } from './estimate-tokens';
-import { findBlockedCuts, findCutPoint, findLatestUserRequest } from './find-cut-point';
+import { messageEntry } from '../test/message-entry';
 import {
   buildTranscript,
   messagesOf,
+  toolPairs,
   transcriptArbitrary,
-} from './test-support/transcript-arbitrary';
-import type { MessageEntry } from './types';
-
-function pairs(messages: readonly MessageEntry[]): Array<[number, number]> {
-  const uses = new Map<string, number>();
-  const found: Array<[number, number]> = [];
-  messages.forEach((message, index) => {
-    if (typeof message.content === 'string') return;
-    for (const block of message.content) if (block.type === 'tool_use') uses.set(block.id, index);
-  });
-  messages.forEach((message, index) => {
-    if (typeof message.content === 'string') return;
-    for (const block of message.content) {
-      if (block.type !== 'tool_result') continue;
-      const use = uses.get(block.toolUseId);
-      if (use !== undefined) found.push([use, index]);
-    }
-  });
-  return found;
-}
+} from '../test/transcript-arbitrary';
+import { estimateMessageTokens } from './estimate-tokens';
+import { findBlockedCuts, findCutPoint, findLatestUserRequest } from './find-cut-point';
 
 function separatesPair(messages: readonly MessageEntry[], cut: number): boolean {
-  return pairs(messages).some(([use, result]) => use < cut !== result < cut);
+  return toolPairs(messages).some(([use, result]) => use < cut !== result < cut);
 }
 
 function keptTokens(messages: readonly MessageEntry[], cut: number): number {
@@ -50,22 +34,25 @@ describe('the generated transcripts', () => {
       numRuns: 400,
       seed: 7,
     });
-    const seen = { pairs: 0, orphans: 0, userToolResults: 0, latestRequestBinds: 0, pairBinds: 0 };
+    const seen = {
+      pairs: 0,
+      orphans: 0,
+      reusedIds: 0,
+      userToolResults: 0,
+      latestRequestBinds: 0,
+      pairBinds: 0,
+    };
     for (const [entries, keepRecentTokens] of samples) {
       const messages = messagesOf(entries);
-      const found = pairs(messages);
+      const found = toolPairs(messages);
       if (found.length > 0) seen.pairs += 1;
-      const uses = messages.flatMap((m) =>
-        typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_use'),
-      );
+      const uses = messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_use'));
       if (uses.length > found.length) seen.orphans += 1;
+      if (new Set(uses.map((use) => use.id)).size < uses.length) seen.reusedIds += 1;
       const latest = findLatestUserRequest(messages);
       const userResults = messages.some(
         (m, index) =>
-          index > latest &&
-          m.role === 'user' &&
-          typeof m.content !== 'string' &&
-          m.content.every((b) => b.type === 'tool_result'),
+          index > latest && m.role === 'user' && m.content.every((b) => b.type === 'tool_result'),
       );
       if (userResults) seen.userToolResults += 1;
       const limit = tokenLimit(messages, keepRecentTokens);
@@ -88,7 +75,11 @@ function forEveryCut(
     fc.property(transcriptArbitrary(options.maxTurns), keepRecent, (entries, keepRecentTokens) => {
       const messages = messagesOf(entries);
       const tokens = messages.map(estimateMessageTokens);
-      property(messages, findCutPoint(messages, { keepRecentTokens, tokens }), keepRecentTokens);
+      property(
+        messages,
+        findCutPoint(messages, { keepRecentTokens, tokens }).index,
+        keepRecentTokens,
+      );
     }),
     { numRuns: options.numRuns },
   );
@@ -155,12 +146,36 @@ describe('findCutPoint', () => {
     const tokens = messages.map(estimateMessageTokens);
     const seen = new Set<number>();
     for (let keep = 0; keep < 200; keep += 1) {
-      const cut = findCutPoint(messages, { keepRecentTokens: keep, tokens });
+      const cut = findCutPoint(messages, { keepRecentTokens: keep, tokens }).index;
       expect(cut === 4 || cut === 5).toBe(false);
       seen.add(cut);
     }
     // the token target passes through 4 and 5; the cut moves back to 3 instead
     expect([...seen].sort()).toEqual([0, 1, 2, 3, 6, 7]);
+  });
+
+  it('pairs a reused tool id with the nearest use before each result, not the first', () => {
+    const use = (id: string) => [{ type: 'tool_use' as const, id, name: 'run', input: {} }];
+    const result = (id: string) => [{ type: 'tool_result' as const, toolUseId: id, content: 'ok' }];
+    // the same id in two exchanges, as after a CLI resume; the first use was never answered
+    const messages = [
+      messageEntry('u0', 'user', 'a'.repeat(400)),
+      messageEntry('a1', 'assistant', use('toolu_01')),
+      messageEntry('u2', 'user', 'b'.repeat(400)),
+      messageEntry('a3', 'assistant', use('toolu_01')),
+      messageEntry('t4', 'tool', result('toolu_01')),
+      messageEntry('a5', 'assistant', 'c'.repeat(400)),
+      messageEntry('u6', 'user', 'd'.repeat(400)),
+      messageEntry('a7', 'assistant', use('toolu_01')),
+      messageEntry('t8', 'tool', result('toolu_01')),
+      messageEntry('u9', 'user', 'the latest request'),
+    ];
+    // only the exchanges a3→t4 and a7→t8 hold cuts back
+    expect([...findBlockedCuts(messages)]).toEqual([0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0]);
+    const tokens = messages.map(estimateMessageTokens);
+    const keeping = (from: number) => tokens.slice(from).reduce((sum, t) => sum + t, 0);
+    expect(findCutPoint(messages, { keepRecentTokens: keeping(6), tokens }).index).toBe(6);
+    expect(findCutPoint(messages, { keepRecentTokens: keeping(2), tokens }).index).toBe(2);
   });
 
   it('returns 0 when the transcript is smaller than keepRecentTokens', () => {
@@ -172,6 +187,6 @@ describe('findCutPoint', () => {
         keepRecentTokens: 10_000,
         tokens: messages.map(estimateMessageTokens),
       }),
-    ).toBe(0);
+    ).toEqual({ index: 0, blockedBy: 'keep-recent' });
   });
 });

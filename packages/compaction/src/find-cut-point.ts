@@ -1,4 +1,4 @@
-import type { MessageEntry } from './types';
+import type { MessageEntry } from '@keel/spec';
 
 export interface FindCutPointOptions {
   /** Recent context to keep verbatim, in tokens. */
@@ -12,7 +12,6 @@ export function findLatestUserRequest(messages: readonly MessageEntry[]): number
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index];
     if (message?.role !== 'user') continue;
-    if (typeof message.content === 'string') return index;
     if (message.content.some((block) => block.type === 'text')) return index;
   }
   return -1;
@@ -20,30 +19,28 @@ export function findLatestUserRequest(messages: readonly MessageEntry[]): number
 
 /**
  * Marks, for each cut position `i` (messages `[0, i)` compacted, `[i, n)` kept), whether a
- * tool_use / tool_result pair straddles it. Position `i` is blocked when some pair has its
- * tool_use before `i` and its tool_result at or after `i` (or the other way round). O(n + blocks).
+ * tool_use / tool_result pair straddles it: its tool_use before `i` and its tool_result at or
+ * after `i`. A result answers the nearest use of its id before it, so an id used again (after a
+ * CLI resume, or by a provider that numbers per turn) pairs each result with its own call; a result
+ * with no use before it pairs with nothing. Linear in the number of messages and blocks.
  */
 export function findBlockedCuts(messages: readonly MessageEntry[]): Uint8Array {
   const count = messages.length;
-  const usePosition = new Map<string, number>();
-  const resultPositions: Array<[string, number]> = [];
-  for (let index = 0; index < count; index += 1) {
-    const content = messages[index]?.content;
-    if (content === undefined || typeof content === 'string') continue;
-    for (const block of content) {
-      if (block.type === 'tool_use' && !usePosition.has(block.id)) usePosition.set(block.id, index);
-      else if (block.type === 'tool_result') resultPositions.push([block.toolUseId, index]);
-    }
-  }
+  const latestUse = new Map<string, number>();
   // difference array over cut positions 0..count
   const delta = new Int32Array(count + 2);
-  for (const [id, resultIndex] of resultPositions) {
-    const useIndex = usePosition.get(id);
-    if (useIndex === undefined || useIndex === resultIndex) continue;
-    const low = Math.min(useIndex, resultIndex);
-    const high = Math.max(useIndex, resultIndex);
-    delta[low + 1] = (delta[low + 1] ?? 0) + 1;
-    delta[high + 1] = (delta[high + 1] ?? 0) - 1;
+  for (let index = 0; index < count; index += 1) {
+    const content = messages[index]?.content ?? [];
+    for (const block of content) {
+      if (block.type !== 'tool_result') continue;
+      const useIndex = latestUse.get(block.toolUseId);
+      if (useIndex === undefined) continue;
+      // cuts useIndex + 1 … index separate this pair
+      delta[useIndex + 1] = (delta[useIndex + 1] ?? 0) + 1;
+      delta[index + 1] = (delta[index + 1] ?? 0) - 1;
+    }
+    // uses are recorded after the message's results: a result answers a use before it
+    for (const block of content) if (block.type === 'tool_use') latestUse.set(block.id, index);
   }
   const blocked = new Uint8Array(count + 1);
   let open = 0;
@@ -54,27 +51,40 @@ export function findBlockedCuts(messages: readonly MessageEntry[]): Uint8Array {
   return blocked;
 }
 
+/** What stopped every cut, when nothing can be compacted. */
+export type CutBlocker = 'no-messages' | 'keep-recent' | 'latest-request' | 'tool-pair';
+
+export interface CutPoint {
+  /** Messages `[0, index)` are compacted, `[index, n)` kept. */
+  index: number;
+  /** When `index` is 0: the rule that held every cut back. */
+  blockedBy?: CutBlocker;
+}
+
 /**
  * Where to cut: the largest index `i` such that messages `[i, n)` hold at least
  * `keepRecentTokens`, the latest user request is at or after `i`, and no tool pair straddles
- * `i`. Returns 0 when nothing can be compacted. Linear in the number of messages and blocks.
+ * `i`. Index 0 when nothing can be compacted, with the rule that held it back. Linear in the
+ * number of messages and blocks.
  */
 export function findCutPoint(
   messages: readonly MessageEntry[],
   options: FindCutPointOptions,
-): number {
+): CutPoint {
+  if (messages.length === 0) return { index: 0, blockedBy: 'no-messages' };
   let limit = messages.length;
   let kept = 0;
   while (limit > 0 && kept < options.keepRecentTokens) {
     limit -= 1;
     kept += options.tokens[limit] ?? 0;
   }
-  if (kept < options.keepRecentTokens) return 0;
+  if (limit === 0) return { index: 0, blockedBy: 'keep-recent' };
   const latestRequest = findLatestUserRequest(messages);
-  if (latestRequest >= 0) limit = Math.min(limit, latestRequest);
+  if (latestRequest === 0) return { index: 0, blockedBy: 'latest-request' };
+  if (latestRequest > 0) limit = Math.min(limit, latestRequest);
   const blocked = findBlockedCuts(messages);
   for (let cut = limit; cut > 0; cut -= 1) {
-    if (blocked[cut] === 0) return cut;
+    if (blocked[cut] === 0) return { index: cut };
   }
-  return 0;
+  return { index: 0, blockedBy: 'tool-pair' };
 }

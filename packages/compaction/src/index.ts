@@ -1,88 +1,56 @@
-export type { BackoffOptions } from './backoff';
-export { computeBackoffDelay, MAX_RETRY_AFTER_MS, sleep } from './backoff';
-export type { CompactionChunk } from './chunk-messages';
-export { chunkMessages } from './chunk-messages';
 export type {
   CompactionAttempt,
-  CompactionErrorCode,
-  CompactionErrorOptions,
-} from './compaction-error';
-export { CompactionError } from './compaction-error';
-export type {
+  CompactionEntry,
   CompactionEvent,
-  CompactionEventListener,
+  CompactionProvenance,
+  CompactionProvider,
+  CompactionProviderRequest,
+  CompactionProviderResult,
   CompactionSkipReason,
+  CompactionStore,
   CompactionTrigger,
-} from './compaction-events';
+  CompactorPort,
+  CompactRequest,
+  CompactResult,
+  ContentBlock,
+  MessageEntry,
+  TranscriptEntry,
+} from '@keel/spec';
+export type { CompactionChunk } from './chunk-messages';
+export type { CompactionErrorCode, CompactionErrorOptions } from './compaction-error';
+export { CompactionError } from './compaction-error';
 export type { CompactionFailureCounts } from './compaction-failure-counts';
 export type {
-  AfterCompactContext,
   BeforeCompactContext,
   BeforeCompactResult,
   CompactionHooks,
 } from './compaction-hooks';
-export type {
-  CompactionProvider,
-  CompactionProviderRequest,
-  CompactionProviderResult,
-} from './compaction-provider';
 export type { CompactionRegistry } from './compaction-registry';
 export { createCompactionRegistry } from './compaction-registry';
-export type { CompactionStore } from './compaction-store';
-export type {
-  Compactor,
-  CompactorOptions,
-  CompactRequest,
-  CompactResult,
-} from './create-compactor';
-export { createCompactor, HOOK_PRODUCER_ID } from './create-compactor';
+export type { Compactor, CompactorOptions } from './create-compactor';
+export { createCompactor } from './create-compactor';
+export type { CompactionRetryOptions } from './create-producer-list';
 export type { ContextTokenEstimate } from './estimate-tokens';
 export {
-  CHARS_PER_TOKEN,
   estimateContextTokens,
-  estimateEntryTokens,
   estimateMessageTokens,
   estimateTextTokens,
 } from './estimate-tokens';
-export { collectIdentifiers, extractIdentifiers } from './extract-identifiers';
-export type { FindCutPointOptions } from './find-cut-point';
-export { findBlockedCuts, findCutPoint, findLatestUserRequest } from './find-cut-point';
-export type {
-  CompactionModelEvent,
-  CompactionModelMessage,
-  CompactionModelPort,
-  CompactionModelRequest,
-} from './model-port';
-export { BUILTIN_PRODUCER_ID } from './model-summarizer';
 export type {
   CompactionBudgetOptions,
   CompactionPlan,
   PlanCompactionOptions,
   ShouldCompactOptions,
 } from './plan-compaction';
-export { defaultChunkMaxTokens, planCompaction, shouldCompact } from './plan-compaction';
-export { messageText, renderMessage, renderMessages, truncateMiddle } from './render-messages';
-export type { ChunkRetryDecision } from './retry-decision';
-export { decideChunkRetry } from './retry-decision';
+export { planCompaction, shouldCompact } from './plan-compaction';
+export { BUILTIN_PRODUCER_ID, HOOK_PRODUCER_ID } from './producer-ids';
 export type { CompactionContext } from './select-context';
 export { selectContext } from './select-context';
-export { computeSourceDigest } from './source-digest';
-export type { SummaryInstructionsOptions } from './summary-instructions';
-export { buildSummaryInstructions } from './summary-instructions';
 export type { SummarySection } from './summary-sections';
-export { findMissingSections, SUMMARY_SECTIONS } from './summary-sections';
-export type {
-  CompactionEntry,
-  CompactionProvenance,
-  ContentBlock,
-  MessageEntry,
-  MessageRole,
-  TranscriptEntry,
-  TurnEntry,
-} from './types';
+export { SUMMARY_SECTIONS } from './summary-sections';
 export type {
   SummaryProblem,
   SummaryValidation,
   ValidateSummaryOptions,
 } from './validate-summary';
-export { describeSummaryProblems, validateSummary } from './validate-summary';
+export { validateSummary } from './validate-summary';

@@ -1,13 +1,15 @@
 import { appendFile } from 'node:fs/promises';
+import type { CompactionEntry, CompactionEvent } from '@keel/spec';
 import { mockFaults } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
-import type { CompactionEvent } from './compaction-events';
-import { BUILTIN_PRODUCER_ID } from './model-summarizer';
+import { useHarness } from '../test/compactor-harness';
+import { cutOffAnswer } from '../test/cut-off-answer';
+import { messageEntry } from '../test/message-entry';
+import { SAMPLE_IDENTIFIERS } from '../test/sample-transcript';
+import { createAnthropicPort, createOpenAIPort } from '../test/sdk-model-ports';
+import { summaryKeeping } from '../test/summary-reply';
+import { BUILTIN_PRODUCER_ID } from './producer-ids';
 import { computeSourceDigest } from './source-digest';
-import { useHarness } from './test-support/compactor-harness';
-import { SAMPLE_IDENTIFIERS } from './test-support/sample-transcript';
-import { createAnthropicPort, createOpenAIPort } from './test-support/sdk-model-ports';
-import type { CompactionEntry } from './types';
 
 const setup = useHarness();
 
@@ -71,7 +73,7 @@ describe('built-in LLM summarizer over the real Anthropic SDK', () => {
     const compactor = h.compactor();
     const first = await h.compacted(compactor);
     const say = (id: string, role: 'user' | 'assistant', text: string) =>
-      `${JSON.stringify({ type: 'message', id, timestamp: 't', role, content: text })}\n`;
+      `${JSON.stringify(messageEntry(id, role, text))}\n`;
     await appendFile(
       h.store.path,
       say('n1', 'user', 'Rename /work/app/src/lexer.ts too.') +
@@ -211,6 +213,76 @@ describe('built-in LLM summarizer over the real Anthropic SDK', () => {
     ]);
     expect(h.mock.requests).toHaveLength(1);
     expect((await h.bytes()).equals(before)).toBe(true);
+  });
+
+  it('fails on a refusal without retrying it, writing nothing', async () => {
+    const h = await setup();
+    let calls = 0;
+    const compactor = h.compactor({
+      model: {
+        async *stream() {
+          calls += 1;
+          yield { type: 'refusal', text: 'I cannot help with that.' } as const;
+          yield { type: 'finish', reason: 'stop' } as const;
+        },
+      },
+    });
+    const error = await h.compactError(compactor);
+    expect(error.attempts.map((a) => [a.kind, a.reason])).toEqual([
+      ['content_policy', 'chunk 1: content_policy: output filtered or refused'],
+    ]);
+    expect(calls).toBe(1);
+    expect(h.store.appendCount()).toBe(0);
+  });
+});
+
+/** A summary that passes validation for `sampleTranscript()`: every section and identifier. */
+const COMPLETE_LOOKING = summaryKeeping(SAMPLE_IDENTIFIERS);
+
+describe('a summary cut off at the token limit (finish: length)', () => {
+  it('is never accepted from the built-in summarizer, however complete it looks', async () => {
+    const h = await setup();
+    h.mock.enqueue(cutOffAnswer(COMPLETE_LOOKING));
+    const result = await h.compacted(h.compactor());
+    expect(result.entry.provenance).toMatchObject({ producerId: BUILTIN_PRODUCER_ID, attempts: 2 });
+    const end = h.events.at(-1);
+    expect(end?.type === 'compaction-end' && end.attempts.map((a) => a.reason)).toEqual([
+      'invalid summary: the summary was cut off at the token limit',
+    ]);
+    expect(JSON.stringify(h.mock.requests[1]?.messages)).toContain(
+      'the summary was cut off at the token limit',
+    );
+  });
+
+  it('is never accepted from the corrective retry either; nothing is written', async () => {
+    const h = await setup();
+    h.mock.enqueue({ type: 'ok', text: 'The parser was fixed.' }, cutOffAnswer(COMPLETE_LOOKING));
+    const before = await h.bytes();
+    const error = await h.compactError(h.compactor());
+    expect(error.attempts.map((a) => a.reason)).toEqual([
+      expect.stringMatching(/^invalid summary: missing sections: Goal/),
+      'invalid summary after correction: the summary was cut off at the token limit',
+    ]);
+    expect(h.mock.requests).toHaveLength(2);
+    expect((await h.bytes()).equals(before)).toBe(true);
+  });
+
+  it('asks the model for a quarter more than the budget, so a summary near it can end on its own', async () => {
+    const h = await setup();
+    await h.compacted(h.compactor({ summaryMaxTokens: 400 }));
+    expect(h.mock.requests[0]?.body).toMatchObject({ max_tokens: 500 });
+  });
+
+  it('fails the rolling summary when an earlier chunk is cut off, before any later chunk', async () => {
+    const h = await setup();
+    const compactor = h.compactor({ chunkMaxTokens: 300 });
+    expect(compactor.plan((await h.store.read('s-1')).entries).chunks.length).toBeGreaterThan(1);
+    h.mock.enqueue(cutOffAnswer(COMPLETE_LOOKING));
+    const error = await h.compactError(compactor);
+    expect(error.attempts.map((a) => a.reason)).toEqual([
+      'chunk 1: the summary was cut off at the token limit',
+    ]);
+    expect(h.mock.requests).toHaveLength(1);
   });
 });
 

@@ -1,5 +1,8 @@
+import type { CompactionEntry, MessageEntry, TranscriptEntry } from '@keel/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { messageEntry } from '../test/message-entry';
+import { buildTranscript, messagesOf, transcriptArbitrary } from '../test/transcript-arbitrary';
 import { chunkMessages } from './chunk-messages';
 import {
   estimateContextTokens,
@@ -8,12 +11,6 @@ import {
 } from './estimate-tokens';
 import { planCompaction, shouldCompact } from './plan-compaction';
 import { selectContext } from './select-context';
-import {
-  buildTranscript,
-  messagesOf,
-  transcriptArbitrary,
-} from './test-support/transcript-arbitrary';
-import type { CompactionEntry, MessageEntry, TranscriptEntry } from './types';
 
 const budget = fc.record({
   contextWindowTokens: fc.integer({ min: 50, max: 3000 }),
@@ -88,18 +85,72 @@ describe('planCompaction', () => {
             sourceDigest: 'x',
           },
         };
-        const later: MessageEntry = {
-          type: 'message',
-          id: 'after-1',
-          timestamp: '2026-01-01T00:00:00.000Z',
-          role: 'user',
-          content: [{ type: 'text', text: 'and now?' }],
-        };
+        const later: MessageEntry = messageEntry('after-1', 'user', 'and now?');
         const next = planCompaction([...entries, compaction, later], options);
         expect(next.previousSummary).toBe('## Goal\nsummary');
         expect([...next.compacted, ...next.kept]).toEqual([...first.kept, later]);
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('a plan with nothing to compact says why', () => {
+  const budget = { contextWindowTokens: 100_000, reserveTokens: 0 };
+  const use = (id: string) => [{ type: 'tool_use' as const, id, name: 'run', input: {} }];
+  const result = (id: string) => [{ type: 'tool_result' as const, toolUseId: id, content: 'ok' }];
+
+  it('no messages in context', () => {
+    const plan = planCompaction([], { ...budget, keepRecentTokens: 0 });
+    expect(plan.compacted).toEqual([]);
+    expect(plan.whyNothingToCompact).toBe('no messages in context');
+  });
+
+  it('everything in context within keepRecentTokens', () => {
+    const entries = [
+      messageEntry('m1', 'user', 'a'.repeat(400)),
+      messageEntry('m2', 'assistant', 'ok'),
+    ];
+    const plan = planCompaction(entries, { ...budget, keepRecentTokens: 5000 });
+    expect(plan.compacted).toEqual([]);
+    expect(plan.whyNothingToCompact).toBe(
+      'keepRecentTokens (5000) covers all 2 messages in context (101 tokens)',
+    );
+  });
+
+  it('only the latest user request and what follows it', () => {
+    const entries = [
+      messageEntry('m1', 'user', 'a'.repeat(400)),
+      messageEntry('m2', 'assistant', 'b'.repeat(4000)),
+    ];
+    const plan = planCompaction(entries, { ...budget, keepRecentTokens: 10 });
+    expect(plan.compacted).toEqual([]);
+    expect(plan.whyNothingToCompact).toBe(
+      'only the latest user request and what follows it remain (2 messages, 1100 tokens); the latest request is never compacted',
+    );
+  });
+
+  it('every earlier cut would split a tool exchange', () => {
+    // the user wrote while the tool ran: the latest request sits inside the exchange
+    const entries = [
+      messageEntry('m1', 'assistant', use('toolu_1')),
+      messageEntry('m2', 'user', 'stop after this one'),
+      messageEntry('m3', 'tool', result('toolu_1')),
+    ];
+    const plan = planCompaction(entries, { ...budget, keepRecentTokens: 0 });
+    expect(plan.compacted).toEqual([]);
+    expect(plan.whyNothingToCompact).toBe(
+      'every cut before the latest user request would separate a tool_use from its tool_result',
+    );
+  });
+
+  it('is undefined when something can be compacted', () => {
+    const entries = [
+      messageEntry('m1', 'user', 'a'.repeat(400)),
+      messageEntry('m2', 'user', 'the latest request'),
+    ];
+    expect(planCompaction(entries, { ...budget, keepRecentTokens: 0 }).whyNothingToCompact).toBe(
+      undefined,
     );
   });
 });
@@ -138,21 +189,10 @@ describe('estimateContextTokens', () => {
 
   it('ignores usage recorded before the newest compaction', () => {
     const entries: TranscriptEntry[] = [
-      {
-        type: 'message',
-        id: 'm1',
-        timestamp: 't',
-        role: 'user',
-        content: [{ type: 'text', text: 'q'.repeat(400) }],
-      },
-      {
-        type: 'message',
-        id: 'm2',
-        timestamp: 't',
-        role: 'assistant',
-        content: [{ type: 'text', text: 'a'.repeat(40) }],
+      messageEntry('m1', 'user', 'q'.repeat(400)),
+      messageEntry('m2', 'assistant', 'a'.repeat(40), {
         usage: { inputTokens: 90_000, outputTokens: 10 },
-      },
+      }),
       {
         type: 'compaction',
         id: 'c1',

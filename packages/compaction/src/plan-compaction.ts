@@ -1,9 +1,10 @@
+import type { MessageEntry, TranscriptEntry } from '@keel/spec';
 import type { CompactionChunk } from './chunk-messages';
 import { chunkMessages } from './chunk-messages';
 import { estimateContextTokens, estimateMessageTokens } from './estimate-tokens';
+import type { CutBlocker } from './find-cut-point';
 import { findCutPoint } from './find-cut-point';
 import { selectContext } from './select-context';
-import type { MessageEntry, TranscriptEntry } from './types';
 
 export interface CompactionBudgetOptions {
   /** The model's context window, in tokens. */
@@ -51,6 +52,30 @@ export interface CompactionPlan {
   /** `compacted` split for the summarizer, each within `chunkMaxTokens` unless `oversized`. */
   chunks: CompactionChunk[];
   chunkMaxTokens: number;
+  /** When nothing can be compacted: why, in words (the `detail` of a `nothing-to-compact` skip). */
+  whyNothingToCompact: string | undefined;
+}
+
+function describeBlocker(
+  blocker: CutBlocker,
+  messages: readonly MessageEntry[],
+  tokens: number,
+  keepRecentTokens: number,
+): string {
+  switch (blocker) {
+    case 'no-messages':
+      return 'no messages in context';
+    case 'keep-recent':
+      return `keepRecentTokens (${keepRecentTokens}) covers all ${messages.length} messages in context (${tokens} tokens)`;
+    case 'latest-request':
+      return `only the latest user request and what follows it remain (${messages.length} messages, ${tokens} tokens); the latest request is never compacted`;
+    case 'tool-pair':
+      return 'every cut before the latest user request would separate a tool_use from its tool_result';
+    default: {
+      const unreachable: never = blocker;
+      return unreachable;
+    }
+  }
 }
 
 /** Default chunk budget for a context window and reserve. */
@@ -70,7 +95,8 @@ export function planCompaction(
   const { messages } = context;
   const tokens = messages.map(estimateMessageTokens);
   const estimate = estimateContextTokens(messages, context.previousSummary);
-  const cut = findCutPoint(messages, { keepRecentTokens: options.keepRecentTokens, tokens });
+  const cutPoint = findCutPoint(messages, { keepRecentTokens: options.keepRecentTokens, tokens });
+  const cut = cutPoint.index;
   const compacted = messages.slice(0, cut);
   const kept = messages.slice(cut);
   let compactedTokens = 0;
@@ -91,5 +117,14 @@ export function planCompaction(
     keptTokens,
     chunks,
     chunkMaxTokens,
+    whyNothingToCompact:
+      cutPoint.blockedBy === undefined
+        ? undefined
+        : describeBlocker(
+            cutPoint.blockedBy,
+            messages,
+            compactedTokens + keptTokens,
+            options.keepRecentTokens,
+          ),
   };
 }

@@ -1,16 +1,55 @@
 /**
- * Type test (checked by `tsc --noEmit`): the real implementations satisfy compaction's ports
- * structurally, without compaction depending on them at runtime.
+ * Type test (checked by `tsc --noEmit`): compaction's implementations satisfy the spec's ports, and
+ * the ports compaction consumes are the spec's, which the real implementations satisfy.
  */
-import type { TranscriptStore } from '@keel/session-fence';
+import type {
+  CompactionEvent,
+  CompactionProvider,
+  CompactionStore,
+  CompactorPort,
+  ModelPort,
+  SessionStorage,
+} from '@keel/spec';
 import type { Transport } from '@keel/transport';
-import type { CompactionStore } from './compaction-store';
-import type { CompactionModelPort } from './model-port';
+import type { CompactionRegistry } from './compaction-registry';
+import type { CompactorOptions } from './create-compactor';
+import { createCompactor } from './create-compactor';
 
-export function transportIsAModelPort(transport: Transport): CompactionModelPort {
-  return transport;
+type ModelOption = NonNullable<CompactorOptions['model']>;
+
+export function compactorIsACompactorPort(): CompactorPort {
+  return createCompactor() satisfies CompactorPort;
 }
 
-export function transcriptStoreIsACompactionStore(store: TranscriptStore): CompactionStore {
-  return store;
+export function registeredProvidersAreSpecProviders(
+  registry: CompactionRegistry,
+  provider: CompactionProvider,
+): CompactionProvider | undefined {
+  registry.register(provider);
+  const configured: NonNullable<CompactorOptions['providers']> = [provider, provider.id];
+  return configured.length > 0
+    ? (registry.get(provider.id) satisfies CompactionProvider | undefined)
+    : undefined;
+}
+
+export function anyModelPortIsTheSummarizersModel(port: ModelPort): ModelOption {
+  return port satisfies ModelOption;
+}
+
+export function aTransportIsTheSummarizersModel(transport: Transport): ModelOption {
+  return transport satisfies ModelOption;
+}
+
+/**
+ * Any `SessionStorage` (the file store of `@keel/session-fence`, a database store) is a
+ * `CompactionStore`, the orchestrator's fenced store included.
+ */
+export function sessionStorageIsACompactionStore(storage: SessionStorage): CompactionStore {
+  return storage satisfies CompactionStore;
+}
+
+export function onEventTakesTheSpecEvents(
+  listener: (event: CompactionEvent) => void,
+): CompactorOptions['onEvent'] {
+  return listener;
 }

@@ -1,7 +1,5 @@
+import type { CompactionAttempt, CompactionEvent, MessageEntry } from '@keel/spec';
 import type { CompactionChunk } from './chunk-messages';
-import type { CompactionAttempt } from './compaction-error';
-import type { CompactionEvent } from './compaction-events';
-import type { MessageEntry } from './types';
 
 /** Internal: what the compactor hands every producer. */
 export interface ProduceRequest {
@@ -21,7 +19,13 @@ export interface ProduceRequest {
 }
 
 export type ProduceOutcome =
-  | { ok: true; summary: string; calls: number }
+  | {
+      ok: true;
+      summary: string;
+      calls: number;
+      /** The model stopped at its token limit: the summary is cut short and never accepted. */
+      cutOff?: boolean;
+    }
   | { ok: false; calls: number; attempts: CompactionAttempt[] };
 
 /** Internal: one source of summaries. Rejects only on caller abort (with `signal.reason`). */

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fencedBlocks, itRunsReadmeBlocks, typeCheckReadmeBlocks } from '@keel/readme-examples';
+import {
+  fencedBlocks,
+  itRunsReadmeBlocks,
+  readExports,
+  typeCheckReadmeBlocks,
+  unmentioned,
+} from '@keel/readme-examples';
 import { describe, expect, it } from 'vitest';
 
 /*
@@ -12,14 +18,25 @@ import { describe, expect, it } from 'vitest';
  */
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-const blocks = fencedBlocks(readFileSync(join(packageDir, 'README.md'), 'utf8'));
+const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+const blocks = fencedBlocks(readme);
 const runnable = blocks.filter((code) => code.includes("from '@keel/compaction'"));
 const options = { packageDir, imports: { '@keel/compaction': 'src/index' } };
 
 describe('README examples', () => {
   it('has the runnable examples and the API listings', () => {
-    expect(runnable.length).toBeGreaterThanOrEqual(2);
-    expect(blocks.length).toBeGreaterThanOrEqual(6);
+    expect(runnable.length).toBeGreaterThanOrEqual(4);
+    expect(blocks.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('documents every export: values in a runnable example, types at least by name', () => {
+    const exported = readExports(readFileSync(join(packageDir, 'src', 'index.ts'), 'utf8'));
+    const values = exported.filter((entry) => !entry.type).map((entry) => entry.name);
+    const types = exported.filter((entry) => entry.type).map((entry) => entry.name);
+    expect(values).toContain('createCompactor');
+    expect(types).toContain('CompactionPlan');
+    expect(unmentioned(values, runnable.join('\n'))).toEqual([]);
+    expect(unmentioned(types, readme)).toEqual([]);
   });
 
   it('type-checks the runnable examples against the source', async () => {

@@ -1,4 +1,4 @@
-import type { ErrorKind } from '@keel/error-classification';
+import type { ErrorKind } from '@keel/spec';
 
 /**
  * What the built-in summarizer does after a failed model call, by error kind:

@@ -1,11 +1,21 @@
-import type { CompactionAttempt } from './compaction-error';
+import type { CompactionAttempt } from '@keel/spec';
 import type { ProduceOutcome, ProduceRequest, Producer } from './producer';
-import type { SummaryValidation } from './validate-summary';
+import type { SummaryProblem, SummaryValidation } from './validate-summary';
 import { describeSummaryProblems } from './validate-summary';
 
 export type RunProducersResult =
   | { ok: true; summary: string; producerId: string; calls: number }
   | { ok: false };
+
+/** The problems of a produced summary: validation's, and a cut-off the text cannot show. */
+function problemsOf(
+  outcome: Extract<ProduceOutcome, { ok: true }>,
+  validate: (summary: string) => SummaryValidation,
+): SummaryProblem[] {
+  const validation = validate(outcome.summary);
+  const problems = validation.valid ? [] : validation.problems;
+  return outcome.cutOff === true ? [{ type: 'cut-off' }, ...problems] : problems;
+}
 
 /**
  * Internal: tries producers in order. Each output is validated; a rejected one gets one
@@ -31,30 +41,30 @@ export async function runProducers(
     const first = await producer.produce(request);
     record(first);
     if (first.ok) {
-      const validation = validate(first.summary);
-      if (validation.valid) {
+      const problems = problemsOf(first, validate);
+      if (problems.length === 0) {
         return { ok: true, summary: first.summary, producerId: producer.id, calls };
       }
-      const problems = describeSummaryProblems(validation.problems);
+      const described = describeSummaryProblems(problems);
       attempts.push({
         producerId: producer.id,
         attempt: calls,
-        reason: `invalid summary: ${problems}`,
+        reason: `invalid summary: ${described}`,
       });
       const corrected = await producer.produce({
         ...request,
-        correction: { rejectedSummary: first.summary, problems },
+        correction: { rejectedSummary: first.summary, problems: described },
       });
       record(corrected);
       if (corrected.ok) {
-        const second = validate(corrected.summary);
-        if (second.valid) {
+        const remaining = problemsOf(corrected, validate);
+        if (remaining.length === 0) {
           return { ok: true, summary: corrected.summary, producerId: producer.id, calls };
         }
         attempts.push({
           producerId: producer.id,
           attempt: calls,
-          reason: `invalid summary after correction: ${describeSummaryProblems(second.problems)}`,
+          reason: `invalid summary after correction: ${describeSummaryProblems(remaining)}`,
         });
       }
     }

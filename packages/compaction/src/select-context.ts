@@ -1,4 +1,4 @@
-import type { MessageEntry, TranscriptEntry } from './types';
+import type { MessageEntry, TranscriptEntry } from '@keel/spec';
 
 export interface CompactionContext {
   /** The summary of the newest compaction entry, if any. */

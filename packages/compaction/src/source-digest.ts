@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TranscriptEntry } from './types';
+import type { TranscriptEntry } from '@keel/spec';
 
 /** `sha256:<hex>` over entries serialized one JSON line each, as they are stored. */
 export function computeSourceDigest(entries: readonly TranscriptEntry[]): string {

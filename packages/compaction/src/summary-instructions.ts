@@ -17,7 +17,7 @@ export function buildSummaryInstructions(options: SummaryInstructionsOptions): s
     'Summarize the conversation so that work can continue from the summary alone.',
     `Use exactly these Markdown headings, in this order: ${sections.map((name) => `"## ${name}"`).join(', ')}.`,
     'Goal: what the user wants. Constraints: requirements and preferences to respect. Decisions: what was decided and why. Progress: what is done. Open items: what remains, including the latest request. Exact identifiers: paths, ids, URLs and names, verbatim.',
-    `Stay under ${options.budgetTokens} tokens (about ${options.budgetTokens * 4} characters). Write no preamble.`,
+    `Stay under ${options.budgetTokens} tokens (about ${options.budgetTokens * 4} characters of English, or ${options.budgetTokens} of Chinese, Japanese or Korean). Write no preamble.`,
   ];
   if (options.requiredIdentifiers.length > 0) {
     lines.push(

@@ -1,20 +1,18 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CompactionEvent } from '@keel/spec';
 import type { MockProvider } from '@keel/testing';
 import { createMockProvider } from '@keel/testing';
 import { createTransport } from '@keel/transport';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cutOffAnswer } from '../test/cut-off-answer';
+import { createFileTranscriptStore, writeTranscriptFile } from '../test/file-transcript-store';
+import { SAMPLE_IDENTIFIERS, SMALL_WINDOW, sampleTranscript } from '../test/sample-transcript';
+import { structuredSummaryReply, summaryKeeping } from '../test/summary-reply';
 import { CompactionError } from './compaction-error';
-import type { CompactionEvent } from './compaction-events';
 import { createCompactor } from './create-compactor';
-import { BUILTIN_PRODUCER_ID } from './model-summarizer';
-import {
-  createFileTranscriptStore,
-  writeTranscriptFile,
-} from './test-support/file-transcript-store';
-import { SMALL_WINDOW, sampleTranscript } from './test-support/sample-transcript';
-import { structuredSummaryReply } from './test-support/summary-reply';
+import { BUILTIN_PRODUCER_ID } from './producer-ids';
 
 let mock: MockProvider;
 let dir: string;
@@ -66,6 +64,18 @@ describe('with the real @keel/transport as the model port', () => {
     expect(events.find((event) => event.type === 'compaction-retry')).toMatchObject({
       kind: 'connection',
     });
+  });
+
+  it('does not accept a summary the transport reports cut off at the token limit', async () => {
+    mock.enqueue(cutOffAnswer(summaryKeeping(SAMPLE_IDENTIFIERS)));
+    const compactor = createCompactor({ ...SMALL_WINDOW, model: transport() });
+    const result = await compactor.compact({
+      sessionId: 's',
+      store: createFileTranscriptStore(path),
+      signal: new AbortController().signal,
+    });
+    expect(result.status === 'compacted' && result.entry.provenance.attempts).toBe(2);
+    expect(JSON.stringify(mock.requests[1]?.messages)).toContain('cut off at the token limit');
   });
 
   it('does not retry a transport stall timeout in place; nothing is written', async () => {

@@ -3,6 +3,11 @@ import { findMissingSections, SUMMARY_SECTIONS } from './summary-sections';
 
 export type SummaryProblem =
   | { type: 'empty' }
+  /**
+   * The producer's model stopped at its token limit (`finish: length`), so the text is cut
+   * short however complete it looks. Reported by the compactor: the text alone cannot show it.
+   */
+  | { type: 'cut-off' }
   | { type: 'over-budget'; tokens: number; budgetTokens: number }
   | { type: 'missing-sections'; sections: string[] }
   | { type: 'missing-identifiers'; identifiers: string[] };
@@ -48,6 +53,8 @@ export function describeSummaryProblems(problems: readonly SummaryProblem[]): st
       switch (problem.type) {
         case 'empty':
           return 'the summary is empty';
+        case 'cut-off':
+          return 'the summary was cut off at the token limit';
         case 'over-budget':
           return `the summary is ${problem.tokens} tokens, over the budget of ${problem.budgetTokens}`;
         case 'missing-sections':

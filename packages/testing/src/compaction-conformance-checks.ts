@@ -1,3 +1,4 @@
+import type { CompactionProvider } from '@keel/spec';
 import { expect } from 'vitest';
 import {
   CONFORMANCE_SECTIONS,
@@ -8,14 +9,15 @@ import {
   TOOL_PAIR_IDENTIFIERS,
   toolPairEntries,
 } from './compaction-conformance-fixtures';
-import type { ConformanceCompactionProvider } from './compaction-conformance-types';
 
 /** What every check is given: the provider under test and the kit's resolved options. */
 export interface ConformanceCheckContext {
-  createProvider: () => ConformanceCompactionProvider | Promise<ConformanceCompactionProvider>;
+  createProvider: () => CompactionProvider | Promise<CompactionProvider>;
   strict: boolean;
   budgetTokens: number;
   largeInputTokens: number;
+  /** How a summary's tokens are counted against `budgetTokens`. */
+  estimateTokens(text: string): number;
 }
 
 /** One conformance check: a test name and what it asserts (it throws when the provider fails). */
@@ -24,7 +26,8 @@ export interface ConformanceCheck {
   run(context: ConformanceCheckContext): Promise<void>;
 }
 
-const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
+/** Four characters per token: the kit's default measure of a summary against its budget. */
+export const charactersOverFour = (text: string): number => Math.ceil(text.length / 4);
 
 function isAbortRejection(error: unknown, signal: AbortSignal): boolean {
   if (error === signal.reason) return true;
@@ -106,7 +109,7 @@ export const compactionProviderChecks: readonly ConformanceCheck[] = [
   },
   {
     name: 'returns a non-empty summary for a real conversation',
-    async run({ createProvider, strict, budgetTokens }) {
+    async run({ createProvider, strict, budgetTokens, estimateTokens }) {
       const provider = await createProvider();
       const request = conformanceRequest(conversationEntries(), {
         signal: new AbortController().signal,
@@ -143,7 +146,7 @@ export const compactionProviderChecks: readonly ConformanceCheck[] = [
   },
   {
     name: 'handles empty input without throwing',
-    async run({ createProvider, budgetTokens }) {
+    async run({ createProvider, budgetTokens, estimateTokens }) {
       const provider = await createProvider();
       const result = await provider.summarize(
         conformanceRequest([], { signal: new AbortController().signal, budgetTokens }),
@@ -172,7 +175,7 @@ export const compactionProviderChecks: readonly ConformanceCheck[] = [
   },
   {
     name: 'keeps a large input within the budget',
-    async run({ createProvider, budgetTokens, largeInputTokens }) {
+    async run({ createProvider, budgetTokens, largeInputTokens, estimateTokens }) {
       const provider = await createProvider();
       const { summary } = await provider.summarize(
         conformanceRequest(largeEntries(largeInputTokens), {

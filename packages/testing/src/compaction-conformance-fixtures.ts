@@ -1,8 +1,10 @@
 import type {
-  ConformanceCompactionProvider,
-  ConformanceMessageEntry,
-  ConformanceProviderRequest,
-} from './compaction-conformance-types';
+  CompactionProvider,
+  CompactionProviderRequest,
+  ContentBlock,
+  MessageEntry,
+  Role,
+} from '@keel/spec';
 
 /** The headings `@keel/compaction` requires, in order. */
 export const CONFORMANCE_SECTIONS = [
@@ -16,14 +18,13 @@ export const CONFORMANCE_SECTIONS = [
 
 let counter = 0;
 
-function entry(
-  role: ConformanceMessageEntry['role'],
-  content: ConformanceMessageEntry['content'],
-): ConformanceMessageEntry {
+function entry(role: Role, content: ContentBlock[]): MessageEntry {
   counter += 1;
+  const id = `conf-${counter}`;
   return {
     type: 'message',
-    id: `conf-${counter}`,
+    id,
+    messageId: id,
     timestamp: '2026-01-01T00:00:00.000Z',
     role,
     content,
@@ -31,7 +32,7 @@ function entry(
 }
 
 /** A short real conversation: a request with a path and a URL, an answer, a follow-up. */
-export function conversationEntries(): ConformanceMessageEntry[] {
+export function conversationEntries(): MessageEntry[] {
   return [
     entry('user', [
       {
@@ -45,13 +46,15 @@ export function conversationEntries(): ConformanceMessageEntry[] {
         text: 'I decided to roll back first, then look at the health check timeout.',
       },
     ]),
-    entry('user', 'Rollback done. Next, raise the timeout to 30 seconds.'),
+    entry('user', [
+      { type: 'text', text: 'Rollback done. Next, raise the timeout to 30 seconds.' },
+    ]),
     entry('assistant', [{ type: 'text', text: 'Raised it; a redeploy is still pending.' }]),
   ];
 }
 
 /** A conversation with tool_use / tool_result pairs, one answered by an error. */
-export function toolPairEntries(): ConformanceMessageEntry[] {
+export function toolPairEntries(): MessageEntry[] {
   return [
     entry('user', [{ type: 'text', text: 'Find why the build fails in /work/web/package.json.' }]),
     entry('assistant', [
@@ -82,8 +85,8 @@ export function toolPairEntries(): ConformanceMessageEntry[] {
 }
 
 /** About `tokens` estimated tokens of conversation (characters / 4). */
-export function largeEntries(tokens: number): ConformanceMessageEntry[] {
-  const entries: ConformanceMessageEntry[] = [];
+export function largeEntries(tokens: number): MessageEntry[] {
+  const entries: MessageEntry[] = [];
   const paragraph = 'We went through the migration plan step by step and checked every table. ';
   const perEntryChars = 4000;
   const count = Math.max(2, Math.ceil((tokens * 4) / perEntryChars));
@@ -105,14 +108,14 @@ export const TOOL_PAIR_IDENTIFIERS = ['/work/web/package.json', './src/main.ts']
 
 /** A request as `@keel/compaction` would build it. */
 export function conformanceRequest(
-  entries: readonly ConformanceMessageEntry[],
+  entries: readonly MessageEntry[],
   options: {
     signal: AbortSignal;
     budgetTokens: number;
     requiredIdentifiers?: readonly string[];
     previousSummary?: string;
   },
-): ConformanceProviderRequest {
+): CompactionProviderRequest {
   const requiredIdentifiers = options.requiredIdentifiers ?? [];
   return {
     entries,
@@ -138,7 +141,7 @@ export function conformanceRequest(
  * The smallest provider that meets the contract: headings, identifiers, abort, budget. Used by the
  * kit's own tests (not exported from `@keel/testing/vitest`).
  */
-export function referenceProvider(): ConformanceCompactionProvider {
+export function referenceProvider(): CompactionProvider {
   return {
     specificationVersion: 'v1',
     id: 'reference',

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CompactionProvider } from '@keel/spec';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ConformanceCheckContext } from './compaction-conformance-checks';
 import { compactionProviderChecks } from './compaction-conformance-checks';
@@ -10,7 +11,6 @@ import {
   largeEntries,
   referenceProvider,
 } from './compaction-conformance-fixtures';
-import type { ConformanceCompactionProvider } from './compaction-conformance-types';
 
 /*
  * The README's usage example is a provider's test file: it runs here as written, with
@@ -49,11 +49,7 @@ describe('the README usage example', () => {
 describe('conformance fixtures', () => {
   it('builds a large input of about the requested size', () => {
     const chars = largeEntries(50_000).reduce(
-      (sum, entry) =>
-        sum +
-        (typeof entry.content === 'string'
-          ? entry.content.length
-          : JSON.stringify(entry.content).length),
+      (sum, entry) => sum + JSON.stringify(entry.content).length,
       0,
     );
     expect(chars / 4).toBeGreaterThanOrEqual(50_000);
@@ -74,13 +70,15 @@ describe('conformance fixtures', () => {
 });
 
 /** A provider built from `summarize`, for the checks to judge. */
-function providerOf(
-  summarize: ConformanceCompactionProvider['summarize'],
-): ConformanceCompactionProvider {
+function providerOf(summarize: CompactionProvider['summarize']): CompactionProvider {
   return { specificationVersion: 'v1', id: 'under-test', summarize };
 }
 
-function runCheck(name: string, provider: ConformanceCompactionProvider): Promise<void> {
+function runCheck(
+  name: string,
+  provider: CompactionProvider,
+  overrides: Partial<ConformanceCheckContext> = {},
+): Promise<void> {
   const check = compactionProviderChecks.find((candidate) => candidate.name === name);
   if (check === undefined) throw new Error(`no check named ${name}`);
   const context: ConformanceCheckContext = {
@@ -88,12 +86,14 @@ function runCheck(name: string, provider: ConformanceCompactionProvider): Promis
     strict: true,
     budgetTokens: 2000,
     largeInputTokens: 20_000,
+    estimateTokens: (text) => Math.ceil(text.length / 4),
+    ...overrides,
   };
   return check.run(context);
 }
 
 /** Answers well-formed summaries but never looks at its signal. */
-function ignoresSignal(): ConformanceCompactionProvider {
+function ignoresSignal(): CompactionProvider {
   const good = referenceProvider();
   return providerOf(async (request) => {
     await new Promise((resolve) => setImmediate(resolve));
@@ -139,10 +139,8 @@ describe('the kit fails providers that break the contract', () => {
       'handles tool_use / tool_result pairs, errors included',
       providerOf(async (request) => {
         if (
-          request.entries.some(
-            (entry) =>
-              typeof entry.content !== 'string' &&
-              entry.content.some((block) => block.type === 'tool_result'),
+          request.entries.some((entry) =>
+            entry.content.some((block) => block.type === 'tool_result'),
           )
         ) {
           throw new Error('cannot read tool results');
@@ -173,5 +171,24 @@ describe('the kit fails providers that break the contract', () => {
     ],
   ] as const)('fails: %s', async (name, provider) => {
     await expect(runCheck(name, provider)).rejects.toThrow();
+  });
+});
+
+describe('the budget is measured with the estimate the kit is given', () => {
+  // 3 000 Japanese characters: 750 tokens at four characters per token, about 3 000 as
+  // @keel/compaction counts them
+  const japanese = providerOf(async () => ({ summary: 'の'.repeat(3000) }));
+  const oneTokenPerCharacter = (text: string): number => text.length;
+
+  it('characters / 4 by default', async () => {
+    await runCheck('keeps a large input within the budget', japanese);
+  });
+
+  it('the given estimate when there is one', async () => {
+    await expect(
+      runCheck('keeps a large input within the budget', japanese, {
+        estimateTokens: oneTokenPerCharacter,
+      }),
+    ).rejects.toThrow();
   });
 });

@@ -1,9 +1,7 @@
+import type { CompactionProvider } from '@keel/spec';
 import { describe, it } from 'vitest';
-import { compactionProviderChecks } from './compaction-conformance-checks';
-import type {
-  CompactionProviderConformanceOptions,
-  ConformanceCompactionProvider,
-} from './compaction-conformance-types';
+import { charactersOverFour, compactionProviderChecks } from './compaction-conformance-checks';
+import type { CompactionProviderConformanceOptions } from './compaction-conformance-types';
 
 /**
  * Registers vitest tests that any `CompactionProvider` (`@keel/compaction`, `specificationVersion:
@@ -12,7 +10,7 @@ import type {
  */
 export function describeCompactionProviderConformance(
   name: string,
-  createProvider: () => ConformanceCompactionProvider | Promise<ConformanceCompactionProvider>,
+  createProvider: () => CompactionProvider | Promise<CompactionProvider>,
   options: CompactionProviderConformanceOptions = {},
 ): void {
   const context = {
@@ -20,6 +18,7 @@ export function describeCompactionProviderConformance(
     strict: options.strict ?? true,
     budgetTokens: options.budgetTokens ?? 2000,
     largeInputTokens: options.largeInputTokens ?? 200_000,
+    estimateTokens: options.estimateTokens ?? charactersOverFour,
   };
   describe(`CompactionProvider conformance: ${name}`, () => {
     for (const check of compactionProviderChecks) {

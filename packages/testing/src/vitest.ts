@@ -8,10 +8,4 @@ export {
   TOOL_PAIR_IDENTIFIERS,
   toolPairEntries,
 } from './compaction-conformance-fixtures';
-export type {
-  CompactionProviderConformanceOptions,
-  ConformanceCompactionProvider,
-  ConformanceContentBlock,
-  ConformanceMessageEntry,
-  ConformanceProviderRequest,
-} from './compaction-conformance-types';
+export type { CompactionProviderConformanceOptions } from './compaction-conformance-types';

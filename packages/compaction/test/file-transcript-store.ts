@@ -1,6 +1,5 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
-import type { CompactionStore } from '../compaction-store';
-import type { TranscriptEntry } from '../types';
+import type { CompactionStore, TranscriptEntry } from '@keel/spec';
 
 /**
  * A minimal JSONL transcript on a real file (header line, then one entry per line), standing in
@@ -17,7 +16,7 @@ export async function writeTranscriptFile(
 ): Promise<void> {
   const header = {
     type: 'header',
-    version: 1,
+    version: 2,
     sessionId: 's-1',
     createdAt: '2026-01-01T00:00:00.000Z',
   };

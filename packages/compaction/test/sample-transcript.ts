@@ -1,16 +1,11 @@
-import type { ContentBlock, MessageEntry, TranscriptEntry } from '../types';
+import type { ContentBlock, MessageEntry, TranscriptEntry } from '@keel/spec';
+import { messageEntry } from './message-entry';
 
 let counter = 0;
 
 function message(role: MessageEntry['role'], content: ContentBlock[]): MessageEntry {
   counter += 1;
-  return {
-    type: 'message',
-    id: `m-${counter}`,
-    timestamp: '2026-01-01T00:00:00.000Z',
-    role,
-    content,
-  };
+  return messageEntry(`m-${counter}`, role, content);
 }
 
 /**

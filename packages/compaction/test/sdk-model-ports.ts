@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { ModelEvent, ModelPort, ModelRequest } from '@keel/spec';
 import OpenAI from 'openai';
-import type { CompactionModelEvent, CompactionModelPort } from '../model-port';
 
 /**
  * Test-only adapters that implement the model port with the real SDKs, so that every error the
@@ -12,13 +12,26 @@ export interface SdkPortOptions {
   /** SDK request timeout in ms. */
   timeoutMs?: number;
   /** Called with every event before it is yielded (lets a test abort at a precise point). */
-  onEvent?: (event: CompactionModelEvent) => void;
+  onEvent?: (event: ModelEvent) => void;
   /**
    * Aborts the adapter's own request controller (never the caller's) while the call with this
    * 1-based number waits for its response, once `when` resolves: a provider-side abort, as a
    * watchdog would do it.
    */
   selfAbortOnCall?: { call: number; when: () => Promise<void> };
+}
+
+/** The request's messages as plain text turns (all the summarizer sends). */
+function plainMessages(
+  request: ModelRequest,
+): Array<{ role: 'user' | 'assistant'; content: string }> {
+  return request.messages.map((message) => ({
+    role: message.role === 'assistant' ? 'assistant' : 'user',
+    content:
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+  }));
 }
 
 function linkSignals(outer: AbortSignal | undefined): AbortController {
@@ -28,7 +41,7 @@ function linkSignals(outer: AbortSignal | undefined): AbortController {
   return controller;
 }
 
-export function createAnthropicPort(options: SdkPortOptions): CompactionModelPort {
+export function createAnthropicPort(options: SdkPortOptions): Pick<ModelPort, 'stream'> {
   const client = new Anthropic({
     apiKey: 'test-key',
     baseURL: options.baseUrl,
@@ -49,13 +62,13 @@ export function createAnthropicPort(options: SdkPortOptions): CompactionModelPor
           model: request.model ?? options.model ?? 'mock-summarizer',
           max_tokens: request.maxTokens ?? 1024,
           ...(request.system === undefined ? {} : { system: request.system }),
-          messages: request.messages,
+          messages: plainMessages(request),
           stream: true,
         },
         { signal: controller.signal },
       );
       for await (const event of stream) {
-        let mapped: CompactionModelEvent | undefined;
+        let mapped: ModelEvent | undefined;
         if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
           mapped = { type: 'text-delta', text: event.delta.text };
         } else if (event.type === 'message_delta' && event.delta.stop_reason !== null) {
@@ -74,7 +87,7 @@ export function createAnthropicPort(options: SdkPortOptions): CompactionModelPor
   };
 }
 
-export function createOpenAIPort(options: SdkPortOptions): CompactionModelPort {
+export function createOpenAIPort(options: SdkPortOptions): Pick<ModelPort, 'stream'> {
   const client = new OpenAI({
     apiKey: 'test-key',
     baseURL: options.baseUrl,
@@ -90,7 +103,7 @@ export function createOpenAIPort(options: SdkPortOptions): CompactionModelPort {
             ...(request.system === undefined
               ? []
               : [{ role: 'system' as const, content: request.system }]),
-            ...request.messages,
+            ...plainMessages(request),
           ],
           stream: true,
         },
@@ -98,7 +111,7 @@ export function createOpenAIPort(options: SdkPortOptions): CompactionModelPort {
       );
       for await (const chunk of stream) {
         const choice = chunk.choices[0];
-        const events: CompactionModelEvent[] = [];
+        const events: ModelEvent[] = [];
         if (typeof choice?.delta?.content === 'string' && choice.delta.content.length > 0) {
           events.push({ type: 'text-delta', text: choice.delta.content });
         }

@@ -1,19 +1,20 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type {
+  CompactionEntry,
+  CompactionEvent,
+  CompactRequest,
+  CompactResult,
+  TranscriptEntry,
+} from '@keel/spec';
 import type { MockProvider, MockProviderOptions } from '@keel/testing';
 import { createMockProvider } from '@keel/testing';
 import { afterEach } from 'vitest';
-import { CompactionError } from '../compaction-error';
-import type { CompactionEvent } from '../compaction-events';
-import type {
-  Compactor,
-  CompactorOptions,
-  CompactRequest,
-  CompactResult,
-} from '../create-compactor';
-import { createCompactor } from '../create-compactor';
-import type { TranscriptEntry } from '../types';
+import { CompactionError } from '../src/compaction-error';
+import type { Compactor, CompactorOptions } from '../src/create-compactor';
+import { createCompactor } from '../src/create-compactor';
+import type { CompactionPlan } from '../src/plan-compaction';
 import type { FileTranscriptStore } from './file-transcript-store';
 import { createFileTranscriptStore, writeTranscriptFile } from './file-transcript-store';
 import { SMALL_WINDOW, sampleTranscript } from './sample-transcript';
@@ -38,14 +39,21 @@ export interface Harness {
   compactor(options?: CompactorOptions): Compactor;
   /** `compact()` of session `s-1` on this store with a fresh signal, unless `request` says otherwise. */
   compact(compactor: Compactor, request?: Partial<CompactRequest>): Promise<CompactResult>;
-  /** Like `compact`, and the result must be `compacted`. */
-  compacted(
-    compactor: Compactor,
-    request?: Partial<CompactRequest>,
-  ): Promise<Extract<CompactResult, { status: 'compacted' }>>;
+  /**
+   * Like `compact`, and the result must be `compacted`; with the plan the compactor made of the
+   * transcript as it was before.
+   */
+  compacted(compactor: Compactor, request?: Partial<CompactRequest>): Promise<Compacted>;
   /** Like `compact`, and it must reject with a `CompactionError`, which is returned. */
   compactError(compactor: Compactor, request?: Partial<CompactRequest>): Promise<CompactionError>;
   close(): Promise<void>;
+}
+
+/** A committed compaction and the plan it carried out. */
+export interface Compacted {
+  status: 'compacted';
+  entry: CompactionEntry;
+  plan: CompactionPlan;
 }
 
 /** A real JSONL transcript in a temp dir, and the loopback provider answering as a summarizer. */
@@ -85,11 +93,12 @@ export async function createHarness(
       }),
     compact,
     async compacted(compactor, request) {
+      const plan = compactor.plan((await store.read('s-1')).entries);
       const result = await compact(compactor, request);
       if (result.status !== 'compacted') {
         throw new Error(`expected a compaction, got skipped (${result.reason})`);
       }
-      return result;
+      return { ...result, plan };
     },
     async compactError(compactor, request) {
       const outcome = await compact(compactor, request).then(

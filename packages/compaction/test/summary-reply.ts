@@ -1,6 +1,6 @@
 import type { RecordedRequest } from '@keel/testing';
 import { lastUserText } from '@keel/testing';
-import { SUMMARY_SECTIONS } from '../summary-sections';
+import { SUMMARY_SECTIONS } from '../src/summary-sections';
 
 const IDENTIFIER_LINE = 'Copy each of these identifiers verbatim into the summary: ';
 
@@ -11,7 +11,11 @@ const IDENTIFIER_LINE = 'Copy each of these identifiers verbatim into the summar
 export function structuredSummaryReply(request: Pick<RecordedRequest, 'messages'>): string {
   const prompt = lastUserText(request);
   const line = prompt.split('\n').find((candidate) => candidate.startsWith(IDENTIFIER_LINE));
-  const identifiers = line === undefined ? [] : line.slice(IDENTIFIER_LINE.length).split(' ');
+  return summaryKeeping(line === undefined ? [] : line.slice(IDENTIFIER_LINE.length).split(' '));
+}
+
+/** A summary with every required section that lists `identifiers` verbatim. */
+export function summaryKeeping(identifiers: readonly string[]): string {
   return SUMMARY_SECTIONS.map((section) => {
     const body =
       section === 'Exact identifiers' ? identifiers.map((id) => `- ${id}`).join('\n') : '- noted';
