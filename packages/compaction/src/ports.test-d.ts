@@ -2,6 +2,8 @@
  * Type test (checked by `tsc --noEmit`): compaction's implementations satisfy the spec's ports, and
  * the ports compaction consumes are the spec's, which the real implementations satisfy.
  */
+
+import type { TranscriptStore } from '@keel/session-fence';
 import type {
   CompactionEvent,
   CompactionProvider,
@@ -52,4 +54,8 @@ export function onEventTakesTheSpecEvents(
   listener: (event: CompactionEvent) => void,
 ): CompactorOptions['onEvent'] {
   return listener;
+}
+
+export function theFileStoreIsACompactionStore(store: TranscriptStore): CompactionStore {
+  return store satisfies CompactionStore;
 }

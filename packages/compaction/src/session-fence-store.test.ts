@@ -14,13 +14,9 @@ import { CompactionError } from './compaction-error';
 import { createCompactor } from './create-compactor';
 import { BUILTIN_PRODUCER_ID } from './producer-ids';
 
-/**
- * The file store as compaction's port. The cast bridges only the declared entry type while
- * `@keel/session-fence` still declares its own v1 entries (its move onto `@keel/spec` is another
- * branch of issue 8); at runtime the store is used as it is.
- */
+/** The file store is compaction's port as it is. */
 function asCompactionStore(fileStore: TranscriptStore): CompactionStore {
-  return fileStore as unknown as CompactionStore;
+  return fileStore satisfies CompactionStore;
 }
 
 let dir: string;
