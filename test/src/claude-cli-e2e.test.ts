@@ -22,7 +22,7 @@ import {
   createClaudeCliTransport,
   createFileBindingStore,
   type Message,
-  type TransportEvent,
+  type ModelEvent,
 } from '@keel/transport';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -81,7 +81,7 @@ function mainRequests(): RecordedRequest[] {
 
 const user = (text: string): Message => ({ role: 'user', content: text });
 const assistant = (text: string): Message => ({ role: 'assistant', content: text });
-const text = (events: TransportEvent[]) =>
+const text = (events: ModelEvent[]) =>
   events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
 
 /**
@@ -123,9 +123,9 @@ function realCliTransport(name: string, options: { abortGraceMs: number; binding
     sessionId: string,
     messages: Message[],
     signal?: AbortSignal,
-    onEvent?: (event: TransportEvent) => void,
+    onEvent?: (event: ModelEvent) => void,
   ) => {
-    const events: TransportEvent[] = [];
+    const events: ModelEvent[] = [];
     try {
       for await (const event of transport.stream(
         { messages },
@@ -161,10 +161,10 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     const run = (
       messages: Message[],
       signal?: AbortSignal,
-      onEvent?: (event: TransportEvent) => void,
+      onEvent?: (event: ModelEvent) => void,
     ) => cli.run('e2e', messages, signal, onEvent);
     const { cwd } = cli;
-    const bound = (events: TransportEvent[]) =>
+    const bound = (events: ModelEvent[]) =>
       events.find((event) => event.type === 'session-bound');
 
     // Turn 1: a fresh CLI session, bound to the gateway session.

@@ -101,9 +101,19 @@ describe('an injected SDK client', () => {
 });
 
 describe('createTransport({ api: claude-cli })', () => {
-  it('dispatches to the claude-cli transport', () => {
+  it('dispatches to the claude-cli transport, which runs its own tools and binds sessions', () => {
     const transport = createTransport({ api: 'claude-cli', command: 'claude', provider: 'cli' });
     expect(transport.api).toBe('claude-cli');
     expect(transport.provider).toBe('cli');
+    expect(transport.specificationVersion).toBe('v1');
+    expect(transport.capabilities).toEqual({ runsOwnTools: true, bindsSessions: true });
+  });
+});
+
+describe.each(SDK_APIS)('the %s transport as a model port', (api) => {
+  it('leaves tools to its caller and keeps no session', () => {
+    const transport = createTransport({ api, model: 'm' } as TransportOptions);
+    expect(transport.specificationVersion).toBe('v1');
+    expect(transport.capabilities).toEqual({ runsOwnTools: false, bindsSessions: false });
   });
 });

@@ -1,6 +1,6 @@
+import type { FinishReason, ModelEvent } from '@keel/spec';
 import { parseToolInput } from './parse-tool-input';
 import { IncompleteStreamError } from './transport-error';
-import type { FinishReason, TransportEvent } from './types';
 
 interface AnthropicUsage {
   input_tokens?: number | null;
@@ -88,7 +88,7 @@ function inputTokens(usage: AnthropicUsage): number {
  */
 export async function* fromAnthropicMessagesStream(
   events: AsyncIterable<AnthropicMessagesEvent>,
-): AsyncGenerator<TransportEvent> {
+): AsyncGenerator<ModelEvent> {
   const pending = new Map<number, PendingCall>();
   let input = 0;
   let output = 0;

@@ -1,6 +1,6 @@
+import type { FinishReason, ModelEvent } from '@keel/spec';
 import { parseToolInput } from './parse-tool-input';
 import { IncompleteStreamError } from './transport-error';
-import type { FinishReason, TransportEvent } from './types';
 
 /** The fields of a Chat Completions stream chunk the transport reads (the SDK's chunk type fits). */
 export interface OpenAIChatChunk {
@@ -58,12 +58,12 @@ interface PendingCall {
  */
 export async function* fromOpenAIChatStream(
   chunks: AsyncIterable<OpenAIChatChunk>,
-): AsyncGenerator<TransportEvent> {
+): AsyncGenerator<ModelEvent> {
   const pending = new Map<number, PendingCall>();
   let finish: FinishReason | undefined;
-  let usage: TransportEvent | undefined;
+  let usage: ModelEvent | undefined;
 
-  function* flushCalls(): Generator<TransportEvent> {
+  function* flushCalls(): Generator<ModelEvent> {
     const ordered = [...pending.entries()].sort(([a], [b]) => a - b);
     pending.clear();
     for (const [, call] of ordered) {

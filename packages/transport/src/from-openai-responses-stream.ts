@@ -1,6 +1,6 @@
+import type { FinishReason, ModelEvent } from '@keel/spec';
 import { parseToolInput } from './parse-tool-input';
 import { IncompleteStreamError } from './transport-error';
-import type { FinishReason, TransportEvent } from './types';
 
 interface ResponsesUsage {
   input_tokens: number;
@@ -94,12 +94,12 @@ function is<T extends OpenAIResponsesEvent['type']>(
 export async function* fromOpenAIResponsesStream(
   events: AsyncIterable<OpenAIResponsesEvent>,
   options: FromOpenAIResponsesStreamOptions,
-): AsyncGenerator<TransportEvent> {
+): AsyncGenerator<ModelEvent> {
   const pending = new Map<number, PendingCall>();
   let toolCalls = 0;
   let refused = false;
 
-  function* finish(snapshot: ResponsesSnapshot, reason: FinishReason): Generator<TransportEvent> {
+  function* finish(snapshot: ResponsesSnapshot, reason: FinishReason): Generator<ModelEvent> {
     if (snapshot.usage) {
       yield {
         type: 'usage',

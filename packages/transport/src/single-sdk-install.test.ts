@@ -19,6 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ModelEvent } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -28,7 +29,7 @@ import {
   installBuiltPackage,
   installPackageCopy,
 } from './__fixtures__/consumer-project';
-import type { TransportApi, TransportEvent } from './types';
+import type { TransportApi } from './types';
 
 const packageDirectory = fileURLToPath(new URL('..', import.meta.url));
 const consumerScript = fileURLToPath(
@@ -80,7 +81,7 @@ const sdkTransports: Transport[] = [
 /** A strict consumer of the public types: real SDK client in, the other API still nameable. */
 function consumerSource(testCase: SingleSdkCase): string {
   return `${testCase.clientSource}
-import { createTransport, MissingSdkError, type Transport, type TransportEvent } from '@keel/transport';
+import { createTransport, MissingSdkError, type Transport, type ModelEvent } from '@keel/transport';
 
 const otherTransports: Transport[] = [
 ${testCase.otherApis.map((api) => `  createTransport({ api: '${api}', model: 'm' }),`).join('\n')}
@@ -90,7 +91,7 @@ createTransport({ api: 'not-an-api', model: 'm' });
 
 export async function firstText(transport: Transport): Promise<string> {
   for await (const event of transport.stream({ messages: [{ role: 'user', content: 'Hi' }] })) {
-    const typed: TransportEvent = event;
+    const typed: ModelEvent = event;
     if (typed.type === 'text-delta') return typed.text;
   }
   return '';
@@ -145,7 +146,7 @@ function readManifest(directory: string): {
 
 /** What the consumer script reports. */
 interface ConsumerReport {
-  events: TransportEvent[];
+  events: ModelEvent[];
   missing: Array<{
     api: string;
     thrown: boolean;
@@ -188,10 +189,11 @@ describe.each(cases)('@keel/transport installed with only $sdk', (testCase) => {
       packageDirectory,
       distDirectory: transportDist,
     });
-    for (const name of ['error-classification', 'session-fence']) {
+    // Every workspace package the transport depends on, as its published tarball would hold it.
+    for (const name of Object.keys(readManifest(packageDirectory).dependencies ?? {})) {
       installBuiltPackage(project, {
-        name: `@keel/${name}`,
-        packageDirectory: join(packageDirectory, '..', name),
+        name,
+        packageDirectory: join(packageDirectory, '..', name.replace('@keel/', '')),
       });
     }
     installPackageCopy(project, testCase.sdk, packageDirectory);

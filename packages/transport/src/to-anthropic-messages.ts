@@ -1,3 +1,4 @@
+import type { Message, ModelRequest, ToolDefinition } from '@keel/spec';
 import type {
   AnthropicContentBlockParam,
   AnthropicMessageParam,
@@ -5,7 +6,6 @@ import type {
   AnthropicTool,
 } from './anthropic-messages-body';
 import { UnsupportedRequestError } from './transport-error';
-import type { Message, ModelRequest, ToolDefinition } from './types';
 
 /** Anthropic requires `max_tokens`; used when neither the request nor the transport sets one. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;

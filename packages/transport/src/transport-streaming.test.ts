@@ -1,3 +1,4 @@
+import type { Message, ModelEvent } from '@keel/spec';
 import type { RecordedRequest } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,7 +10,6 @@ import {
   transportFor,
   useMockProvider,
 } from './__fixtures__/mock-transport';
-import type { Message, TransportEvent } from './types';
 
 const mock = useMockProvider();
 
@@ -103,8 +103,7 @@ describe.each(SDK_APIS)('%s against the mock provider', (api) => {
     const first = await drain(transport.stream({ ...hello, tools, model: 'mock-tools' }));
     expect(first.error).toBeUndefined();
     const calls = first.events.filter(
-      (event): event is Extract<TransportEvent, { type: 'tool-call' }> =>
-        event.type === 'tool-call',
+      (event): event is Extract<ModelEvent, { type: 'tool-call' }> => event.type === 'tool-call',
     );
     expect(calls.map(({ name, input }) => ({ name, input }))).toEqual([
       { name: 'weather', input: { city: 'Oslo', days: [1, 2] } },

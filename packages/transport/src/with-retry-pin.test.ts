@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { classifyError } from '@keel/error-classification';
+import type { ModelCallOptions, ModelEvent, ModelRequest } from '@keel/spec';
 import { mockFaults } from '@keel/testing';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import {
   useMockProvider,
 } from './__fixtures__/mock-transport';
 import { createTransport, type TransportOptions } from './create-transport';
-import type { CallOptions, ModelRequest, Transport, TransportEvent } from './types';
+import type { Transport } from './types';
 import { retryPinOf, withRetryPin } from './with-retry-pin';
 
 const mock = useMockProvider();
@@ -78,11 +79,16 @@ function injectedClientTransport(api: SdkApi, clientMaxRetries: number): Transpo
 }
 
 describe('withRetryPin', () => {
-  function recordingTransport(seen: Array<CallOptions | undefined>): Transport {
+  function recordingTransport(seen: Array<ModelCallOptions | undefined>): Transport {
     return {
+      specificationVersion: 'v1',
       api: 'openai-chat',
       provider: 'recording',
-      async *stream(_request: ModelRequest, options?: CallOptions): AsyncGenerator<TransportEvent> {
+      capabilities: { runsOwnTools: false, bindsSessions: false },
+      async *stream(
+        _request: ModelRequest,
+        options?: ModelCallOptions,
+      ): AsyncGenerator<ModelEvent> {
         seen.push(options);
         yield { type: 'finish', reason: 'stop' };
       },
@@ -90,7 +96,7 @@ describe('withRetryPin', () => {
   }
 
   it('forces maxRetries last and keeps the other call options', async () => {
-    const seen: Array<CallOptions | undefined> = [];
+    const seen: Array<ModelCallOptions | undefined> = [];
     const signal = new AbortController().signal;
     const pinned = withRetryPin(recordingTransport(seen), 0);
     await drain(pinned.stream(hello, { maxRetries: 5, signal, stallTimeoutMs: 10 }));
@@ -98,10 +104,12 @@ describe('withRetryPin', () => {
     expect(seen).toEqual([{ maxRetries: 0, signal, stallTimeoutMs: 10 }, { maxRetries: 0 }]);
     expect(pinned.api).toBe('openai-chat');
     expect(pinned.provider).toBe('recording');
+    expect(pinned.specificationVersion).toBe('v1');
+    expect(pinned.capabilities).toEqual({ runsOwnTools: false, bindsSessions: false });
   });
 
   it('pinning twice re-pins the inner transport: one wrapper, never wider', async () => {
-    const seen: Array<CallOptions | undefined> = [];
+    const seen: Array<ModelCallOptions | undefined> = [];
     const inner = recordingTransport(seen);
     const once = withRetryPin(inner, 0);
     const twice = withRetryPin(once, 3);

@@ -1,5 +1,5 @@
+import type { Message } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../types';
 import { buildCliPrompt, omittedMarker, splitPendingMessages } from './build-cli-prompt';
 
 const user = (text: string): Message => ({ role: 'user', content: text });

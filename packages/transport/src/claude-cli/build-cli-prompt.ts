@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from '../types';
+import type { ContentBlock, Message } from '@keel/spec';
 
 /** The caller's own record of the conversation, used to reseed a fresh CLI session. */
 export interface ReseedContext {

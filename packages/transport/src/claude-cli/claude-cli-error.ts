@@ -1,5 +1,5 @@
-import type { ErrorKind } from '@keel/error-classification';
-import { TransportError, type TransportErrorOptions } from '../transport-error';
+import type { ErrorKind } from '@keel/spec';
+import { hasMarker, TransportError, type TransportErrorOptions } from '../transport-error';
 
 const MARKER = Symbol.for('keel.error.ClaudeCliError');
 
@@ -39,6 +39,6 @@ export class ClaudeCliError extends TransportError {
   }
 
   static override isInstance(error: unknown): error is ClaudeCliError {
-    return typeof error === 'object' && error !== null && MARKER in error;
+    return hasMarker(error, MARKER);
   }
 }

@@ -1,5 +1,5 @@
+import type { Message } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../types';
 import { createMemoryBindingStore } from './binding-store';
 import type { ReseedLoadContext } from './claude-cli-options';
 import {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { ModelEvent } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
-import type { TransportEvent } from '../types';
 import { cliErrorKind } from './cli-error-kind';
 import { createCliStreamMapper } from './cli-stream-mapper';
 import { parseCliMessage } from './parse-cli-message';
@@ -9,7 +9,7 @@ import { parseCliMessage } from './parse-cli-message';
 function replay(fixture: string, sessionId?: string) {
   const text = readFileSync(new URL(`./__fixtures__/${fixture}`, import.meta.url), 'utf8');
   const mapper = createCliStreamMapper({ sessionId, resumed: false });
-  const events: TransportEvent[] = [];
+  const events: ModelEvent[] = [];
   for (const line of text.split('\n')) {
     const message = parseCliMessage(line);
     if (message !== undefined) events.push(...mapper.map(message));

@@ -1,5 +1,5 @@
+import type { FinishReason, ModelEvent } from '@keel/spec';
 import { mapAnthropicStopReason } from '../from-anthropic-messages-stream';
-import type { FinishReason, TransportEvent } from '../types';
 import { isRecord } from './is-record';
 import type { CliMessage } from './parse-cli-message';
 
@@ -16,7 +16,7 @@ export interface CliStreamMapperOptions {
 /** Turns the CLI's stream-json messages into transport events, remembering what the end needs. */
 export interface CliStreamMapper {
   /** Events for one message (the terminal `usage` / `finish` come from `finish()`). */
-  map(message: CliMessage): TransportEvent[];
+  map(message: CliMessage): ModelEvent[];
   /** The CLI session id from `system/init` (or the `result`), once seen. */
   readonly cliSessionId: string | undefined;
   /** The `result` message, once seen. */
@@ -24,7 +24,7 @@ export interface CliStreamMapper {
   /** Texts of the CLI's own synthetic assistant lines (`API Error: …`). */
   readonly syntheticTexts: readonly string[];
   /** `usage` (when the result has it) and `finish`, for a successful run. */
-  finish(): TransportEvent[];
+  finish(): ModelEvent[];
 }
 
 /** The CLI reports the Messages API's `stop_reason`; a result without one ended normally. */
@@ -33,9 +33,9 @@ export function finishReason(stopReason: string | undefined): FinishReason {
 }
 
 /** Text deltas and tool calls of a top-level, model-written assistant message. */
-function assistantEvents(message: CliAssistant): TransportEvent[] {
+function assistantEvents(message: CliAssistant): ModelEvent[] {
   if (message.synthetic || message.parentToolUseId !== null) return [];
-  const events: TransportEvent[] = [];
+  const events: ModelEvent[] = [];
   for (const block of message.blocks) {
     if (!isRecord(block)) continue;
     if (block['type'] === 'text' && typeof block['text'] === 'string' && block['text'] !== '') {
@@ -100,7 +100,7 @@ export function createCliStreamMapper(options: CliStreamMapperOptions): CliStrea
       }
     },
     finish() {
-      const events: TransportEvent[] = [];
+      const events: ModelEvent[] = [];
       if (result?.usage !== undefined) events.push({ type: 'usage', ...result.usage });
       events.push({ type: 'finish', reason: finishReason(result?.stopReason) });
       return events;

@@ -2,10 +2,11 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ModelCallOptions, ModelRequest } from '@keel/spec';
 import { createFakeClaude, type FakeClaude, type FakeClaudeScenario } from '@keel/testing';
 import { onTestFinished } from 'vitest';
 import { type Drained, drain } from '../__fixtures__/drain';
-import type { CallOptions, ModelRequest, Transport } from '../types';
+import type { Transport } from '../types';
 import { isProcessAlive } from './process-tree';
 
 export { drain };
@@ -43,7 +44,7 @@ export function assistantTurn(text: string) {
 export function abortAtToolCall(
   transport: Transport,
   request: ModelRequest,
-  options: Omit<CallOptions, 'signal'> = {},
+  options: Omit<ModelCallOptions, 'signal'> = {},
 ): Promise<Drained> {
   const controller = new AbortController();
   return drain(transport.stream(request, { ...options, signal: controller.signal }), (event) => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ModelEvent } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
-import type { TransportEvent } from '../types';
 import { withRetryPin } from '../with-retry-pin';
 import { createFileBindingStore } from './binding-store';
 import { assistantTurn, createCliTestFixture, drain, userTurn } from './cli-test-fixture';
@@ -53,7 +53,7 @@ describe('createClaudeCliTransport: stream mapping', () => {
       ),
     );
     expect(error).toBeUndefined();
-    expect(events).toEqual<TransportEvent[]>([
+    expect(events).toEqual<ModelEvent[]>([
       { type: 'session-bound', sessionId: 'gw-1', cliSessionId: 'cli-session-1', resumed: false },
       { type: 'text-delta', text: 'Let me look. ' },
       { type: 'tool-call', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },

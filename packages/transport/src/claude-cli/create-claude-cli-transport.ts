@@ -4,10 +4,11 @@ import {
   claudeCliTranscriptHasAssistant,
   resolveClaudeCliTranscriptPath,
 } from '@keel/session-fence';
+import type { ModelCallOptions, ModelCapabilities, ModelEvent, ModelRequest } from '@keel/spec';
 import { createAttemptWatchdog } from '../attempt-watchdog';
 import { callHook } from '../call-hook';
 import { finalError } from '../final-error';
-import type { CallOptions, ModelRequest, RequestInfo, Transport, TransportEvent } from '../types';
+import type { RequestInfo, Transport } from '../types';
 import { type BindingStore, createMemoryBindingStore } from './binding-store';
 import { buildCliPrompt, type ReseedContext, splitPendingMessages } from './build-cli-prompt';
 import { cliProjectsRoot } from './check-cli-binding';
@@ -23,6 +24,12 @@ const DEFAULT_ABORT_GRACE_MS = 5_000;
 const DEFAULT_NO_OUTPUT_TIMEOUT_MS = 300_000;
 const DEFAULT_STDERR_LIMIT = 16_384;
 const DEFAULT_RESEED_MAX_CHARS = 24_000;
+
+/** The CLI runs its own tools (its `tool-call` events are records) and resumes its own sessions. */
+const CLAUDE_CLI_CAPABILITIES: ModelCapabilities = Object.freeze({
+  runsOwnTools: true,
+  bindsSessions: true,
+});
 
 function childEnv(
   overrides: Record<string, string | undefined> | undefined,
@@ -51,8 +58,8 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
 
   async function* stream(
     request: ModelRequest,
-    callOptions: CallOptions = {},
-  ): AsyncGenerator<TransportEvent> {
+    callOptions: ModelCallOptions = {},
+  ): AsyncGenerator<ModelEvent> {
     const sessionId = callOptions.sessionId;
     const cwd = options.cwd ?? process.cwd();
     const env = childEnv(options.env, callOptions.maxRetries);
@@ -192,7 +199,13 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
     }
   }
 
-  return { specificationVersion: 'v1', api: 'claude-cli', provider, stream };
+  return {
+    specificationVersion: 'v1',
+    api: 'claude-cli',
+    provider,
+    capabilities: CLAUDE_CLI_CAPABILITIES,
+    stream,
+  };
 }
 
 /** Binds the session to the CLI session that ran, if that session has anything to resume. */
