@@ -51,10 +51,22 @@ function block(message: Message, content: Exclude<Message['content'], string>[nu
   }
 }
 
+/**
+ * One Messages API message. In a user (or tool) message the `tool_result` blocks go first, in
+ * their order, then the rest: the API rejects a user message with text before a tool result.
+ */
 function toMessageParam(message: Message): AnthropicMessageParam {
   const role = message.role === 'assistant' ? 'assistant' : 'user';
   if (typeof message.content === 'string') return { role, content: message.content };
-  return { role, content: message.content.map((content) => block(message, content)) };
+  const blocks = message.content.map((content) => block(message, content));
+  if (role === 'assistant') return { role, content: blocks };
+  return {
+    role,
+    content: [
+      ...blocks.filter((param) => param.type === 'tool_result'),
+      ...blocks.filter((param) => param.type !== 'tool_result'),
+    ],
+  };
 }
 
 export function toAnthropicTool(tool: ToolDefinition): AnthropicTool {
