@@ -87,4 +87,34 @@ describe('fromOpenAIChatStream', () => {
       ),
     ).rejects.toBeInstanceOf(MalformedResponseError);
   });
+
+  it('throws MalformedResponseError for a tool call without an index, never merging calls', async () => {
+    // Two calls with no index: read as one index they would merge into a single call.
+    const noIndex = (id: string, args: string) =>
+      ({ tool_calls: [{ id, function: { name: 'f', arguments: args } }] }) as never;
+    const run = collect(
+      fromOpenAIChatStream(
+        fromArray([
+          delta(noIndex('call_a', '{}')),
+          delta(noIndex('call_b', '{}')),
+          finish('tool_calls'),
+        ]),
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
+    await expect(run).rejects.toThrow(/index/);
+  });
+
+  it('throws MalformedResponseError for a tool call that never gets an id', async () => {
+    const run = collect(
+      fromOpenAIChatStream(
+        fromArray([
+          delta({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{"x":1}' } }] }),
+          finish('tool_calls'),
+        ]),
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
+    await expect(run).rejects.toThrow(/id/);
+  });
 });

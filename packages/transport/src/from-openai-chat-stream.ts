@@ -1,6 +1,6 @@
 import type { FinishReason, ModelEvent } from '@keel/spec';
 import { parseToolInput } from './parse-tool-input';
-import { IncompleteStreamError } from './transport-error';
+import { IncompleteStreamError, MalformedResponseError } from './transport-error';
 
 /** The fields of a Chat Completions stream chunk the transport reads (the SDK's chunk type fits). */
 export interface OpenAIChatChunk {
@@ -8,7 +8,8 @@ export interface OpenAIChatChunk {
     delta?: {
       content?: string | null;
       tool_calls?: Array<{
-        index: number;
+        /** Required on the wire; a chunk without it is refused (`MalformedResponseError`). */
+        index?: number;
         id?: string;
         function?: { name?: string; arguments?: string };
       }>;
@@ -52,9 +53,10 @@ interface PendingCall {
 }
 
 /**
- * Turns Chat Completions chunks into transport events. Tool-call argument deltas are assembled
- * into one `tool-call` event each; `usage` and `finish` come last. A stream without a
- * `finish_reason` is cut short and throws `IncompleteStreamError`.
+ * Turns Chat Completions chunks into model events. Tool-call argument deltas are assembled by
+ * `index` into one `tool-call` event each; a delta without an index, or a call that never gets an
+ * id or a name, throws `MalformedResponseError`. `usage` and `finish` come last. A stream without
+ * a `finish_reason` is cut short and throws `IncompleteStreamError`.
  */
 export async function* fromOpenAIChatStream(
   chunks: AsyncIterable<OpenAIChatChunk>,
@@ -66,7 +68,12 @@ export async function* fromOpenAIChatStream(
   function* flushCalls(): Generator<ModelEvent> {
     const ordered = [...pending.entries()].sort(([a], [b]) => a - b);
     pending.clear();
-    for (const [, call] of ordered) {
+    for (const [index, call] of ordered) {
+      if (call.id === '' || call.name === '') {
+        throw new MalformedResponseError({
+          message: `The Chat Completions stream sent tool call ${index} without ${call.id === '' ? 'an id' : 'a function name'}.`,
+        });
+      }
       yield {
         type: 'tool-call',
         id: call.id,
@@ -89,6 +96,12 @@ export async function* fromOpenAIChatStream(
     const delta = choice.delta;
     if (delta?.content) yield { type: 'text-delta', text: delta.content };
     for (const part of delta?.tool_calls ?? []) {
+      // Without its index a delta cannot be told apart from another call's: never guess.
+      if (typeof part.index !== 'number' || !Number.isInteger(part.index) || part.index < 0) {
+        throw new MalformedResponseError({
+          message: 'The Chat Completions stream sent a tool call delta without an index.',
+        });
+      }
       const call = pending.get(part.index) ?? { id: '', name: '', arguments: '' };
       if (part.id) call.id = part.id;
       if (part.function?.name && call.name === '') call.name = part.function.name;

@@ -8,7 +8,7 @@ import {
   type ResponsesStreamFailure,
 } from './from-openai-responses-stream';
 import { responsesStreamError } from './responses-stream-error';
-import { IncompleteStreamError } from './transport-error';
+import { IncompleteStreamError, MalformedResponseError } from './transport-error';
 
 class FakeStreamError extends Error {
   constructor(readonly failure: ResponsesStreamFailure) {
@@ -177,4 +177,41 @@ describe('fromOpenAIResponsesStream with the SDK error the transport throws', ()
       expect(classifyError(error).kind).toBe(kind);
     },
   );
+
+  it('throws MalformedResponseError for a function call without a call_id', async () => {
+    const run = collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          {
+            type: 'response.output_item.added',
+            output_index: 0,
+            item: { type: 'function_call', name: 'lookup', arguments: '' },
+          },
+          { type: 'response.function_call_arguments.delta', output_index: 0, delta: '{}' },
+          {
+            type: 'response.output_item.done',
+            output_index: 0,
+            item: { type: 'function_call', name: 'lookup', arguments: '{}' },
+          },
+          { type: 'response.completed', response: { usage: null } },
+        ]),
+        options,
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
+    await expect(run).rejects.toThrow(/call_id/);
+  });
+
+  it('throws MalformedResponseError for argument deltas of an item that was never added', async () => {
+    const run = collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          { type: 'response.function_call_arguments.delta', output_index: 3, delta: '{"q":1}' },
+          { type: 'response.completed', response: { usage: null } },
+        ]),
+        options,
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
+  });
 });

@@ -1,6 +1,6 @@
 import type { FinishReason, ModelEvent } from '@keel/spec';
 import { parseToolInput } from './parse-tool-input';
-import { IncompleteStreamError } from './transport-error';
+import { IncompleteStreamError, MalformedResponseError } from './transport-error';
 
 interface ResponsesUsage {
   input_tokens: number;
@@ -87,7 +87,9 @@ function is<T extends OpenAIResponsesEvent['type']>(
 
 /**
  * Turns Responses stream events into transport events. Function-call argument deltas are
- * assembled into one `tool-call` per item (its `call_id` is the id). `error` / `response.failed`
+ * assembled into one `tool-call` per item (its `call_id` is the id; an item without a `call_id` or a
+ * name, or argument deltas for an item not announced as a function call, throw
+ * `MalformedResponseError`). `error` / `response.failed`
  * throw; a stream without `response.completed` or `response.incomplete` throws
  * `IncompleteStreamError`.
  */
@@ -125,14 +127,24 @@ export async function* fromOpenAIResponsesStream(
       }
     } else if (is(event, 'response.function_call_arguments.delta')) {
       const call = pending.get(event.output_index);
-      if (call !== undefined) call.arguments += event.delta;
+      if (call === undefined) {
+        throw new MalformedResponseError({
+          message: `The Responses stream sent function-call arguments for output ${String(event.output_index)}, which is not a function call it announced.`,
+        });
+      }
+      call.arguments += event.delta;
     } else if (is(event, 'response.output_item.done')) {
       if (event.item.type !== 'function_call') continue;
       const call = pending.get(event.output_index);
       pending.delete(event.output_index);
-      const id = event.item.call_id ?? call?.id ?? '';
-      const name = event.item.name ?? call?.name ?? '';
+      const id = event.item.call_id || call?.id;
+      const name = event.item.name || call?.name;
       const args = event.item.arguments ?? call?.arguments ?? '';
+      if (!id || !name) {
+        throw new MalformedResponseError({
+          message: `The Responses stream sent a function call without ${id ? 'a name' : 'a call_id'} (output ${String(event.output_index)}).`,
+        });
+      }
       toolCalls += 1;
       yield { type: 'tool-call', id, name, input: parseToolInput(args, name, id) };
     } else if (is(event, 'response.completed')) {
