@@ -13,6 +13,8 @@ export interface MockReply {
   id: string;
   model: string;
   text: string;
+  /** The model's refusal, when it declines (sent instead of text). */
+  refusal?: string;
   toolCalls: ResolvedToolCall[];
   usage: MockUsage;
   /** Characters per streamed text chunk. */

@@ -117,4 +117,21 @@ describe('fromOpenAIChatStream', () => {
     await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
     await expect(run).rejects.toThrow(/id/);
   });
+
+  it('surfaces delta.refusal as one refusal event and finishes as content-filter', async () => {
+    const events = await collect(
+      fromOpenAIChatStream(
+        fromArray([
+          delta({ content: null, refusal: '' } as never),
+          delta({ refusal: "I can't " } as never),
+          delta({ refusal: 'help with that.' } as never),
+          finish('stop'),
+        ]),
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'refusal', text: "I can't help with that." },
+      { type: 'finish', reason: 'content-filter' },
+    ]);
+  });
 });

@@ -7,6 +7,8 @@ export interface OpenAIChatChunk {
   choices: Array<{
     delta?: {
       content?: string | null;
+      /** The model declines: its refusal text, in pieces like `content`. */
+      refusal?: string | null;
       tool_calls?: Array<{
         /** Required on the wire; a chunk without it is refused (`MalformedResponseError`). */
         index?: number;
@@ -41,6 +43,7 @@ export function isOpenAIChatOutputChunk(chunk: OpenAIChatChunk): boolean {
   if (choice === undefined) return false;
   return (
     Boolean(choice.delta?.content) ||
+    Boolean(choice.delta?.refusal) ||
     (choice.delta?.tool_calls?.length ?? 0) > 0 ||
     Boolean(choice.finish_reason)
   );
@@ -55,7 +58,8 @@ interface PendingCall {
 /**
  * Turns Chat Completions chunks into model events. Tool-call argument deltas are assembled by
  * `index` into one `tool-call` event each; a delta without an index, or a call that never gets an
- * id or a name, throws `MalformedResponseError`. `usage` and `finish` come last. A stream without
+ * id or a name, throws `MalformedResponseError`. A refusal (`delta.refusal`) becomes one
+ * `refusal` event and the finish reason `content-filter`. `usage` and `finish` come last. A stream without
  * a `finish_reason` is cut short and throws `IncompleteStreamError`.
  */
 export async function* fromOpenAIChatStream(
@@ -64,6 +68,7 @@ export async function* fromOpenAIChatStream(
   const pending = new Map<number, PendingCall>();
   let finish: FinishReason | undefined;
   let usage: ModelEvent | undefined;
+  let refusal = '';
 
   function* flushCalls(): Generator<ModelEvent> {
     const ordered = [...pending.entries()].sort(([a], [b]) => a - b);
@@ -95,6 +100,7 @@ export async function* fromOpenAIChatStream(
     if (choice === undefined) continue;
     const delta = choice.delta;
     if (delta?.content) yield { type: 'text-delta', text: delta.content };
+    if (delta?.refusal) refusal += delta.refusal;
     for (const part of delta?.tool_calls ?? []) {
       // Without its index a delta cannot be told apart from another call's: never guess.
       if (typeof part.index !== 'number' || !Number.isInteger(part.index) || part.index < 0) {
@@ -110,6 +116,12 @@ export async function* fromOpenAIChatStream(
     }
     if (choice.finish_reason) {
       finish = mapOpenAIChatFinishReason(choice.finish_reason);
+      if (refusal !== '') {
+        // OpenAI finishes a refusal with `stop`; it is the model declining, as on the Responses API.
+        yield { type: 'refusal', text: refusal };
+        refusal = '';
+        finish = 'content-filter';
+      }
       yield* flushCalls();
     }
   }

@@ -214,4 +214,49 @@ describe('fromOpenAIResponsesStream with the SDK error the transport throws', ()
     );
     await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
   });
+
+  it('surfaces a refusal from its refusal events, once, and finishes as content-filter', async () => {
+    const at = { item_id: 'msg_1', output_index: 0, content_index: 0 };
+    const refusalItem = {
+      type: 'message',
+      content: [{ type: 'refusal', refusal: "I can't help with that." }],
+    };
+    const events = await collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          { type: 'response.output_item.added', output_index: 0, item: { type: 'message' } },
+          { type: 'response.refusal.delta', ...at, delta: "I can't " },
+          { type: 'response.refusal.delta', ...at, delta: 'help with that.' },
+          { type: 'response.refusal.done', ...at, refusal: "I can't help with that." },
+          { type: 'response.output_item.done', output_index: 0, item: refusalItem },
+          { type: 'response.completed', response: { usage: null } },
+        ]),
+        options,
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'refusal', text: "I can't help with that." },
+      { type: 'finish', reason: 'content-filter' },
+    ]);
+  });
+
+  it('surfaces a refusal content part that came without refusal events', async () => {
+    const events = await collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          {
+            type: 'response.output_item.done',
+            output_index: 0,
+            item: { type: 'message', content: [{ type: 'refusal', refusal: 'No.' }] },
+          },
+          { type: 'response.completed', response: { usage: null } },
+        ]),
+        options,
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'refusal', text: 'No.' },
+      { type: 'finish', reason: 'content-filter' },
+    ]);
+  });
 });

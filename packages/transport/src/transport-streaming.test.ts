@@ -156,6 +156,24 @@ describe.each(SDK_APIS)('%s against the mock provider', (api) => {
     });
   });
 
+  it('surfaces a refusal: a refusal event on OpenAI, text on Anthropic; finish content-filter', async () => {
+    const refusal = "I can't help with that request.";
+    mock.enqueue({ type: 'ok', refusal, chunkSize: 6 });
+    const { events, error } = await drain(transportFor(api, mock).stream(hello));
+    expect(error).toBeUndefined();
+    if (api === 'anthropic-messages') {
+      // The Messages API refuses in text, with stop_reason "refusal".
+      expect(textOf(events)).toBe(refusal);
+      expect(events.some((event) => event.type === 'refusal')).toBe(false);
+    } else {
+      expect(events.filter((event) => event.type === 'refusal')).toEqual([
+        { type: 'refusal', text: refusal },
+      ]);
+      expect(textOf(events)).toBe('');
+    }
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'content-filter' });
+  });
+
   it('sends the transport defaults for model and max tokens', async () => {
     mock.enqueue({ type: 'ok', text: 'ok' });
     const transport = transportFor(api, mock, { model: 'configured-model', maxTokens: 123 });
