@@ -1,6 +1,6 @@
 import type { ModelEvent } from '@keel/spec';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { drain } from './__fixtures__/drain';
+import { drain } from '../test/drain';
 import { createSdkTransport } from './create-sdk-transport';
 import { isAnthropicOutputEvent } from './from-anthropic-messages-stream';
 import { isOpenAIChatOutputChunk } from './from-openai-chat-stream';

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { drain, hello, SDK_APIS, textOf, useMockProvider } from './__fixtures__/mock-transport';
+import { drain, hello, SDK_APIS, textOf, useMockProvider } from '../test/mock-transport';
 import { createTransport, type TransportOptions } from './create-transport';
 import { MissingSdkError } from './transport-error';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collect, fromArray } from './__fixtures__/collect-events';
+import { collect, fromArray } from '../test/collect-events';
 import {
   type AnthropicMessagesEvent,
   fromAnthropicMessagesStream,

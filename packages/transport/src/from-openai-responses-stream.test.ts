@@ -1,7 +1,7 @@
 import { classifyError } from '@keel/error-classification';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { collect, fromArray } from './__fixtures__/collect-events';
+import { collect, fromArray } from '../test/collect-events';
 import {
   fromOpenAIResponsesStream,
   type OpenAIResponsesEvent,

@@ -28,13 +28,11 @@ import {
   findPackageDirectory,
   installBuiltPackage,
   installPackageCopy,
-} from './__fixtures__/consumer-project';
+} from '../test/consumer-project';
 import type { TransportApi } from './types';
 
 const packageDirectory = fileURLToPath(new URL('..', import.meta.url));
-const consumerScript = fileURLToPath(
-  new URL('./__fixtures__/single-sdk-consumer.mjs', import.meta.url),
-);
+const consumerScript = fileURLToPath(new URL('../test/single-sdk-consumer.mjs', import.meta.url));
 
 interface SingleSdkCase {
   sdk: 'openai' | '@anthropic-ai/sdk';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullRequest } from './__fixtures__/full-request';
+import { fullRequest } from '../test/full-request';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS, toAnthropicMessages } from './to-anthropic-messages';
 import { UnsupportedRequestError } from './transport-error';
 

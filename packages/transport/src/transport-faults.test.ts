@@ -8,7 +8,7 @@ import {
   textOf,
   transportFor,
   useMockProvider,
-} from './__fixtures__/mock-transport';
+} from '../test/mock-transport';
 import { IncompleteStreamError, TransportError } from './transport-error';
 
 const mock = useMockProvider();

@@ -8,7 +8,7 @@ import {
   SECRET_KEY,
   transportFor,
   useMockProvider,
-} from './__fixtures__/mock-transport';
+} from '../test/mock-transport';
 import type { TransportHooks } from './types';
 
 const mock = useMockProvider();

@@ -9,7 +9,7 @@ import {
   textOf,
   transportFor,
   useMockProvider,
-} from './__fixtures__/mock-transport';
+} from '../test/mock-transport';
 
 const mock = useMockProvider();
 

@@ -10,8 +10,8 @@ import {
   textOf,
   transportFor,
   useMockProvider,
-} from './__fixtures__/mock-transport';
-import { createTcpRelay } from './__fixtures__/tcp-relay';
+} from '../test/mock-transport';
+import { createTcpRelay } from '../test/tcp-relay';
 import { TransportAbortError, TransportTimeoutError } from './transport-error';
 
 const mock = useMockProvider();

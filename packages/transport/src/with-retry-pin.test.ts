@@ -13,7 +13,7 @@ import {
   textOf,
   transportFor,
   useMockProvider,
-} from './__fixtures__/mock-transport';
+} from '../test/mock-transport';
 import { createTransport, type TransportOptions } from './create-transport';
 import type { Transport } from './types';
 import { retryPinOf, withRetryPin } from './with-retry-pin';

@@ -11,7 +11,7 @@ import {
   fakeProcessIds,
   fakeSignals,
   userTurn,
-} from './cli-test-fixture';
+} from '../../test/cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
 const hangingTool: FakeClaudeTurn['steps'] = [

@@ -1,7 +1,5 @@
 import type { Message } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
-import { createMemoryBindingStore } from './binding-store';
-import type { ReseedLoadContext } from './claude-cli-options';
 import {
   abortAtToolCall,
   aliveFakeProcesses,
@@ -11,7 +9,9 @@ import {
   fakeProcessIds,
   fakeSignals,
   userTurn,
-} from './cli-test-fixture';
+} from '../../test/cli-test-fixture';
+import { createMemoryBindingStore } from './binding-store';
+import type { ReseedLoadContext } from './claude-cli-options';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
 describe('createClaudeCliTransport: orphaned tool_use', () => {

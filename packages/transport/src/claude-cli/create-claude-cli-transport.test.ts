@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelEvent } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
+import { assistantTurn, createCliTestFixture, drain, userTurn } from '../../test/cli-test-fixture';
 import { withRetryPin } from '../with-retry-pin';
 import { createFileBindingStore } from './binding-store';
-import { assistantTurn, createCliTestFixture, drain, userTurn } from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
 function setup(scenario: Parameters<typeof createCliTestFixture>[0]) {

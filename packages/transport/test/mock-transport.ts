@@ -1,8 +1,8 @@
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { createTransport, type TransportOptions } from '../create-transport';
-import type { SdkTransportOptionsBase } from '../transport-options';
-import type { Transport } from '../types';
+import { createTransport, type TransportOptions } from '../src/create-transport';
+import type { SdkTransportOptionsBase } from '../src/transport-options';
+import type { Transport } from '../src/types';
 
 export { type Drained, drain, textOf } from './drain';
 

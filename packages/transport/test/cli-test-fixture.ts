@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import type { ModelCallOptions, ModelRequest } from '@keel/spec';
 import { createFakeClaude, type FakeClaude, type FakeClaudeScenario } from '@keel/testing';
 import { onTestFinished } from 'vitest';
-import { type Drained, drain } from '../__fixtures__/drain';
-import type { Transport } from '../types';
-import { isProcessAlive } from './process-tree';
+import { isProcessAlive } from '../src/claude-cli/process-tree';
+import type { Transport } from '../src/types';
+import { type Drained, drain } from './drain';
 
 export { drain };
 
