@@ -57,6 +57,11 @@ export function fakeProcessIds(fixture: CliTestFixture): number[] {
   return fixture.fake.log().flatMap((entry) => (entry.type === 'signal' ? [] : [entry.pid]));
 }
 
+/** The prompt of each run of the fake CLI, in order (what it read: argument or stdin). */
+export function fakePrompts(fixture: CliTestFixture): string[] {
+  return fixture.fake.log().flatMap((entry) => (entry.type === 'call' ? [entry.prompt] : []));
+}
+
 /** The signals the fake CLI received, in order. */
 export function fakeSignals(fixture: CliTestFixture): string[] {
   return fixture.fake.log().flatMap((entry) => (entry.type === 'signal' ? [entry.signal] : []));

@@ -7,6 +7,7 @@ import {
   createCliTestFixture,
   drain,
   fakeProcessIds,
+  fakePrompts,
   fakeSignals,
   userTurn,
 } from '../../test/cli-test-fixture';
@@ -96,7 +97,7 @@ describe('createClaudeCliTransport: orphaned tool_use', () => {
 
     const argv = fixture.fake.calls()[1] ?? [];
     expect(argv).not.toContain('--resume');
-    const prompt = argv[argv.indexOf('--') + 1] ?? '';
+    const prompt = fakePrompts(fixture)[1] ?? '';
     const summaryAt = prompt.indexOf('SUMMARY: the user plans a trip to Lyon.');
     const marker = /\[… (\d+) earlier messages omitted …\]/.exec(prompt);
     expect(summaryAt).toBeGreaterThan(-1);

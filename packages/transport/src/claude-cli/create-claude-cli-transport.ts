@@ -121,7 +121,6 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
         system: request.system,
         extraArgs: options.extraArgs,
         allowedTools: options.allowedTools,
-        prompt,
       });
       watchdog.signal.throwIfAborted();
       const running = spawnCliProcess({
@@ -129,6 +128,7 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
         args,
         cwd,
         env,
+        stdin: prompt,
         stderrLimit: options.stderrLimit ?? DEFAULT_STDERR_LIMIT,
       });
       cli = running;
