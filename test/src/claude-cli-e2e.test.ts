@@ -164,8 +164,7 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
       onEvent?: (event: ModelEvent) => void,
     ) => cli.run('e2e', messages, signal, onEvent);
     const { cwd } = cli;
-    const bound = (events: ModelEvent[]) =>
-      events.find((event) => event.type === 'session-bound');
+    const bound = (events: ModelEvent[]) => events.find((event) => event.type === 'session-bound');
 
     // Turn 1: a fresh CLI session, bound to the gateway session.
     provider.enqueue({

@@ -25,7 +25,6 @@ const httpFaults: Array<[string, () => MockBehavior, string]> = [
 ];
 
 describe.each(SDK_TARGETS)('$name faults', (target) => {
-  const { api } = target;
   it.each(httpFaults)('an HTTP error (%s) is thrown and classified', async (_name, fault, kind) => {
     mock.enqueue(fault());
     const { events, error } = await drain(transportFor(target, mock).stream(hello));

@@ -19,7 +19,6 @@ import { retryPinOf, withRetryPin } from './with-retry-pin';
 const mock = useMockProvider();
 
 describe.each(SDK_TARGETS)('$name retry pin, proven by request counts', (target) => {
-  const { api } = target;
   it('without the pin, maxRetries 1 turns a 500 then OK into two requests and a reply', async () => {
     mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'second time lucky' });
     const transport = transportFor(target, mock, { maxRetries: 1 });
