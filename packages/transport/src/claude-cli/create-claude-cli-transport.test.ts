@@ -61,7 +61,8 @@ describe('createClaudeCliTransport: stream mapping', () => {
       { type: 'session-bound', sessionId: 'gw-1', cliSessionId: 'cli-session-1', resumed: false },
       { type: 'text-delta', text: 'Let me look. ' },
       { type: 'tool-call', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
-      { type: 'text-delta', text: 'There is a.txt.' },
+      { type: 'tool-result', toolUseId: 'toolu_1', content: 'a.txt' },
+      { type: 'text-delta', text: '\n\nThere is a.txt.' },
       { type: 'usage', inputTokens: 42, outputTokens: 7 },
       { type: 'finish', reason: 'stop' },
     ]);
