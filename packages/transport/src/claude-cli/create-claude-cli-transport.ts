@@ -14,9 +14,9 @@ import { buildCliPrompt, type ReseedContext, splitPendingMessages } from './buil
 import { cliProjectsRoot } from './check-cli-binding';
 import type { ClaudeCliTransportOptions } from './claude-cli-options';
 import { cliArgs } from './cli-args';
-import { cliFailure, secretValues } from './cli-failure';
+import { cliFailure, secretValues, timeoutAfterTools } from './cli-failure';
 import { type CliExit, type CliProcess, spawnCliProcess } from './cli-process';
-import { createCliStreamMapper } from './cli-stream-mapper';
+import { type CliStreamMapper, createCliStreamMapper } from './cli-stream-mapper';
 import { parseCliMessage } from './parse-cli-message';
 import { resolveCliBinding } from './resolve-cli-binding';
 
@@ -84,6 +84,7 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
     let cli: CliProcess | undefined;
     let exit: CliExit | undefined;
     let cliSessionId: string | undefined;
+    let mapper: CliStreamMapper | undefined;
     callHook(options.hooks?.onRequestStart, () => ({ ...info }));
     try {
       if (watchdog.signal.aborted) throw watchdog.signal.reason;
@@ -135,7 +136,8 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
       watchdog.signal.addEventListener('abort', () => void running.terminate(graceMs), {
         once: true,
       });
-      const mapper = createCliStreamMapper({ sessionId, resumed: resumeId !== undefined });
+      const run = createCliStreamMapper({ sessionId, resumed: resumeId !== undefined });
+      mapper = run;
       let first = true;
       while (exit === undefined) {
         watchdog.waitForChunk();
@@ -148,8 +150,8 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
         if (watchdog.signal.aborted) continue;
         const message = parseCliMessage(output.line);
         if (message === undefined) continue;
-        const events = mapper.map(message);
-        cliSessionId = mapper.cliSessionId;
+        const events = run.map(message);
+        cliSessionId = run.cliSessionId;
         for (const event of events) {
           if (first && event.type !== 'session-bound') {
             watchdog.firstEvent();
@@ -162,24 +164,24 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
       const failure = cliFailure({
         command,
         exit,
-        result: mapper.result,
-        syntheticTexts: mapper.syntheticTexts,
+        result: run.result,
+        syntheticTexts: run.syntheticTexts,
         stderr: running.stderr(),
         secrets,
         cliSessionId,
       });
       if (failure !== undefined) throw failure;
-      yield* mapper.finish();
+      yield* run.finish();
       callHook(options.hooks?.onResponse, () => ({
         ...info,
         status: undefined,
         elapsedMs: elapsedMs(),
       }));
     } catch (error) {
-      const thrown = finalError(error, {
-        signal: callOptions.signal,
-        timeout: watchdog.timeout,
-      });
+      const thrown = timeoutAfterTools(
+        finalError(error, { signal: callOptions.signal, timeout: watchdog.timeout }),
+        { toolCallIds: mapper?.toolCallIds ?? [], cliSessionId },
+      );
       callHook(options.hooks?.onRequestError, () => ({
         ...info,
         status: undefined,
