@@ -265,8 +265,13 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     expect(text(fourth.events)).toBe('Back again: PELICAN.');
     const reseeded = JSON.stringify(mainRequests().slice(beforeFresh).at(-1)?.messages);
     expect(reseeded).toContain('could not be continued');
-    expect(reseeded).toContain('User: Remember the code word PELICAN.');
-    expect(reseeded).toContain('Assistant: It was PELICAN.');
+    // The CLI sends the prompt to the API as JSON: the reseeded lines appear JSON-escaped once more.
+    expect(reseeded).toContain(
+      JSON.stringify('{"role":"user","text":"Remember the code word PELICAN."}').slice(1, -1),
+    );
+    expect(reseeded).toContain(
+      JSON.stringify('{"role":"assistant","text":"It was PELICAN."}').slice(1, -1),
+    );
     expect(reseeded).toContain('Are you still there?');
     expect(reseeded).not.toContain('toolu_e2e_hang');
     expect(JSON.parse(readFileSync(bindingsPath, 'utf8')).bindings.e2e.cliSessionId).toBe(freshId);

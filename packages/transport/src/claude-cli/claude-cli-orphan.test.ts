@@ -103,13 +103,19 @@ describe('createClaudeCliTransport: orphaned tool_use', () => {
     expect(summaryAt).toBeGreaterThan(-1);
     expect(marker).not.toBeNull();
     expect(summaryAt).toBeLessThan(marker?.index ?? -1);
-    expect(prompt).toContain('Assistant: old answer number 30');
-    expect(prompt).not.toContain('old question number 1\n');
+    const newest = '{"role":"assistant","text":"old answer number 30"}';
+    expect(prompt).toContain(newest);
+    expect(prompt).not.toContain('"old question number 1"');
     const kept = (prompt.match(/old (question|answer) number/g) ?? []).length;
     expect(Number(marker?.[1]) + kept).toBe(history.length);
-    expect(prompt.indexOf('Assistant: old answer number 30')).toBeLessThan(
-      prompt.indexOf('Where was I?'),
+    expect(prompt.indexOf(newest)).toBeLessThan(prompt.indexOf('Where was I?'));
+    // The reseeded context stays within maxChars (600), its tags and the blank line apart.
+    const context = prompt.slice(
+      prompt.indexOf('<conversation-summary>'),
+      prompt.indexOf('</earlier-messages>') + '</earlier-messages>'.length,
     );
-    expect(prompt.length).toBeLessThan(600 + 400);
+    const tags = ['<conversation-summary>\n', '\n</conversation-summary>', '\n\n'];
+    tags.push('<earlier-messages>\n', '\n</earlier-messages>');
+    expect(context.length).toBeLessThanOrEqual(600 + tags.join('').length);
   });
 });

@@ -250,9 +250,10 @@ describe('createClaudeCliTransport: bindings', () => {
     const argv = fixture.fake.calls()[1] ?? [];
     expect(argv).not.toContain('--resume');
     const prompt = fakePrompts(fixture)[1] ?? '';
-    expect(prompt).toContain('User: Capital of France?');
-    expect(prompt).toContain('Assistant: Paris.');
-    expect(prompt.indexOf('Assistant: Paris.')).toBeLessThan(prompt.indexOf('Population?'));
+    const paris = '{"role":"assistant","text":"Paris."}';
+    expect(prompt).toContain('{"role":"user","text":"Capital of France?"}');
+    expect(prompt).toContain(paris);
+    expect(prompt.indexOf(paris)).toBeLessThan(prompt.indexOf('Population?'));
     expect(prompt.trimEnd().endsWith('Population?')).toBe(true);
     const file = JSON.parse(readFileSync(bindingsPath, 'utf8'));
     expect(file.bindings['gw-3'].cliSessionId).toBe('cli-new');
