@@ -22,7 +22,7 @@ import {
   createClaudeCliTransport,
   createFileBindingStore,
   type Message,
-  type TransportEvent,
+  type ModelEvent,
 } from '@keel/transport';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -81,7 +81,7 @@ function mainRequests(): RecordedRequest[] {
 
 const user = (text: string): Message => ({ role: 'user', content: text });
 const assistant = (text: string): Message => ({ role: 'assistant', content: text });
-const text = (events: TransportEvent[]) =>
+const text = (events: ModelEvent[]) =>
   events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
 
 /**
@@ -123,9 +123,9 @@ function realCliTransport(name: string, options: { abortGraceMs: number; binding
     sessionId: string,
     messages: Message[],
     signal?: AbortSignal,
-    onEvent?: (event: TransportEvent) => void,
+    onEvent?: (event: ModelEvent) => void,
   ) => {
-    const events: TransportEvent[] = [];
+    const events: ModelEvent[] = [];
     try {
       for await (const event of transport.stream(
         { messages },
@@ -161,11 +161,10 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     const run = (
       messages: Message[],
       signal?: AbortSignal,
-      onEvent?: (event: TransportEvent) => void,
+      onEvent?: (event: ModelEvent) => void,
     ) => cli.run('e2e', messages, signal, onEvent);
     const { cwd } = cli;
-    const bound = (events: TransportEvent[]) =>
-      events.find((event) => event.type === 'session-bound');
+    const bound = (events: ModelEvent[]) => events.find((event) => event.type === 'session-bound');
 
     // Turn 1: a fresh CLI session, bound to the gateway session.
     provider.enqueue({
@@ -266,8 +265,13 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     expect(text(fourth.events)).toBe('Back again: PELICAN.');
     const reseeded = JSON.stringify(mainRequests().slice(beforeFresh).at(-1)?.messages);
     expect(reseeded).toContain('could not be continued');
-    expect(reseeded).toContain('User: Remember the code word PELICAN.');
-    expect(reseeded).toContain('Assistant: It was PELICAN.');
+    // The CLI sends the prompt to the API as JSON: the reseeded lines appear JSON-escaped once more.
+    expect(reseeded).toContain(
+      JSON.stringify('{"role":"user","text":"Remember the code word PELICAN."}').slice(1, -1),
+    );
+    expect(reseeded).toContain(
+      JSON.stringify('{"role":"assistant","text":"It was PELICAN."}').slice(1, -1),
+    );
     expect(reseeded).toContain('Are you still there?');
     expect(reseeded).not.toContain('toolu_e2e_hang');
     expect(JSON.parse(readFileSync(bindingsPath, 'utf8')).bindings.e2e.cliSessionId).toBe(freshId);

@@ -12,19 +12,25 @@ function usageBlock(reply: MockReply, outputTokens: number) {
 }
 
 function stopReason(reply: MockReply): string {
+  if (reply.refusal !== undefined) return 'refusal';
   return reply.toolCalls.length > 0 ? 'tool_use' : 'end_turn';
+}
+
+/** The text the model writes: a refusal is plain text with `stop_reason: 'refusal'` here. */
+function textOf(reply: MockReply): string {
+  return reply.refusal === undefined ? reply.text : `${reply.text}${reply.refusal}`;
 }
 
 /** Whether the answer carries a text block (always, unless it is tool calls only). */
 function hasText(reply: MockReply): boolean {
-  return reply.text.length > 0 || reply.toolCalls.length === 0;
+  return textOf(reply).length > 0 || reply.toolCalls.length === 0;
 }
 
 /** Anthropic Messages (`POST /v1/messages`). */
 export const anthropicWire: WireFormat = {
   body(reply) {
     const content: unknown[] = [];
-    if (hasText(reply)) content.push({ type: 'text', text: reply.text });
+    if (hasText(reply)) content.push({ type: 'text', text: textOf(reply) });
     for (const call of reply.toolCalls) {
       content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input });
     }
@@ -65,7 +71,7 @@ export const anthropicWire: WireFormat = {
         content_block: { type: 'text', text: '' },
       });
       push('ping', { type: 'ping' });
-      for (const chunk of chunkText(reply.text, reply.chunkSize)) {
+      for (const chunk of chunkText(textOf(reply), reply.chunkSize)) {
         push(
           'content_block_delta',
           { type: 'content_block_delta', index, delta: { type: 'text_delta', text: chunk } },

@@ -19,6 +19,16 @@ const valueFlags: Record<string, 'outputFormat' | 'resume' | 'model' | 'appendSy
   '--append-system-prompt': 'appendSystemPrompt',
 };
 
+/** Flags of the real CLI that take a value the fake does not use: skipped with their value (when one follows). */
+const ignoredValueFlags = new Set([
+  '--permission-mode',
+  '--max-turns',
+  '--settings',
+  '--mcp-config',
+  '--fallback-model',
+  '--input-format',
+]);
+
 export function parseFakeClaudeArgs(argv: readonly string[]): FakeClaudeArgs {
   const args: FakeClaudeArgs = {
     print: false,
@@ -58,6 +68,11 @@ export function parseFakeClaudeArgs(argv: readonly string[]): FakeClaudeArgs {
         args.allowedTools.push(...(argv[index] ?? '').split(',').filter((tool) => tool !== ''));
         index += 1;
       }
+      continue;
+    }
+    if (ignoredValueFlags.has(arg)) {
+      args.unknown.push(arg);
+      if (!(argv[index] ?? '-').startsWith('-')) index += 1;
       continue;
     }
     if (arg.startsWith('-')) {

@@ -216,9 +216,28 @@ function missingSession(args: FakeClaudeArgs, sessionId: string): never {
   process.exit(1);
 }
 
-/** Runs the fake CLI with these arguments (the bin passes `process.argv.slice(2)`). */
+/** All of stdin, as the real CLI reads a `-p` prompt given no prompt argument. */
+async function readStdin(): Promise<string> {
+  process.stdin.setEncoding('utf8');
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
+
+/**
+ * Runs the fake CLI with these arguments (the bin passes `process.argv.slice(2)`). Like the real
+ * CLI, `-p` without a prompt argument reads the prompt from stdin (unless it is a terminal).
+ */
 export function runFakeClaude(argv: readonly string[]): void {
   const args = parseFakeClaudeArgs(argv);
+  if (args.prompt !== undefined || !args.print || process.stdin.isTTY) {
+    play(argv, args, args.prompt ?? '');
+    return;
+  }
+  void readStdin().then((prompt) => play(argv, args, prompt));
+}
+
+function play(argv: readonly string[], args: FakeClaudeArgs, prompt: string): void {
   const { turn, index } = nextTurn();
   const home = process.env['HOME'] ?? homedir();
   const cwd = process.cwd();
@@ -227,6 +246,7 @@ export function runFakeClaude(argv: readonly string[]): void {
     type: 'call',
     pid: process.pid,
     argv: [...argv],
+    prompt,
     cwd,
     home,
     turn: index,
@@ -260,11 +280,11 @@ export function runFakeClaude(argv: readonly string[]): void {
       uuid: randomUUID(),
     });
   }
-  transcript.userPrompt(args.prompt ?? '');
+  transcript.userPrompt(prompt);
   for (const step of turn.steps ?? [{ type: 'text', text: 'fake reply' }]) {
     if (playStep(state, turn, step) === 'stop') return;
   }
-  transcript.meta({ type: 'last-prompt', lastPrompt: args.prompt ?? '', sessionId });
+  transcript.meta({ type: 'last-prompt', lastPrompt: prompt, sessionId });
   const result = turn.result ?? {};
   if (result !== false) emitResult(state, turn, result);
   const failed = result !== false && result.isError === true;

@@ -78,6 +78,8 @@ export type FakeClaudeLogEntry =
       type: 'call';
       pid: number;
       argv: string[];
+      /** The prompt the run answered: its argument, else (like the real CLI with `-p`) stdin. */
+      prompt: string;
       cwd: string;
       home: string;
       turn: number;

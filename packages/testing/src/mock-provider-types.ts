@@ -41,6 +41,12 @@ export type MockBehavior =
       type: 'ok';
       text?: string;
       toolCalls?: MockToolCall[];
+      /**
+       * The model declines, with this text instead of an answer: Chat Completions streams it as
+       * `delta.refusal` (`message.refusal`), Responses as a `refusal` content part
+       * (`response.refusal.delta` / `.done`), Anthropic as text with `stop_reason: 'refusal'`.
+       */
+      refusal?: string;
       usage?: Usage;
       /** Delay before each streamed chunk (slow tokens). */
       chunkDelayMs?: number;

@@ -36,8 +36,11 @@ export const openaiChatWire: WireFormat = {
           index: 0,
           message: {
             role: 'assistant',
-            content: reply.text.length > 0 || !hasTools ? reply.text : null,
-            refusal: null,
+            content:
+              reply.refusal === undefined && (reply.text.length > 0 || !hasTools)
+                ? reply.text
+                : null,
+            refusal: reply.refusal ?? null,
             ...(hasTools
               ? {
                   tool_calls: reply.toolCalls.map((call) => ({
@@ -74,6 +77,9 @@ export const openaiChatWire: WireFormat = {
     ];
     for (const text of chunkText(reply.text, reply.chunkSize)) {
       frames.push({ data: chunk({ content: text }, null), text: true });
+    }
+    for (const refusal of chunkText(reply.refusal ?? '', reply.chunkSize)) {
+      frames.push({ data: chunk({ refusal }, null), text: false });
     }
     reply.toolCalls.forEach((call, index) => {
       frames.push({

@@ -9,12 +9,30 @@ function functionItemId(reply: MockReply, index: number): string {
   return `${reply.id.replace(/^resp_/, 'fc_')}_${index}`;
 }
 
+/** Whether the answer has a message item: text, a refusal, or no tool calls at all. */
+function hasMessage(reply: MockReply): boolean {
+  return reply.text.length > 0 || reply.refusal !== undefined || reply.toolCalls.length === 0;
+}
+
+/** Whether the message item has an `output_text` part (a refusal alone has none). */
 function hasText(reply: MockReply): boolean {
-  return reply.text.length > 0 || reply.toolCalls.length === 0;
+  return reply.text.length > 0 || (reply.refusal === undefined && reply.toolCalls.length === 0);
 }
 
 function textPart(text: string) {
   return { type: 'output_text', text, annotations: [], logprobs: [] };
+}
+
+function refusalPart(refusal: string) {
+  return { type: 'refusal', refusal };
+}
+
+/** The message item's parts once complete. */
+function messageParts(reply: MockReply): unknown[] {
+  return [
+    ...(hasText(reply) ? [textPart(reply.text)] : []),
+    ...(reply.refusal === undefined ? [] : [refusalPart(reply.refusal)]),
+  ];
 }
 
 function messageItem(reply: MockReply, status: string, content: unknown[]) {
@@ -35,7 +53,7 @@ function functionItem(reply: MockReply, index: number, status: string, args: str
 
 function output(reply: MockReply): unknown[] {
   const items: unknown[] = [];
-  if (hasText(reply)) items.push(messageItem(reply, 'completed', [textPart(reply.text)]));
+  if (hasMessage(reply)) items.push(messageItem(reply, 'completed', messageParts(reply)));
   reply.toolCalls.forEach((call, index) => {
     items.push(functionItem(reply, index, 'completed', JSON.stringify(call.input)));
   });
@@ -85,22 +103,35 @@ export const openaiResponsesWire: WireFormat = {
     push('response.created', { response: response(reply, 'in_progress', [], false) });
     push('response.in_progress', { response: response(reply, 'in_progress', [], false) });
     let outputIndex = 0;
-    if (hasText(reply)) {
+    if (hasMessage(reply)) {
       const itemId = messageItemId(reply);
-      const at = { item_id: itemId, output_index: outputIndex, content_index: 0 };
       push('response.output_item.added', {
         output_index: outputIndex,
         item: messageItem(reply, 'in_progress', []),
       });
-      push('response.content_part.added', { ...at, part: textPart('') });
-      for (const chunk of chunkText(reply.text, reply.chunkSize)) {
-        push('response.output_text.delta', { ...at, delta: chunk, logprobs: [] }, true);
+      let contentIndex = 0;
+      if (hasText(reply)) {
+        const at = { item_id: itemId, output_index: outputIndex, content_index: contentIndex };
+        push('response.content_part.added', { ...at, part: textPart('') });
+        for (const chunk of chunkText(reply.text, reply.chunkSize)) {
+          push('response.output_text.delta', { ...at, delta: chunk, logprobs: [] }, true);
+        }
+        push('response.output_text.done', { ...at, text: reply.text, logprobs: [] });
+        push('response.content_part.done', { ...at, part: textPart(reply.text) });
+        contentIndex += 1;
       }
-      push('response.output_text.done', { ...at, text: reply.text, logprobs: [] });
-      push('response.content_part.done', { ...at, part: textPart(reply.text) });
+      if (reply.refusal !== undefined) {
+        const at = { item_id: itemId, output_index: outputIndex, content_index: contentIndex };
+        push('response.content_part.added', { ...at, part: refusalPart('') });
+        for (const chunk of chunkText(reply.refusal, reply.chunkSize)) {
+          push('response.refusal.delta', { ...at, delta: chunk });
+        }
+        push('response.refusal.done', { ...at, refusal: reply.refusal });
+        push('response.content_part.done', { ...at, part: refusalPart(reply.refusal) });
+      }
       push('response.output_item.done', {
         output_index: outputIndex,
-        item: messageItem(reply, 'completed', [textPart(reply.text)]),
+        item: messageItem(reply, 'completed', messageParts(reply)),
       });
       outputIndex += 1;
     }

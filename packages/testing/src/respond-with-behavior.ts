@@ -33,7 +33,7 @@ function buildReply(
   options: RespondOptions,
   text: string,
   toolCalls: MockToolCall[] = [],
-  behavior?: { usage?: MockReply['usage']; chunkSize?: number },
+  behavior?: { usage?: MockReply['usage']; chunkSize?: number; refusal?: string },
 ): MockReply {
   const toolPrefix = options.api === 'anthropic-messages' ? 'toolu_mock_' : 'call_mock_';
   const resolved = toolCalls.map((call) => ({
@@ -52,6 +52,7 @@ function buildReply(
     id: `${idPrefixes[options.api]}${options.requestNumber}`,
     model: options.request.model ?? 'mock-model',
     text,
+    ...(behavior?.refusal === undefined ? {} : { refusal: behavior.refusal }),
     toolCalls: resolved,
     usage,
     chunkSize: behavior?.chunkSize ?? DEFAULT_CHUNK_SIZE,
@@ -174,9 +175,11 @@ export async function respondWithBehavior(options: RespondOptions): Promise<void
   switch (behavior.type) {
     case 'ok': {
       const calls = behavior.toolCalls ?? [];
-      const text = behavior.text ?? (calls.length > 0 ? '' : options.defaultText);
+      const declined = behavior.refusal !== undefined;
+      const text = behavior.text ?? (calls.length > 0 || declined ? '' : options.defaultText);
       const reply = buildReply(options, text, calls, {
         ...(behavior.usage ? { usage: behavior.usage } : {}),
+        ...(declined ? { refusal: behavior.refusal } : {}),
         ...(behavior.chunkSize ? { chunkSize: behavior.chunkSize } : {}),
       });
       if (request.stream) {

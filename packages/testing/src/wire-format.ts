@@ -7,6 +7,8 @@ export interface MockReply {
   id: string;
   model: string;
   text: string;
+  /** The model's refusal, when it declines (sent instead of text). */
+  refusal?: string;
   /** Tool calls with their ids resolved. */
   toolCalls: ToolCall[];
   usage: Usage;

@@ -1,5 +1,5 @@
+import type { ContentBlock, Message } from '@keel/spec';
 import { UnsupportedRequestError } from './transport-error';
-import type { ContentBlock, Message } from './types';
 
 export type TextBlock = Extract<ContentBlock, { type: 'text' }>;
 export type ToolUseBlock = Extract<ContentBlock, { type: 'tool_use' }>;

@@ -1,10 +1,10 @@
+import type { ModelEvent } from '@keel/spec';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { drain } from './__fixtures__/drain';
+import { drain } from '../test/drain';
 import { createSdkTransport } from './create-sdk-transport';
 import { isAnthropicOutputEvent } from './from-anthropic-messages-stream';
 import { isOpenAIChatOutputChunk } from './from-openai-chat-stream';
 import { isOpenAIResponsesOutputEvent } from './from-openai-responses-stream';
-import type { TransportEvent } from './types';
 
 /*
  * The first-token clock on a scripted chunk source, under fake timers: what stops it is the
@@ -36,7 +36,7 @@ async function* paced(chunks: Chunk[], signal: AbortSignal): AsyncGenerator<Chun
 }
 
 /** Decodes like a tool call: one event once every argument chunk has arrived. */
-async function* oneToolCallAtTheEnd(chunks: AsyncIterable<Chunk>): AsyncGenerator<TransportEvent> {
+async function* oneToolCallAtTheEnd(chunks: AsyncIterable<Chunk>): AsyncGenerator<ModelEvent> {
   for await (const chunk of chunks) {
     if (chunk === 'end') {
       yield { type: 'tool-call', id: 'call_1', name: 'write', input: {} };

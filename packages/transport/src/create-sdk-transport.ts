@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { classifyError } from '@keel/error-classification';
+import type { ModelCallOptions, ModelCapabilities, ModelEvent, ModelRequest } from '@keel/spec';
 import { type AttemptWatchdog, createAttemptWatchdog } from './attempt-watchdog';
 import { callHook } from './call-hook';
 import { finalError } from './final-error';
 import { redactSecret } from './redact-secret';
 import { sanitizeUrl } from './sanitize-url';
 import type { SdkTransportOptionsBase } from './transport-options';
-import type {
-  CallOptions,
-  ModelRequest,
-  RequestInfo,
-  Transport,
-  TransportApi,
-  TransportEvent,
-  TransportHooks,
-} from './types';
+import type { RequestInfo, Transport, TransportApi, TransportHooks } from './types';
 
 /** Per-transport defaults of the per-call options. */
 export interface CallDefaults {
@@ -23,6 +16,12 @@ export interface CallDefaults {
   firstTokenTimeoutMs?: number | undefined;
   stallTimeoutMs?: number | undefined;
 }
+
+/** SDK-backed APIs return tool calls for the caller to run and keep no state between calls. */
+const SDK_CAPABILITIES: ModelCapabilities = Object.freeze({
+  runsOwnTools: false,
+  bindsSessions: false,
+});
 
 /** The SDK's default, used when neither the transport nor the call sets `maxRetries`. */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -56,7 +55,7 @@ export interface SdkTransportSpec<Chunk> {
   hooks: TransportHooks | undefined;
   defaults: CallDefaults;
   open(request: ModelRequest, context: OpenStreamContext): Promise<OpenedStream<Chunk>>;
-  decode(chunks: AsyncIterable<Chunk>): AsyncIterable<TransportEvent>;
+  decode(chunks: AsyncIterable<Chunk>): AsyncIterable<ModelEvent>;
   /**
    * Whether a chunk carries model output (text, tool-call arguments, the end), so the
    * first-token clock stops at it even before `decode` can produce an event (a tool call is one
@@ -131,8 +130,8 @@ async function* watchChunks<Chunk>(
 export function createSdkTransport<Chunk>(spec: SdkTransportSpec<Chunk>): Transport {
   async function* stream(
     request: ModelRequest,
-    options: CallOptions = {},
-  ): AsyncGenerator<TransportEvent> {
+    options: ModelCallOptions = {},
+  ): AsyncGenerator<ModelEvent> {
     const info: RequestInfo = {
       provider: spec.provider,
       api: spec.api,
@@ -190,6 +189,7 @@ export function createSdkTransport<Chunk>(spec: SdkTransportSpec<Chunk>): Transp
   return {
     specificationVersion: 'v1',
     api: spec.api,
+    capabilities: SDK_CAPABILITIES,
     provider: spec.provider,
     stream,
   };

@@ -1,8 +1,17 @@
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { drain, hello, SDK_APIS, textOf, useMockProvider } from './__fixtures__/mock-transport';
+import {
+  clientFor,
+  drain,
+  hello,
+  SDK_APIS,
+  SDK_TARGETS,
+  textOf,
+  transportFor,
+  useMockProvider,
+} from '../test/mock-transport';
 import { createTransport, type TransportOptions } from './create-transport';
+import type { OpenAIClientLike } from './openai-client-like';
 import { MissingSdkError } from './transport-error';
 
 const mock = useMockProvider();
@@ -23,7 +32,7 @@ describe.each(SDK_APIS)('createTransport({ api: %s })', (api) => {
   it('fails the call with an error naming the SDK package when it is not installed', async () => {
     const transport = createTransport({
       api,
-      model: 'mock-model',
+      model: mock.model,
       apiKey: 'unused',
       baseUrl: mock.url,
       loadSdk: importMissing,
@@ -41,17 +50,16 @@ describe.each(SDK_APIS)('createTransport({ api: %s })', (api) => {
     expect(missing.cause).toBeInstanceOf(Error);
     expect(mock.requests).toHaveLength(0);
   });
+});
 
+describe.each(SDK_TARGETS)('createTransport for $name', (target) => {
   it('sends defaultHeaders and names the provider', async () => {
     mock.enqueue({ type: 'ok', text: 'with headers' });
-    const transport = createTransport({
-      api,
+    const transport = transportFor(target, mock, {
       provider: 'my-gateway',
-      model: 'mock-model',
       apiKey: 'k-1234',
-      baseUrl: api === 'anthropic-messages' ? mock.anthropicBaseUrl : mock.openaiBaseUrl,
       defaultHeaders: { 'x-keel-test': 'yes' },
-    } as TransportOptions);
+    });
     expect(transport.provider).toBe('my-gateway');
     const { events, error } = await drain(transport.stream(hello));
     expect(error).toBeUndefined();
@@ -70,30 +78,37 @@ describe('an injected SDK client', () => {
       message: `bad key ${key}`,
     });
     const client = new Anthropic({ apiKey: key, baseURL: mock.anthropicBaseUrl, maxRetries: 0 });
-    const transport = createTransport({ api: 'anthropic-messages', model: 'm', client });
+    const transport = createTransport({ api: 'anthropic-messages', model: mock.model, client });
     const { error } = await drain(transport.stream(hello));
     expect(String((error as Error).message)).toContain('bad key [redacted]');
     expect(JSON.stringify(error)).not.toContain(key);
   });
 
-  it('is used for openai-chat instead of building one', async () => {
-    mock.enqueue({ type: 'ok', text: 'from injected' });
-    const client = new OpenAI({
-      apiKey: 'injected-openai',
-      baseURL: mock.openaiBaseUrl,
-      defaultHeaders: { 'x-injected': 'openai' },
-    });
-    const transport = createTransport({ api: 'openai-chat', model: 'm', client, maxRetries: 0 });
-    const { events } = await drain(transport.stream(hello));
-    expect(textOf(events)).toBe('from injected');
-    expect(mock.requests[0]?.apiKey).toBe('injected-openai');
-    expect(mock.requests[0]?.headers['x-injected']).toBe('openai');
-  });
+  it.each(SDK_TARGETS.filter((target) => target.api === 'openai-chat'))(
+    'is used for $name instead of building one',
+    async (target) => {
+      mock.enqueue({ type: 'ok', text: 'from injected' });
+      const client = clientFor(target, mock, {
+        apiKey: 'injected-openai',
+        defaultHeaders: { 'x-injected': 'openai' },
+      }) as OpenAIClientLike;
+      const transport = createTransport({
+        api: 'openai-chat',
+        model: mock.model,
+        client,
+        maxRetries: 0,
+      });
+      const { events } = await drain(transport.stream(hello));
+      expect(textOf(events)).toBe('from injected');
+      expect(mock.requests[0]?.apiKey).toBe('injected-openai');
+      expect(mock.requests[0]?.headers['x-injected']).toBe('openai');
+    },
+  );
 
   it('is used for anthropic-messages instead of building one', async () => {
     mock.enqueue({ type: 'ok', text: 'from injected' });
     const client = new Anthropic({ apiKey: 'injected-anthropic', baseURL: mock.anthropicBaseUrl });
-    const transport = createTransport({ api: 'anthropic-messages', model: 'm', client });
+    const transport = createTransport({ api: 'anthropic-messages', model: mock.model, client });
     const { events } = await drain(transport.stream(hello));
     expect(textOf(events)).toBe('from injected');
     expect(mock.requests[0]?.apiKey).toBe('injected-anthropic');
@@ -101,9 +116,19 @@ describe('an injected SDK client', () => {
 });
 
 describe('createTransport({ api: claude-cli })', () => {
-  it('dispatches to the claude-cli transport', () => {
+  it('dispatches to the claude-cli transport, which runs its own tools and binds sessions', () => {
     const transport = createTransport({ api: 'claude-cli', command: 'claude', provider: 'cli' });
     expect(transport.api).toBe('claude-cli');
     expect(transport.provider).toBe('cli');
+    expect(transport.specificationVersion).toBe('v1');
+    expect(transport.capabilities).toEqual({ runsOwnTools: true, bindsSessions: true });
+  });
+});
+
+describe.each(SDK_APIS)('the %s transport as a model port', (api) => {
+  it('leaves tools to its caller and keeps no session', () => {
+    const transport = createTransport({ api, model: 'm' } as TransportOptions);
+    expect(transport.specificationVersion).toBe('v1');
+    expect(transport.capabilities).toEqual({ runsOwnTools: false, bindsSessions: false });
   });
 });

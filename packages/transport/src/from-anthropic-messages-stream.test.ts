@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { collect, fromArray } from './__fixtures__/collect-events';
+import { collect, fromArray } from '../test/collect-events';
 import {
   type AnthropicMessagesEvent,
   fromAnthropicMessagesStream,
 } from './from-anthropic-messages-stream';
-import { IncompleteStreamError } from './transport-error';
+import { IncompleteStreamError, MalformedResponseError } from './transport-error';
 
 const start: AnthropicMessagesEvent = {
   type: 'message_start',
@@ -100,5 +100,48 @@ describe('fromAnthropicMessagesStream', () => {
       ),
     );
     await expect(run).rejects.toBeInstanceOf(IncompleteStreamError);
+  });
+
+  it('throws MalformedResponseError for a tool_use block without an id', async () => {
+    const run = collect(
+      fromAnthropicMessagesStream(
+        fromArray<AnthropicMessagesEvent>([
+          start,
+          {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'tool_use', name: 'Read', input: {} },
+          },
+          {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json: '{}' },
+          },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
+          { type: 'message_stop' },
+        ]),
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
+    await expect(run).rejects.toThrow(/id/);
+  });
+
+  it('throws MalformedResponseError for tool input of a block that was never started', async () => {
+    const run = collect(
+      fromAnthropicMessagesStream(
+        fromArray<AnthropicMessagesEvent>([
+          start,
+          {
+            type: 'content_block_delta',
+            index: 4,
+            delta: { type: 'input_json_delta', partial_json: '{"path":"a"}' },
+          },
+          { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
+          { type: 'message_stop' },
+        ]),
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
   });
 });

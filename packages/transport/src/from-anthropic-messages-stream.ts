@@ -1,6 +1,6 @@
+import type { FinishReason, ModelEvent } from '@keel/spec';
 import { parseToolInput } from './parse-tool-input';
-import { IncompleteStreamError } from './transport-error';
-import type { FinishReason, TransportEvent } from './types';
+import { IncompleteStreamError, MalformedResponseError } from './transport-error';
 
 interface AnthropicUsage {
   input_tokens?: number | null;
@@ -82,13 +82,14 @@ function inputTokens(usage: AnthropicUsage): number {
 
 /**
  * Turns Messages stream events into transport events. `input_json_delta`s are assembled into one
- * `tool-call` per block; `usage` (input includes cache reads and writes) and `finish` come at
- * `message_stop`. A stream without `message_stop` throws `IncompleteStreamError`. (In-stream
+ * `tool-call` per block (a `tool_use` block without an id, a name or an index, or tool input for a
+ * block that is not one, throws `MalformedResponseError`); `usage` (input includes cache reads and
+ * writes) and `finish` come at `message_stop`. A stream without `message_stop` throws `IncompleteStreamError`. (In-stream
  * `event: error` frames are thrown by the SDK before they reach this function.)
  */
 export async function* fromAnthropicMessagesStream(
   events: AsyncIterable<AnthropicMessagesEvent>,
-): AsyncGenerator<TransportEvent> {
+): AsyncGenerator<ModelEvent> {
   const pending = new Map<number, PendingCall>();
   let input = 0;
   let output = 0;
@@ -103,13 +104,19 @@ export async function* fromAnthropicMessagesStream(
       if (content.type === 'text' && content.text) {
         yield { type: 'text-delta', text: content.text };
       } else if (content.type === 'tool_use') {
+        if (!content.id || !content.name || typeof event.index !== 'number') {
+          const missing = !content.id ? 'an id' : !content.name ? 'a name' : 'an index';
+          throw new MalformedResponseError({
+            message: `The Messages stream sent a tool_use block without ${missing}.`,
+          });
+        }
         const initial =
           typeof content.input === 'object' && content.input !== null
             ? (content.input as Record<string, unknown>)
             : {};
         pending.set(event.index, {
-          id: content.id ?? '',
-          name: content.name ?? '',
+          id: content.id,
+          name: content.name,
           json: '',
           initial,
         });
@@ -119,7 +126,12 @@ export async function* fromAnthropicMessagesStream(
         yield { type: 'text-delta', text: event.delta.text };
       } else if (event.delta.type === 'input_json_delta') {
         const call = pending.get(event.index);
-        if (call !== undefined) call.json += event.delta.partial_json ?? '';
+        if (call === undefined) {
+          throw new MalformedResponseError({
+            message: `The Messages stream sent tool input for block ${String(event.index)}, which is not a tool_use block it started.`,
+          });
+        }
+        call.json += event.delta.partial_json ?? '';
       }
     } else if (is(event, 'content_block_stop')) {
       const call = pending.get(event.index);

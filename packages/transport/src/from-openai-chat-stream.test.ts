@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collect, fromArray } from './__fixtures__/collect-events';
+import { collect, fromArray } from '../test/collect-events';
 import { fromOpenAIChatStream, type OpenAIChatChunk } from './from-openai-chat-stream';
 import { IncompleteStreamError, MalformedResponseError } from './transport-error';
 
@@ -86,5 +86,52 @@ describe('fromOpenAIChatStream', () => {
         ),
       ),
     ).rejects.toBeInstanceOf(MalformedResponseError);
+  });
+
+  it('throws MalformedResponseError for a tool call without an index, never merging calls', async () => {
+    // Two calls with no index: read as one index they would merge into a single call.
+    const noIndex = (id: string, args: string) =>
+      ({ tool_calls: [{ id, function: { name: 'f', arguments: args } }] }) as never;
+    const run = collect(
+      fromOpenAIChatStream(
+        fromArray([
+          delta(noIndex('call_a', '{}')),
+          delta(noIndex('call_b', '{}')),
+          finish('tool_calls'),
+        ]),
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
+    await expect(run).rejects.toThrow(/index/);
+  });
+
+  it('throws MalformedResponseError for a tool call that never gets an id', async () => {
+    const run = collect(
+      fromOpenAIChatStream(
+        fromArray([
+          delta({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{"x":1}' } }] }),
+          finish('tool_calls'),
+        ]),
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
+    await expect(run).rejects.toThrow(/id/);
+  });
+
+  it('surfaces delta.refusal as one refusal event and finishes as content-filter', async () => {
+    const events = await collect(
+      fromOpenAIChatStream(
+        fromArray([
+          delta({ content: null, refusal: '' } as never),
+          delta({ refusal: "I can't " } as never),
+          delta({ refusal: 'help with that.' } as never),
+          finish('stop'),
+        ]),
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'refusal', text: "I can't help with that." },
+      { type: 'finish', reason: 'content-filter' },
+    ]);
   });
 });

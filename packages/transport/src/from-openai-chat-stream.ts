@@ -1,14 +1,17 @@
+import type { FinishReason, ModelEvent } from '@keel/spec';
 import { parseToolInput } from './parse-tool-input';
-import { IncompleteStreamError } from './transport-error';
-import type { FinishReason, TransportEvent } from './types';
+import { IncompleteStreamError, MalformedResponseError } from './transport-error';
 
 /** The fields of a Chat Completions stream chunk the transport reads (the SDK's chunk type fits). */
 export interface OpenAIChatChunk {
   choices: Array<{
     delta?: {
       content?: string | null;
+      /** The model declines: its refusal text, in pieces like `content`. */
+      refusal?: string | null;
       tool_calls?: Array<{
-        index: number;
+        /** Required on the wire; a chunk without it is refused (`MalformedResponseError`). */
+        index?: number;
         id?: string;
         function?: { name?: string; arguments?: string };
       }>;
@@ -40,6 +43,7 @@ export function isOpenAIChatOutputChunk(chunk: OpenAIChatChunk): boolean {
   if (choice === undefined) return false;
   return (
     Boolean(choice.delta?.content) ||
+    Boolean(choice.delta?.refusal) ||
     (choice.delta?.tool_calls?.length ?? 0) > 0 ||
     Boolean(choice.finish_reason)
   );
@@ -52,21 +56,29 @@ interface PendingCall {
 }
 
 /**
- * Turns Chat Completions chunks into transport events. Tool-call argument deltas are assembled
- * into one `tool-call` event each; `usage` and `finish` come last. A stream without a
- * `finish_reason` is cut short and throws `IncompleteStreamError`.
+ * Turns Chat Completions chunks into model events. Tool-call argument deltas are assembled by
+ * `index` into one `tool-call` event each; a delta without an index, or a call that never gets an
+ * id or a name, throws `MalformedResponseError`. A refusal (`delta.refusal`) becomes one
+ * `refusal` event and the finish reason `content-filter`. `usage` and `finish` come last. A stream without
+ * a `finish_reason` is cut short and throws `IncompleteStreamError`.
  */
 export async function* fromOpenAIChatStream(
   chunks: AsyncIterable<OpenAIChatChunk>,
-): AsyncGenerator<TransportEvent> {
+): AsyncGenerator<ModelEvent> {
   const pending = new Map<number, PendingCall>();
   let finish: FinishReason | undefined;
-  let usage: TransportEvent | undefined;
+  let usage: ModelEvent | undefined;
+  let refusal = '';
 
-  function* flushCalls(): Generator<TransportEvent> {
+  function* flushCalls(): Generator<ModelEvent> {
     const ordered = [...pending.entries()].sort(([a], [b]) => a - b);
     pending.clear();
-    for (const [, call] of ordered) {
+    for (const [index, call] of ordered) {
+      if (call.id === '' || call.name === '') {
+        throw new MalformedResponseError({
+          message: `The Chat Completions stream sent tool call ${index} without ${call.id === '' ? 'an id' : 'a function name'}.`,
+        });
+      }
       yield {
         type: 'tool-call',
         id: call.id,
@@ -88,7 +100,14 @@ export async function* fromOpenAIChatStream(
     if (choice === undefined) continue;
     const delta = choice.delta;
     if (delta?.content) yield { type: 'text-delta', text: delta.content };
+    if (delta?.refusal) refusal += delta.refusal;
     for (const part of delta?.tool_calls ?? []) {
+      // Without its index a delta cannot be told apart from another call's: never guess.
+      if (typeof part.index !== 'number' || !Number.isInteger(part.index) || part.index < 0) {
+        throw new MalformedResponseError({
+          message: 'The Chat Completions stream sent a tool call delta without an index.',
+        });
+      }
       const call = pending.get(part.index) ?? { id: '', name: '', arguments: '' };
       if (part.id) call.id = part.id;
       if (part.function?.name && call.name === '') call.name = part.function.name;
@@ -97,6 +116,12 @@ export async function* fromOpenAIChatStream(
     }
     if (choice.finish_reason) {
       finish = mapOpenAIChatFinishReason(choice.finish_reason);
+      if (refusal !== '') {
+        // OpenAI finishes a refusal with `stop`; it is the model declining, as on the Responses API.
+        yield { type: 'refusal', text: refusal };
+        refusal = '';
+        finish = 'content-filter';
+      }
       yield* flushCalls();
     }
   }

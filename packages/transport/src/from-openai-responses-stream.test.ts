@@ -1,14 +1,14 @@
 import { classifyError } from '@keel/error-classification';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { collect, fromArray } from './__fixtures__/collect-events';
+import { collect, fromArray } from '../test/collect-events';
 import {
   fromOpenAIResponsesStream,
   type OpenAIResponsesEvent,
   type ResponsesStreamFailure,
 } from './from-openai-responses-stream';
 import { responsesStreamError } from './responses-stream-error';
-import { IncompleteStreamError } from './transport-error';
+import { IncompleteStreamError, MalformedResponseError } from './transport-error';
 
 class FakeStreamError extends Error {
   constructor(readonly failure: ResponsesStreamFailure) {
@@ -177,4 +177,86 @@ describe('fromOpenAIResponsesStream with the SDK error the transport throws', ()
       expect(classifyError(error).kind).toBe(kind);
     },
   );
+
+  it('throws MalformedResponseError for a function call without a call_id', async () => {
+    const run = collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          {
+            type: 'response.output_item.added',
+            output_index: 0,
+            item: { type: 'function_call', name: 'lookup', arguments: '' },
+          },
+          { type: 'response.function_call_arguments.delta', output_index: 0, delta: '{}' },
+          {
+            type: 'response.output_item.done',
+            output_index: 0,
+            item: { type: 'function_call', name: 'lookup', arguments: '{}' },
+          },
+          { type: 'response.completed', response: { usage: null } },
+        ]),
+        options,
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
+    await expect(run).rejects.toThrow(/call_id/);
+  });
+
+  it('throws MalformedResponseError for argument deltas of an item that was never added', async () => {
+    const run = collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          { type: 'response.function_call_arguments.delta', output_index: 3, delta: '{"q":1}' },
+          { type: 'response.completed', response: { usage: null } },
+        ]),
+        options,
+      ),
+    );
+    await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
+  });
+
+  it('surfaces a refusal from its refusal events, once, and finishes as content-filter', async () => {
+    const at = { item_id: 'msg_1', output_index: 0, content_index: 0 };
+    const refusalItem = {
+      type: 'message',
+      content: [{ type: 'refusal', refusal: "I can't help with that." }],
+    };
+    const events = await collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          { type: 'response.output_item.added', output_index: 0, item: { type: 'message' } },
+          { type: 'response.refusal.delta', ...at, delta: "I can't " },
+          { type: 'response.refusal.delta', ...at, delta: 'help with that.' },
+          { type: 'response.refusal.done', ...at, refusal: "I can't help with that." },
+          { type: 'response.output_item.done', output_index: 0, item: refusalItem },
+          { type: 'response.completed', response: { usage: null } },
+        ]),
+        options,
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'refusal', text: "I can't help with that." },
+      { type: 'finish', reason: 'content-filter' },
+    ]);
+  });
+
+  it('surfaces a refusal content part that came without refusal events', async () => {
+    const events = await collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          {
+            type: 'response.output_item.done',
+            output_index: 0,
+            item: { type: 'message', content: [{ type: 'refusal', refusal: 'No.' }] },
+          },
+          { type: 'response.completed', response: { usage: null } },
+        ]),
+        options,
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'refusal', text: 'No.' },
+      { type: 'finish', reason: 'content-filter' },
+    ]);
+  });
 });

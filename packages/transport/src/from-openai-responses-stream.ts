@@ -1,6 +1,6 @@
+import type { FinishReason, ModelEvent } from '@keel/spec';
 import { parseToolInput } from './parse-tool-input';
-import { IncompleteStreamError } from './transport-error';
-import type { FinishReason, TransportEvent } from './types';
+import { IncompleteStreamError, MalformedResponseError } from './transport-error';
 
 interface ResponsesUsage {
   input_tokens: number;
@@ -13,6 +13,8 @@ interface ResponsesItem {
   call_id?: string;
   name?: string;
   arguments?: string;
+  /** A message item's parts: `output_text`, or `refusal` when the model declines. */
+  content?: ReadonlyArray<{ type: string; refusal?: string }>;
 }
 
 interface ResponsesSnapshot {
@@ -24,7 +26,18 @@ interface ResponsesSnapshot {
 /** The fields of a Responses stream event the transport reads (the SDK's event type fits). */
 export type OpenAIResponsesEvent =
   | { type: 'response.output_text.delta'; delta: string }
-  | { type: 'response.refusal.delta'; delta: string }
+  | {
+      type: 'response.refusal.delta';
+      output_index: number;
+      content_index: number;
+      delta: string;
+    }
+  | {
+      type: 'response.refusal.done';
+      output_index: number;
+      content_index: number;
+      refusal: string;
+    }
   | { type: 'response.output_item.added'; output_index: number; item: ResponsesItem }
   | { type: 'response.function_call_arguments.delta'; output_index: number; delta: string }
   | { type: 'response.output_item.done'; output_index: number; item: ResponsesItem }
@@ -87,19 +100,37 @@ function is<T extends OpenAIResponsesEvent['type']>(
 
 /**
  * Turns Responses stream events into transport events. Function-call argument deltas are
- * assembled into one `tool-call` per item (its `call_id` is the id). `error` / `response.failed`
+ * assembled into one `tool-call` per item (its `call_id` is the id; an item without a `call_id` or a
+ * name, or argument deltas for an item not announced as a function call, throw
+ * `MalformedResponseError`). A refusal (its `response.refusal.*` events, or a `refusal` part of a
+ * finished message item) becomes one `refusal` event per part and the finish reason
+ * `content-filter`. `error` / `response.failed`
  * throw; a stream without `response.completed` or `response.incomplete` throws
  * `IncompleteStreamError`.
  */
 export async function* fromOpenAIResponsesStream(
   events: AsyncIterable<OpenAIResponsesEvent>,
   options: FromOpenAIResponsesStreamOptions,
-): AsyncGenerator<TransportEvent> {
+): AsyncGenerator<ModelEvent> {
   const pending = new Map<number, PendingCall>();
   let toolCalls = 0;
   let refused = false;
+  /** Refusal parts by `output_index:content_index`: text so far, and whether it was surfaced. */
+  const refusals = new Map<string, { text: string; surfaced: boolean }>();
+  const refusalPart = (outputIndex: number, contentIndex: number) => {
+    const key = `${outputIndex}:${contentIndex}`;
+    const part = refusals.get(key) ?? { text: '', surfaced: false };
+    refusals.set(key, part);
+    return part;
+  };
+  function* surface(part: { text: string; surfaced: boolean }): Generator<ModelEvent> {
+    refused = true;
+    if (part.surfaced || part.text === '') return;
+    part.surfaced = true;
+    yield { type: 'refusal', text: part.text };
+  }
 
-  function* finish(snapshot: ResponsesSnapshot, reason: FinishReason): Generator<TransportEvent> {
+  function* finish(snapshot: ResponsesSnapshot, reason: FinishReason): Generator<ModelEvent> {
     if (snapshot.usage) {
       yield {
         type: 'usage',
@@ -115,6 +146,11 @@ export async function* fromOpenAIResponsesStream(
       if (event.delta) yield { type: 'text-delta', text: event.delta };
     } else if (is(event, 'response.refusal.delta')) {
       refused = true;
+      refusalPart(event.output_index, event.content_index).text += event.delta;
+    } else if (is(event, 'response.refusal.done')) {
+      const part = refusalPart(event.output_index, event.content_index);
+      if (event.refusal) part.text = event.refusal;
+      yield* surface(part);
     } else if (is(event, 'response.output_item.added')) {
       if (event.item.type === 'function_call') {
         pending.set(event.output_index, {
@@ -125,17 +161,37 @@ export async function* fromOpenAIResponsesStream(
       }
     } else if (is(event, 'response.function_call_arguments.delta')) {
       const call = pending.get(event.output_index);
-      if (call !== undefined) call.arguments += event.delta;
+      if (call === undefined) {
+        throw new MalformedResponseError({
+          message: `The Responses stream sent function-call arguments for output ${String(event.output_index)}, which is not a function call it announced.`,
+        });
+      }
+      call.arguments += event.delta;
     } else if (is(event, 'response.output_item.done')) {
+      if (event.item.type === 'message') {
+        // A server that sends the refusal only as a part of the finished item is read here too.
+        for (const [index, content] of (event.item.content ?? []).entries()) {
+          if (content.type !== 'refusal') continue;
+          const part = refusalPart(event.output_index, index);
+          if (!part.surfaced && content.refusal) part.text = content.refusal;
+          yield* surface(part);
+        }
+      }
       if (event.item.type !== 'function_call') continue;
       const call = pending.get(event.output_index);
       pending.delete(event.output_index);
-      const id = event.item.call_id ?? call?.id ?? '';
-      const name = event.item.name ?? call?.name ?? '';
+      const id = event.item.call_id || call?.id;
+      const name = event.item.name || call?.name;
       const args = event.item.arguments ?? call?.arguments ?? '';
+      if (!id || !name) {
+        throw new MalformedResponseError({
+          message: `The Responses stream sent a function call without ${id ? 'a name' : 'a call_id'} (output ${String(event.output_index)}).`,
+        });
+      }
       toolCalls += 1;
       yield { type: 'tool-call', id, name, input: parseToolInput(args, name, id) };
     } else if (is(event, 'response.completed')) {
+      for (const part of refusals.values()) yield* surface(part);
       const reason: FinishReason = refused
         ? 'content-filter'
         : toolCalls > 0

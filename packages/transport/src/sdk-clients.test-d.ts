@@ -20,6 +20,16 @@ import type {
   ResponseCreateParamsStreaming,
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
+import type * as OpenAI7Module from 'openai7';
+import type { OpenAI as OpenAI7 } from 'openai7';
+import type {
+  ChatCompletionChunk as ChatCompletionChunk7,
+  ChatCompletionCreateParamsStreaming as ChatCompletionCreateParamsStreaming7,
+} from 'openai7/resources/chat/completions';
+import type {
+  ResponseCreateParamsStreaming as ResponseCreateParamsStreaming7,
+  ResponseStreamEvent as ResponseStreamEvent7,
+} from 'openai7/resources/responses/responses';
 import type { AnthropicClientLike, AnthropicSdk } from './anthropic-client-like';
 import type { AnthropicMessagesBody } from './anthropic-messages-body';
 import type { AnthropicMessagesEvent } from './from-anthropic-messages-stream';
@@ -72,5 +82,34 @@ export function responsesEventIsReadable(event: ResponseStreamEvent): OpenAIResp
 }
 
 export function messagesEventIsReadable(event: RawMessageStreamEvent): AnthropicMessagesEvent {
+  return event;
+}
+
+// openai 7 (npm's current major, installed as the alias `openai7`) fits the same structural types.
+export function openAI7ModuleIsAnOpenAISdk(module: typeof OpenAI7Module): OpenAISdk {
+  return module;
+}
+
+export function openAI7ClientIsAnOpenAIClientLike(client: OpenAI7): OpenAIClientLike {
+  return client;
+}
+
+export function chatBodyIsAStreamingChatBody7(
+  body: OpenAIChatBody,
+): ChatCompletionCreateParamsStreaming7 {
+  return body;
+}
+
+export function responsesBodyIsAStreamingResponsesBody7(
+  body: OpenAIResponsesBody,
+): ResponseCreateParamsStreaming7 {
+  return body;
+}
+
+export function chatChunkIsReadable7(chunk: ChatCompletionChunk7): OpenAIChatChunk {
+  return chunk;
+}
+
+export function responsesEventIsReadable7(event: ResponseStreamEvent7): OpenAIResponsesEvent {
   return event;
 }

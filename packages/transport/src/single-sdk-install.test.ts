@@ -13,12 +13,13 @@ import {
   mkdtempSync,
   readFileSync,
   realpathSync,
-  rmSync,
   writeFileSync,
 } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ModelEvent } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -27,16 +28,18 @@ import {
   findPackageDirectory,
   installBuiltPackage,
   installPackageCopy,
-} from './__fixtures__/consumer-project';
-import type { TransportApi, TransportEvent } from './types';
+} from '../test/consumer-project';
+import type { TransportApi } from './types';
 
 const packageDirectory = fileURLToPath(new URL('..', import.meta.url));
-const consumerScript = fileURLToPath(
-  new URL('./__fixtures__/single-sdk-consumer.mjs', import.meta.url),
-);
+const consumerScript = fileURLToPath(new URL('../test/single-sdk-consumer.mjs', import.meta.url));
 
 interface SingleSdkCase {
+  /** For the test titles: the SDK and its major. */
+  name: string;
   sdk: 'openai' | '@anthropic-ai/sdk';
+  /** The workspace directory the SDK is copied from, when not its own name (an npm alias). */
+  installedAs?: string;
   /** The API served by the installed SDK. */
   api: TransportApi;
   otherSdk: 'openai' | '@anthropic-ai/sdk';
@@ -47,22 +50,36 @@ interface SingleSdkCase {
   clientSource: string;
 }
 
-const cases: SingleSdkCase[] = [
-  {
-    sdk: 'openai',
-    api: 'openai-chat',
-    otherSdk: '@anthropic-ai/sdk',
-    otherApis: ['anthropic-messages'],
-    baseUrl: (mock) => mock.openaiBaseUrl,
-    clientSource: `import OpenAI from 'openai';
+const openaiClientSource = `import OpenAI from 'openai';
 const client = new OpenAI({ apiKey: 'unused', baseURL: 'http://127.0.0.1:9/v1' });
 const sdkTransports: Transport[] = [
   createTransport({ api: 'openai-chat', model: 'm', client }),
   createTransport({ api: 'openai-responses', model: 'm', client }),
   createTransport({ api: 'openai-chat', model: 'm', loadSdk: () => import('openai') }),
-];`,
+];`;
+
+const cases: SingleSdkCase[] = [
+  {
+    name: 'openai 6',
+    sdk: 'openai',
+    api: 'openai-chat',
+    otherSdk: '@anthropic-ai/sdk',
+    otherApis: ['anthropic-messages'],
+    baseUrl: (mock) => mock.openaiBaseUrl,
+    clientSource: openaiClientSource,
   },
   {
+    name: 'openai 7',
+    sdk: 'openai',
+    installedAs: 'openai7',
+    api: 'openai-responses',
+    otherSdk: '@anthropic-ai/sdk',
+    otherApis: ['anthropic-messages'],
+    baseUrl: (mock) => mock.openaiBaseUrl,
+    clientSource: openaiClientSource,
+  },
+  {
+    name: '@anthropic-ai/sdk',
     sdk: '@anthropic-ai/sdk',
     api: 'anthropic-messages',
     otherSdk: 'openai',
@@ -80,7 +97,7 @@ const sdkTransports: Transport[] = [
 /** A strict consumer of the public types: real SDK client in, the other API still nameable. */
 function consumerSource(testCase: SingleSdkCase): string {
   return `${testCase.clientSource}
-import { createTransport, MissingSdkError, type Transport, type TransportEvent } from '@keel/transport';
+import { createTransport, MissingSdkError, type Transport, type ModelEvent } from '@keel/transport';
 
 const otherTransports: Transport[] = [
 ${testCase.otherApis.map((api) => `  createTransport({ api: '${api}', model: 'm' }),`).join('\n')}
@@ -90,7 +107,7 @@ createTransport({ api: 'not-an-api', model: 'm' });
 
 export async function firstText(transport: Transport): Promise<string> {
   for await (const event of transport.stream({ messages: [{ role: 'user', content: 'Hi' }] })) {
-    const typed: TransportEvent = event;
+    const typed: ModelEvent = event;
     if (typed.type === 'text-delta') return typed.text;
   }
   return '';
@@ -137,6 +154,7 @@ function binPath(packageName: string, binName: string): string {
 }
 
 function readManifest(directory: string): {
+  version?: string;
   bin?: Record<string, string>;
   dependencies?: Record<string, string>;
 } {
@@ -145,7 +163,7 @@ function readManifest(directory: string): {
 
 /** What the consumer script reports. */
 interface ConsumerReport {
-  events: TransportEvent[];
+  events: ModelEvent[];
   missing: Array<{
     api: string;
     thrown: boolean;
@@ -156,6 +174,12 @@ interface ConsumerReport {
   }>;
   resolved: { transport: string | null; sdk: string | null; otherSdk: string | null };
 }
+
+/**
+ * Copying an SDK, starting node and running `tsc` on its declarations take seconds when idle and
+ * minutes on a loaded 2-core machine: the limits only catch a hang, they never race the work.
+ */
+const LIMIT_MS = 300_000;
 
 let mock: MockProvider | undefined;
 let root: string | undefined;
@@ -170,54 +194,65 @@ beforeAll(async () => {
     HOME: process.env['HOME'] ?? root,
   });
   if (build.code !== 0) throw new Error(`tsup failed:\n${build.stdout}\n${build.stderr}`);
-}, 180_000);
+}, LIMIT_MS);
 
 afterAll(async () => {
   await mock?.close();
-  if (root !== undefined) rmSync(root, { recursive: true, force: true });
-});
+  // Three copied SDKs are tens of thousands of files: removing them takes a while under load.
+  if (root !== undefined) await rm(root, { recursive: true, force: true });
+}, LIMIT_MS);
 
-describe.each(cases)('@keel/transport installed with only $sdk', (testCase) => {
+describe.each(cases)('@keel/transport installed with only $name', (testCase) => {
   let project: ConsumerProject;
+  /** This case's model: the shared provider answers it from this case's script only. */
+  const model = `single-sdk-${testCase.name.replace(/[^A-Za-z0-9]/g, '-')}`;
 
   beforeAll(() => {
     if (root === undefined) throw new Error('no temporary root');
-    project = createConsumerProject(join(root, testCase.sdk.replace(/[@/]/g, '_')));
+    project = createConsumerProject(join(root, testCase.name.replace(/[^A-Za-z0-9]/g, '_')));
     installBuiltPackage(project, {
       name: '@keel/transport',
       packageDirectory,
       distDirectory: transportDist,
     });
-    for (const name of ['spec', 'error-classification', 'session-fence']) {
+    // Every workspace package the transport depends on, as its published tarball would hold it.
+    for (const name of Object.keys(readManifest(packageDirectory).dependencies ?? {})) {
       installBuiltPackage(project, {
-        name: `@keel/${name}`,
-        packageDirectory: join(packageDirectory, '..', name),
+        name,
+        packageDirectory: join(packageDirectory, '..', name.replace('@keel/', '')),
       });
     }
-    installPackageCopy(project, testCase.sdk, packageDirectory);
+    installPackageCopy(project, testCase.sdk, packageDirectory, testCase.installedAs);
     cpSync(consumerScript, join(project.directory, 'main.mjs'));
     writeFileSync(join(project.directory, 'consumer.ts'), consumerSource(testCase));
-  });
+  }, LIMIT_MS);
 
   it('holds that SDK with its own dependencies, and not the other SDK', () => {
     const modules = join(project.directory, 'node_modules');
     const sdkDirectory = join(modules, testCase.sdk);
     expect(lstatSync(sdkDirectory).isSymbolicLink()).toBe(false);
+    const installed = findPackageDirectory(testCase.installedAs ?? testCase.sdk, packageDirectory);
+    expect(readManifest(sdkDirectory).version).toBe(readManifest(installed).version);
     for (const dependency of Object.keys(readManifest(sdkDirectory).dependencies ?? {})) {
       expect(existsSync(join(modules, dependency, 'package.json')), dependency).toBe(true);
     }
     expect(existsSync(join(modules, testCase.otherSdk))).toBe(false);
   });
 
-  it(`streams ${testCase.api} in a real node process; the other API names ${testCase.otherSdk}`, async () => {
+  it(`streams ${testCase.api} in a real node process; the other API names ${testCase.otherSdk}`, {
+    timeout: LIMIT_MS,
+  }, async () => {
     const provider = mock as MockProvider;
-    provider.reset();
     provider.enqueue({
-      type: 'ok',
-      text: 'Hello from a single-SDK install.',
-      usage: { inputTokens: 11, outputTokens: 6 },
+      behavior: {
+        type: 'ok',
+        text: 'Hello from a single-SDK install.',
+        usage: { inputTokens: 11, outputTokens: 6 },
+      },
+      match: { model },
     });
     const finished = await run(['main.mjs'], project.directory, {
+      KEEL_MODEL: model,
       KEEL_API: testCase.api,
       KEEL_BASE_URL: testCase.baseUrl(provider),
       KEEL_OTHER_APIS: testCase.otherApis.join(','),
@@ -238,7 +273,8 @@ describe.each(cases)('@keel/transport installed with only $sdk', (testCase) => {
       { type: 'usage', inputTokens: 11, outputTokens: 6 },
       { type: 'finish', reason: 'stop' },
     ]);
-    expect(provider.requests.map((request) => request.api)).toEqual([testCase.api]);
+    const requests = provider.requests.filter((request) => request.model === model);
+    expect(requests.map((request) => request.api)).toEqual([testCase.api]);
 
     expect(report.missing).toEqual(
       testCase.otherApis.map((api) => ({
@@ -252,7 +288,7 @@ describe.each(cases)('@keel/transport installed with only $sdk', (testCase) => {
     );
   });
 
-  it('type-checks a strict consumer without skipLibCheck', async () => {
+  it('type-checks a strict consumer without skipLibCheck', { timeout: LIMIT_MS }, async () => {
     const finished = await run(
       [
         binPath('typescript', 'tsc'),

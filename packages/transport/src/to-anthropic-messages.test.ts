@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullRequest } from './__fixtures__/full-request';
+import { fullRequest } from '../test/full-request';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS, toAnthropicMessages } from './to-anthropic-messages';
 import { UnsupportedRequestError } from './transport-error';
 
@@ -70,6 +70,31 @@ describe('toAnthropicMessages', () => {
       { model: 'm' },
     );
     expect(body.tools).toEqual([{ name: 't', input_schema: { type: 'object', properties: {} } }]);
+  });
+
+  it('puts tool_result blocks first in a user message (the API requires it), each group in order', () => {
+    const body = toAnthropicMessages(
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Here are the results.' },
+              { type: 'tool_result', toolUseId: 'call_1', content: 'one' },
+              { type: 'text', text: 'And one more thing.' },
+              { type: 'tool_result', toolUseId: 'call_2', content: 'two', isError: true },
+            ],
+          },
+        ],
+      },
+      { model: 'm' },
+    );
+    expect(body.messages[0]?.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'call_1', content: 'one' },
+      { type: 'tool_result', tool_use_id: 'call_2', content: 'two', is_error: true },
+      { type: 'text', text: 'Here are the results.' },
+      { type: 'text', text: 'And one more thing.' },
+    ]);
   });
 
   it('refuses a tool_result in an assistant message', () => {

@@ -1,3 +1,4 @@
+import type { Message, ModelRequest, ToolDefinition } from '@keel/spec';
 import type {
   AnthropicContentBlockParam,
   AnthropicMessageParam,
@@ -5,7 +6,6 @@ import type {
   AnthropicTool,
 } from './anthropic-messages-body';
 import { UnsupportedRequestError } from './transport-error';
-import type { Message, ModelRequest, ToolDefinition } from './types';
 
 /** Anthropic requires `max_tokens`; used when neither the request nor the transport sets one. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
@@ -51,10 +51,22 @@ function block(message: Message, content: Exclude<Message['content'], string>[nu
   }
 }
 
+/**
+ * One Messages API message. In a user (or tool) message the `tool_result` blocks go first, in
+ * their order, then the rest: the API rejects a user message with text before a tool result.
+ */
 function toMessageParam(message: Message): AnthropicMessageParam {
   const role = message.role === 'assistant' ? 'assistant' : 'user';
   if (typeof message.content === 'string') return { role, content: message.content };
-  return { role, content: message.content.map((content) => block(message, content)) };
+  const blocks = message.content.map((content) => block(message, content));
+  if (role === 'assistant') return { role, content: blocks };
+  return {
+    role,
+    content: [
+      ...blocks.filter((param) => param.type === 'tool_result'),
+      ...blocks.filter((param) => param.type !== 'tool_result'),
+    ],
+  };
 }
 
 export function toAnthropicTool(tool: ToolDefinition): AnthropicTool {

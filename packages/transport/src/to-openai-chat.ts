@@ -1,3 +1,4 @@
+import type { Message, ModelRequest, ToolDefinition } from '@keel/spec';
 import { contentBlocks, convertByRole, type TextBlock, toolResultText } from './content-blocks';
 import type {
   OpenAIChatBody,
@@ -7,7 +8,6 @@ import type {
   OpenAIChatToolCall,
 } from './openai-chat-body';
 import { UnsupportedRequestError } from './transport-error';
-import type { Message, ModelRequest, ToolDefinition } from './types';
 
 type AssistantMessage = Extract<OpenAIChatMessage, { role: 'assistant' }>;
 

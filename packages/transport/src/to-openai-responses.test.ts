@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullRequest } from './__fixtures__/full-request';
+import { fullRequest } from '../test/full-request';
 import { toOpenAIResponses } from './to-openai-responses';
 import { UnsupportedRequestError } from './transport-error';
 

@@ -1,3 +1,4 @@
+import type { Message, ModelRequest, ToolDefinition } from '@keel/spec';
 import { contentBlocks, convertByRole, toolResultText } from './content-blocks';
 import type {
   OpenAIResponsesBody,
@@ -5,7 +6,6 @@ import type {
   OpenAIResponsesTool,
 } from './openai-responses-body';
 import { UnsupportedRequestError } from './transport-error';
-import type { Message, ModelRequest, ToolDefinition } from './types';
 
 export interface ToOpenAIResponsesOptions {
   /** Used when the request names no model. */

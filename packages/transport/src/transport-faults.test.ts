@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import {
   drain,
   hello,
-  SDK_APIS,
+  SDK_TARGETS,
   textOf,
   transportFor,
   useMockProvider,
-} from './__fixtures__/mock-transport';
+} from '../test/mock-transport';
 import { IncompleteStreamError, TransportError } from './transport-error';
 
 const mock = useMockProvider();
@@ -24,10 +24,10 @@ const httpFaults: Array<[string, () => MockBehavior, string]> = [
   ['model not found', () => mockFaults.modelNotFound(), 'model_not_found'],
 ];
 
-describe.each(SDK_APIS)('%s faults', (api) => {
+describe.each(SDK_TARGETS)('$name faults', (target) => {
   it.each(httpFaults)('an HTTP error (%s) is thrown and classified', async (_name, fault, kind) => {
     mock.enqueue(fault());
-    const { events, error } = await drain(transportFor(api, mock).stream(hello));
+    const { events, error } = await drain(transportFor(target, mock).stream(hello));
     expect(events).toEqual([]);
     expect(error).toBeInstanceOf(Error);
     expect((error as { status?: unknown }).status).toBeTypeOf('number');
@@ -37,7 +37,7 @@ describe.each(SDK_APIS)('%s faults', (api) => {
 
   it('a reset before headers is a connection error', async () => {
     mock.enqueue({ type: 'reset-before-headers' });
-    const { events, error } = await drain(transportFor(api, mock).stream(hello));
+    const { events, error } = await drain(transportFor(target, mock).stream(hello));
     expect(events).toEqual([]);
     expect(error).toBeInstanceOf(Error);
     expect(classifyError(error).kind).toBe('connection');
@@ -45,7 +45,7 @@ describe.each(SDK_APIS)('%s faults', (api) => {
 
   it('a reset after some chunks throws after the text, never a short success', async () => {
     mock.enqueue({ type: 'reset-after-chunks', chunks: 2, text: 'partial text that is long' });
-    const { events, error } = await drain(transportFor(api, mock).stream(hello));
+    const { events, error } = await drain(transportFor(target, mock).stream(hello));
     expect(textOf(events).length).toBeGreaterThan(0);
     expect(events.some((event) => event.type === 'finish')).toBe(false);
     expect(error).toBeInstanceOf(Error);
@@ -54,7 +54,7 @@ describe.each(SDK_APIS)('%s faults', (api) => {
 
   it('an in-stream overloaded error is thrown as overloaded', async () => {
     mock.enqueue({ type: 'stream-error', afterChunks: 1, errorType: 'overloaded_error' });
-    const { events, error } = await drain(transportFor(api, mock).stream(hello));
+    const { events, error } = await drain(transportFor(target, mock).stream(hello));
     expect(textOf(events).length).toBeGreaterThan(0);
     expect(events.some((event) => event.type === 'finish')).toBe(false);
     expect(error).toBeInstanceOf(Error);
@@ -64,14 +64,14 @@ describe.each(SDK_APIS)('%s faults', (api) => {
 
   it('an in-stream rate limit error is thrown as rate_limit', async () => {
     mock.enqueue({ type: 'stream-error', afterChunks: 0, errorType: 'rate_limit_error' });
-    const { events, error } = await drain(transportFor(api, mock).stream(hello));
+    const { events, error } = await drain(transportFor(target, mock).stream(hello));
     expect(events.some((event) => event.type === 'finish')).toBe(false);
     expect(classifyError(error).kind).toBe('rate_limit');
   });
 
   it('a stream that ends without its terminal event is a connection error', async () => {
     mock.enqueue({ type: 'truncated-stream', chunks: 2, text: 'cut short before the end' });
-    const { events, error } = await drain(transportFor(api, mock).stream(hello));
+    const { events, error } = await drain(transportFor(target, mock).stream(hello));
     expect(textOf(events).length).toBeGreaterThan(0);
     expect(events.some((event) => event.type === 'finish')).toBe(false);
     expect(error).toBeInstanceOf(IncompleteStreamError);

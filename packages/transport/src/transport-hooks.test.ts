@@ -4,11 +4,11 @@ import {
   baseUrlFor,
   drain,
   hello,
-  SDK_APIS,
+  SDK_TARGETS,
   SECRET_KEY,
   transportFor,
   useMockProvider,
-} from './__fixtures__/mock-transport';
+} from '../test/mock-transport';
 import type { TransportHooks } from './types';
 
 const mock = useMockProvider();
@@ -43,19 +43,24 @@ function errorText(error: unknown): string {
   return parts.join('\n');
 }
 
-describe.each(SDK_APIS)('%s lifecycle hooks', (api) => {
+describe.each(SDK_TARGETS)('$name lifecycle hooks', (target) => {
+  const { api } = target;
   it('reports start and response with sanitized fields only', async () => {
     mock.enqueue({ type: 'ok', text: 'hi' });
     const calls: HookCall[] = [];
-    const transport = transportFor(api, mock, { hooks: recordingHooks(calls), provider: 'local' });
-    const { error } = await drain(transport.stream({ ...hello, model: 'hooked-model' }));
+    const transport = transportFor(target, mock, {
+      hooks: recordingHooks(calls),
+      provider: 'local',
+    });
+    const model = `${mock.model}-hooked`;
+    const { error } = await drain(transport.stream({ ...hello, model }));
     expect(error).toBeUndefined();
     expect(calls.map((call) => call.hook)).toEqual(['onRequestStart', 'onResponse']);
     const [start, response] = calls;
     expect(start?.context).toEqual({
       provider: 'local',
       api,
-      model: 'hooked-model',
+      model,
       url: baseUrlFor(api, mock),
       attemptId: expect.any(String),
     });
@@ -75,7 +80,7 @@ describe.each(SDK_APIS)('%s lifecycle hooks', (api) => {
       openai: { message: `Incorrect API key provided: ${SECRET_KEY}.`, code: 'invalid_api_key' },
     });
     const calls: HookCall[] = [];
-    const transport = transportFor(api, mock, { hooks: recordingHooks(calls) });
+    const transport = transportFor(target, mock, { hooks: recordingHooks(calls) });
     const { error } = await drain(transport.stream(hello));
     expect(error).toBeInstanceOf(Error);
     expect(errorText(error)).toContain('Incorrect API key provided');
@@ -96,7 +101,7 @@ describe.each(SDK_APIS)('%s lifecycle hooks', (api) => {
         openai: { message: `Incorrect API key provided: ${SECRET_KEY}.`, code: 'invalid_api_key' },
       });
       const calls: HookCall[] = [];
-      const transport = transportFor(api, mock, {
+      const transport = transportFor(target, mock, {
         apiKey: undefined,
         hooks: recordingHooks(calls),
       });
@@ -113,7 +118,7 @@ describe.each(SDK_APIS)('%s lifecycle hooks', (api) => {
 
   it('strips credentials, query and fragment of the base URL before it reaches a hook', async () => {
     const calls: HookCall[] = [];
-    const transport = transportFor(api, mock, {
+    const transport = transportFor(target, mock, {
       baseUrl: `http://keel:${SECRET_KEY}@127.0.0.1:9/${SECRET_KEY}/v1?api-key=${SECRET_KEY}#${SECRET_KEY}`,
       hooks: recordingHooks(calls),
     });
@@ -128,7 +133,7 @@ describe.each(SDK_APIS)('%s lifecycle hooks', (api) => {
   it('reports a stall timeout to onRequestError as timeout, and a throwing hook breaks nothing', async () => {
     mock.enqueue({ type: 'stall', afterChunks: 1 });
     const kinds: string[] = [];
-    const transport = transportFor(api, mock, {
+    const transport = transportFor(target, mock, {
       stallTimeoutMs: 100,
       hooks: {
         onRequestStart: () => {
@@ -146,7 +151,7 @@ describe.each(SDK_APIS)('%s lifecycle hooks', (api) => {
     mock.enqueue({ type: 'hang' });
     const kinds: string[] = [];
     const controller = new AbortController();
-    const transport = transportFor(api, mock, {
+    const transport = transportFor(target, mock, {
       hooks: { onRequestError: (context) => kinds.push(context.errorKind) },
     });
     const run = drain(transport.stream(hello, { signal: controller.signal }));

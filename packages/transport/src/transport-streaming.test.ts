@@ -1,15 +1,15 @@
+import type { Message, ModelEvent } from '@keel/spec';
 import type { RecordedRequest } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
 import {
   drain,
   hello,
-  SDK_APIS,
+  SDK_TARGETS,
   type SdkApi,
   textOf,
   transportFor,
   useMockProvider,
-} from './__fixtures__/mock-transport';
-import type { Message, TransportEvent } from './types';
+} from '../test/mock-transport';
 
 const mock = useMockProvider();
 
@@ -62,7 +62,8 @@ function toolBlocksInRecordedBody(api: SdkApi, request: RecordedRequest | undefi
   return { calls, results };
 }
 
-describe.each(SDK_APIS)('%s against the mock provider', (api) => {
+describe.each(SDK_TARGETS)('$name against the mock provider', (target) => {
+  const { api } = target;
   it('streams text, then usage, then finish', async () => {
     mock.enqueue({
       type: 'ok',
@@ -70,7 +71,7 @@ describe.each(SDK_APIS)('%s against the mock provider', (api) => {
       usage: { inputTokens: 31, outputTokens: 9 },
       chunkSize: 5,
     });
-    const { events, error } = await drain(transportFor(api, mock).stream(hello));
+    const { events, error } = await drain(transportFor(target, mock).stream(hello));
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('Hello from the loopback model, in several chunks.');
     expect(events.filter((event) => event.type === 'text-delta').length).toBeGreaterThan(1);
@@ -79,7 +80,7 @@ describe.each(SDK_APIS)('%s against the mock provider', (api) => {
       { type: 'finish', reason: 'stop' },
     ]);
     expect(mock.requests).toHaveLength(1);
-    expect(mock.requests[0]?.model).toBe('mock-model');
+    expect(mock.requests[0]?.model).toBe(mock.model);
     expect(mock.requests[0]?.stream).toBe(true);
   });
 
@@ -91,7 +92,7 @@ describe.each(SDK_APIS)('%s against the mock provider', (api) => {
         { name: 'clock', input: {} },
       ],
     });
-    const transport = transportFor(api, mock);
+    const transport = transportFor(target, mock);
     const tools = [
       {
         name: 'weather',
@@ -100,11 +101,11 @@ describe.each(SDK_APIS)('%s against the mock provider', (api) => {
       },
       { name: 'clock', inputSchema: { type: 'object', properties: {} } },
     ];
-    const first = await drain(transport.stream({ ...hello, tools, model: 'mock-tools' }));
+    const model = `${mock.model}-tools`;
+    const first = await drain(transport.stream({ ...hello, tools, model }));
     expect(first.error).toBeUndefined();
     const calls = first.events.filter(
-      (event): event is Extract<TransportEvent, { type: 'tool-call' }> =>
-        event.type === 'tool-call',
+      (event): event is Extract<ModelEvent, { type: 'tool-call' }> => event.type === 'tool-call',
     );
     expect(calls.map(({ name, input }) => ({ name, input }))).toEqual([
       { name: 'weather', input: { city: 'Oslo', days: [1, 2] } },
@@ -113,7 +114,7 @@ describe.each(SDK_APIS)('%s against the mock provider', (api) => {
     expect(calls[0]?.id).toBe('call_keel_1');
     expect(calls[1]?.id).toMatch(/mock/);
     expect(first.events.at(-1)).toEqual({ type: 'finish', reason: 'tool-calls' });
-    expect(mock.requests[0]?.model).toBe('mock-tools');
+    expect(mock.requests[0]?.model).toBe(model);
 
     const followUp: Message[] = [
       ...hello.messages,
@@ -157,13 +158,32 @@ describe.each(SDK_APIS)('%s against the mock provider', (api) => {
     });
   });
 
+  it('surfaces a refusal: a refusal event on OpenAI, text on Anthropic; finish content-filter', async () => {
+    const refusal = "I can't help with that request.";
+    mock.enqueue({ type: 'ok', refusal, chunkSize: 6 });
+    const { events, error } = await drain(transportFor(target, mock).stream(hello));
+    expect(error).toBeUndefined();
+    if (api === 'anthropic-messages') {
+      // The Messages API refuses in text, with stop_reason "refusal".
+      expect(textOf(events)).toBe(refusal);
+      expect(events.some((event) => event.type === 'refusal')).toBe(false);
+    } else {
+      expect(events.filter((event) => event.type === 'refusal')).toEqual([
+        { type: 'refusal', text: refusal },
+      ]);
+      expect(textOf(events)).toBe('');
+    }
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'content-filter' });
+  });
+
   it('sends the transport defaults for model and max tokens', async () => {
     mock.enqueue({ type: 'ok', text: 'ok' });
-    const transport = transportFor(api, mock, { model: 'configured-model', maxTokens: 123 });
+    const model = `${mock.model}-configured`;
+    const transport = transportFor(target, mock, { model, maxTokens: 123 });
     const { error } = await drain(transport.stream({ ...hello, system: 'Be brief.' }));
     expect(error).toBeUndefined();
     const recorded = mock.requests[0];
-    expect(recorded?.model).toBe('configured-model');
+    expect(recorded?.model).toBe(model);
     const body = recorded?.body as Record<string, unknown>;
     const limitField = {
       'openai-chat': 'max_completion_tokens',

@@ -1,30 +1,24 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { classifyError } from '@keel/error-classification';
-import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import {
   drain,
   hello,
-  SDK_APIS,
-  type SdkApi,
+  SDK_TARGETS,
   textOf,
   transportFor,
   useMockProvider,
-} from './__fixtures__/mock-transport';
-import { createTcpRelay } from './__fixtures__/tcp-relay';
+} from '../test/mock-transport';
+import { createTcpRelay } from '../test/tcp-relay';
 import { TransportAbortError, TransportTimeoutError } from './transport-error';
 
 const mock = useMockProvider();
 
-/** The error the SDK itself throws when the signal it was given aborts. */
-const sdkAbortError = (api: SdkApi) =>
-  api === 'anthropic-messages' ? Anthropic.APIUserAbortError : OpenAI.APIUserAbortError;
-
-describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
+describe.each(SDK_TARGETS)('$name timeouts and aborts', (target) => {
+  const { api } = target;
   it('a hanging provider hits the per-attempt timeout (transport option)', async () => {
     mock.enqueue({ type: 'hang' });
     const signal = new AbortController().signal;
-    const transport = transportFor(api, mock, { timeoutMs: 150 });
+    const transport = transportFor(target, mock, { timeoutMs: 150 });
     const { events, error } = await drain(transport.stream(hello, { signal }));
     expect(events).toEqual([]);
     expect(error).toBeInstanceOf(TransportTimeoutError);
@@ -35,7 +29,7 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
   it('a hanging provider hits the first-token timeout (per-call option)', async () => {
     mock.enqueue({ type: 'hang' });
     const { error } = await drain(
-      transportFor(api, mock).stream(hello, { firstTokenTimeoutMs: 150 }),
+      transportFor(target, mock).stream(hello, { firstTokenTimeoutMs: 150 }),
     );
     expect(error).toMatchObject({ keelKind: 'timeout', timeoutKind: 'first-token' });
     expect(classifyError(error).kind).toBe('timeout');
@@ -43,7 +37,7 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
 
   it('a per-call timeoutMs overrides the transport one', async () => {
     mock.enqueue({ type: 'hang' });
-    const transport = transportFor(api, mock, { timeoutMs: 60_000 });
+    const transport = transportFor(target, mock, { timeoutMs: 60_000 });
     const { error } = await drain(transport.stream(hello, { timeoutMs: 120 }));
     expect(error).toMatchObject({ keelKind: 'timeout', timeoutKind: 'attempt', timeoutMs: 120 });
   });
@@ -51,7 +45,7 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
   it('a stream that goes silent hits the stall timeout after its first chunks', async () => {
     mock.enqueue({ type: 'stall', afterChunks: 1 });
     const { events, error } = await drain(
-      transportFor(api, mock, { stallTimeoutMs: 2_000 }).stream(hello, { stallTimeoutMs: 150 }),
+      transportFor(target, mock, { stallTimeoutMs: 2_000 }).stream(hello, { stallTimeoutMs: 150 }),
     );
     expect(textOf(events).length).toBeGreaterThan(0);
     expect(error).toBeInstanceOf(TransportTimeoutError);
@@ -62,7 +56,7 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
   it('slow tokens within the stall timeout succeed', async () => {
     mock.enqueue({ type: 'ok', text: 'slow but steady tokens', chunkSize: 4, chunkDelayMs: 40 });
     const { events, error } = await drain(
-      transportFor(api, mock, {
+      transportFor(target, mock, {
         stallTimeoutMs: 1_000,
         firstTokenTimeoutMs: 5_000,
         timeoutMs: 15_000,
@@ -82,7 +76,7 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
     });
     // A wide margin between the provider's pace and the stall clock, so a busy machine cannot
     // make it fire; the consumer is slower than the clock by as much.
-    const transport = transportFor(api, mock, { stallTimeoutMs: 400 });
+    const transport = transportFor(target, mock, { stallTimeoutMs: 400 });
     let text = '';
     for await (const event of transport.stream(hello)) {
       if (event.type === 'text-delta') text += event.text;
@@ -101,7 +95,7 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
     });
     const controller = new AbortController();
     const { events, error } = await drain(
-      transportFor(api, mock, { stallTimeoutMs: 5_000 }).stream(hello, {
+      transportFor(target, mock, { stallTimeoutMs: 5_000 }).stream(hello, {
         signal: controller.signal,
       }),
       (event) => {
@@ -118,14 +112,16 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
     mock.enqueue({ type: 'hang' });
     const controller = new AbortController();
     const run = drain(
-      transportFor(api, mock, { timeoutMs: 10_000 }).stream(hello, { signal: controller.signal }),
+      transportFor(target, mock, { timeoutMs: 10_000 }).stream(hello, {
+        signal: controller.signal,
+      }),
     );
     await expect.poll(() => mock.requests.length).toBe(1);
     controller.abort();
     const { error } = await run;
     expect(error).toBeInstanceOf(TransportAbortError);
     // The SDK saw the abort itself: the signal reached it, the request did not just get dropped.
-    expect((error as Error).cause).toBeInstanceOf(sdkAbortError(api));
+    expect((error as Error).cause).toBeInstanceOf(target.Client.APIUserAbortError);
     expect(classifyError(error, { signal: controller.signal }).kind).toBe('caller_abort');
   });
 
@@ -134,7 +130,7 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
     try {
       mock.enqueue({ type: 'stall', afterChunks: 1 });
       const baseUrl = api === 'anthropic-messages' ? relay.url : `${relay.url}/v1`;
-      const transport = transportFor(api, mock, { baseUrl });
+      const transport = transportFor(target, mock, { baseUrl });
       let deltas = 0;
       for await (const event of transport.stream(hello)) {
         if (event.type === 'text-delta') {
@@ -154,7 +150,7 @@ describe.each(SDK_APIS)('%s timeouts and aborts', (api) => {
 
   it('an already aborted signal sends no request', async () => {
     const signal = AbortSignal.abort();
-    const { error } = await drain(transportFor(api, mock).stream(hello, { signal }));
+    const { error } = await drain(transportFor(target, mock).stream(hello, { signal }));
     expect(error).toBeInstanceOf(TransportAbortError);
     expect(mock.requests.filter((request) => request.api === api)).toHaveLength(0);
   });

@@ -1,81 +1,11 @@
 /**
- * The one call shape every transport speaks. Conversions to and from each wire format live
- * next to the transport that needs them; this file holds only the shared contract.
+ * What `@keel/transport` adds to the spec's model port. The shapes every package shares (the
+ * request, its messages and content blocks, the event union, the call options) are `@keel/spec`'s;
+ * conversions to and from each wire format live next to the transport that needs them.
  */
+import type { ErrorKind, ModelPort } from '@keel/spec';
 
 export type TransportApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'claude-cli';
-
-export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; toolUseId: string; content: string; isError?: boolean };
-
-/** `tool` messages hold `tool_result` blocks; `user` messages may hold them too. */
-export type MessageRole = 'user' | 'assistant' | 'tool';
-
-export interface Message {
-  role: MessageRole;
-  content: string | ContentBlock[];
-}
-
-export interface ToolDefinition {
-  name: string;
-  description?: string;
-  /** JSON Schema of the tool's input object. */
-  inputSchema: Record<string, unknown>;
-}
-
-export interface ModelRequest {
-  /** Falls back to the transport's configured `model`. */
-  model?: string;
-  system?: string;
-  messages: Message[];
-  tools?: ToolDefinition[];
-  maxTokens?: number;
-  temperature?: number;
-  stop?: string[];
-}
-
-export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'other';
-
-/**
- * Why a claude-cli binding was dropped before the turn: its transcript is gone, it ends in a
- * `tool_use` nothing answered, or its last exchange is too long to inspect within the bound.
- */
-export type BindingInvalidReason =
-  | 'missing-transcript'
-  | 'orphaned-tool-use'
-  | 'unverifiable-transcript';
-
-export type TransportEvent =
-  | { type: 'text-delta'; text: string }
-  | { type: 'tool-call'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'usage'; inputTokens: number; outputTokens: number }
-  | { type: 'finish'; reason: FinishReason }
-  /** claude-cli only: the stored binding could not be resumed; a fresh CLI session was started. */
-  | {
-      type: 'binding-invalidated';
-      sessionId: string;
-      cliSessionId: string;
-      reason: BindingInvalidReason;
-      orphanedToolUseIds?: string[];
-    }
-  /** claude-cli only: the CLI session this turn ran in (new or resumed). */
-  | { type: 'session-bound'; sessionId: string; cliSessionId: string; resumed: boolean };
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  /** SDK-level retries for this call; a retry pin overrides it. */
-  maxRetries?: number;
-  /** Whole-attempt timeout in ms. */
-  timeoutMs?: number;
-  /** Time allowed until the first event, in ms. */
-  firstTokenTimeoutMs?: number;
-  /** Longest allowed silence between two chunks, in ms. */
-  stallTimeoutMs?: number;
-  /** claude-cli: the gateway session this call belongs to (selects the binding). */
-  sessionId?: string;
-}
 
 /** Sanitized request facts handed to lifecycle hooks: never an API key. */
 export interface RequestInfo {
@@ -98,15 +28,14 @@ export interface TransportHooks {
   onResponse?(context: RequestInfo & { status: number | undefined; elapsedMs: number }): void;
   /** After the call failed; `errorKind` is `classifyError(error).kind`. */
   onRequestError?(
-    context: RequestInfo & { status: number | undefined; elapsedMs: number; errorKind: string },
+    context: RequestInfo & { status: number | undefined; elapsedMs: number; errorKind: ErrorKind },
   ): void;
 }
 
-export interface Transport {
-  /** The contract version a third-party transport implements. */
-  readonly specificationVersion?: 'v1';
+/**
+ * A model port (`@keel/spec`'s `ModelPort`, version `v1`) over one wire API. `capabilities` says
+ * whether the model's runtime runs its own tools and binds sessions (both only for `claude-cli`).
+ */
+export interface Transport extends ModelPort {
   readonly api: TransportApi;
-  readonly provider: string;
-  /** One model call as a stream of events. Errors are thrown from the iterator. */
-  stream(request: ModelRequest, options?: CallOptions): AsyncIterable<TransportEvent>;
 }

@@ -1,28 +1,27 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { classifyError } from '@keel/error-classification';
+import type { ModelCallOptions, ModelEvent, ModelRequest } from '@keel/spec';
 import { mockFaults } from '@keel/testing';
-import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import {
-  baseUrlFor,
+  clientFor,
   drain,
   hello,
-  SDK_APIS,
-  type SdkApi,
+  SDK_TARGETS,
+  type SdkTarget,
   textOf,
   transportFor,
   useMockProvider,
-} from './__fixtures__/mock-transport';
+} from '../test/mock-transport';
 import { createTransport, type TransportOptions } from './create-transport';
-import type { CallOptions, ModelRequest, Transport, TransportEvent } from './types';
+import type { Transport } from './types';
 import { retryPinOf, withRetryPin } from './with-retry-pin';
 
 const mock = useMockProvider();
 
-describe.each(SDK_APIS)('%s retry pin, proven by request counts', (api) => {
+describe.each(SDK_TARGETS)('$name retry pin, proven by request counts', (target) => {
   it('without the pin, maxRetries 1 turns a 500 then OK into two requests and a reply', async () => {
     mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'second time lucky' });
-    const transport = transportFor(api, mock, { maxRetries: 1 });
+    const transport = transportFor(target, mock, { maxRetries: 1 });
     const { events, error } = await drain(transport.stream(hello));
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('second time lucky');
@@ -31,7 +30,7 @@ describe.each(SDK_APIS)('%s retry pin, proven by request counts', (api) => {
 
   it('with the pin, the same script yields exactly one request and a server_error', async () => {
     mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'never sent' });
-    const pinned = withRetryPin(transportFor(api, mock, { maxRetries: 1 }), 0);
+    const pinned = withRetryPin(transportFor(target, mock, { maxRetries: 1 }), 0);
     const { events, error } = await drain(pinned.stream(hello, { maxRetries: 3 }));
     expect(events).toEqual([]);
     expect(classifyError(error).kind).toBe('server_error');
@@ -42,7 +41,7 @@ describe.each(SDK_APIS)('%s retry pin, proven by request counts', (api) => {
   it('a per-call maxRetries is forwarded to the SDK when not pinned', async () => {
     mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'ok' });
     const { error } = await drain(
-      transportFor(api, mock, { maxRetries: 1 }).stream(hello, { maxRetries: 0 }),
+      transportFor(target, mock, { maxRetries: 1 }).stream(hello, { maxRetries: 0 }),
     );
     expect(classifyError(error).kind).toBe('server_error');
     expect(mock.requests).toHaveLength(1);
@@ -51,7 +50,7 @@ describe.each(SDK_APIS)('%s retry pin, proven by request counts', (api) => {
   it('a per-call maxRetries may also widen the configured one (it is sent per request)', async () => {
     mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'per-call retry' });
     const { events, error } = await drain(
-      transportFor(api, mock, { maxRetries: 0 }).stream(hello, { maxRetries: 1 }),
+      transportFor(target, mock, { maxRetries: 0 }).stream(hello, { maxRetries: 1 }),
     );
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('per-call retry');
@@ -60,7 +59,7 @@ describe.each(SDK_APIS)('%s retry pin, proven by request counts', (api) => {
 
   it('an injected client configured with retries is pinned too', async () => {
     mock.enqueue(mockFaults.serverError(500), { type: 'ok', text: 'never sent' });
-    const pinned = withRetryPin(injectedClientTransport(api, 3), 0);
+    const pinned = withRetryPin(injectedClientTransport(target, 3), 0);
     const { error } = await drain(pinned.stream(hello, { maxRetries: 3 }));
     expect(classifyError(error).kind).toBe('server_error');
     expect(mock.requests).toHaveLength(1);
@@ -68,21 +67,22 @@ describe.each(SDK_APIS)('%s retry pin, proven by request counts', (api) => {
 });
 
 /** A transport around a ready SDK client whose own default is `clientMaxRetries`. */
-function injectedClientTransport(api: SdkApi, clientMaxRetries: number): Transport {
-  const baseURL = baseUrlFor(api, mock);
-  const client =
-    api === 'anthropic-messages'
-      ? new Anthropic({ apiKey: 'k', baseURL, maxRetries: clientMaxRetries })
-      : new OpenAI({ apiKey: 'k', baseURL, maxRetries: clientMaxRetries });
-  return createTransport({ api, model: 'mock-model', client } as TransportOptions);
+function injectedClientTransport(target: SdkTarget, clientMaxRetries: number): Transport {
+  const client = clientFor(target, mock, { apiKey: 'k', maxRetries: clientMaxRetries });
+  return createTransport({ api: target.api, model: mock.model, client } as TransportOptions);
 }
 
 describe('withRetryPin', () => {
-  function recordingTransport(seen: Array<CallOptions | undefined>): Transport {
+  function recordingTransport(seen: Array<ModelCallOptions | undefined>): Transport {
     return {
+      specificationVersion: 'v1',
       api: 'openai-chat',
       provider: 'recording',
-      async *stream(_request: ModelRequest, options?: CallOptions): AsyncGenerator<TransportEvent> {
+      capabilities: { runsOwnTools: false, bindsSessions: false },
+      async *stream(
+        _request: ModelRequest,
+        options?: ModelCallOptions,
+      ): AsyncGenerator<ModelEvent> {
         seen.push(options);
         yield { type: 'finish', reason: 'stop' };
       },
@@ -90,7 +90,7 @@ describe('withRetryPin', () => {
   }
 
   it('forces maxRetries last and keeps the other call options', async () => {
-    const seen: Array<CallOptions | undefined> = [];
+    const seen: Array<ModelCallOptions | undefined> = [];
     const signal = new AbortController().signal;
     const pinned = withRetryPin(recordingTransport(seen), 0);
     await drain(pinned.stream(hello, { maxRetries: 5, signal, stallTimeoutMs: 10 }));
@@ -98,10 +98,12 @@ describe('withRetryPin', () => {
     expect(seen).toEqual([{ maxRetries: 0, signal, stallTimeoutMs: 10 }, { maxRetries: 0 }]);
     expect(pinned.api).toBe('openai-chat');
     expect(pinned.provider).toBe('recording');
+    expect(pinned.specificationVersion).toBe('v1');
+    expect(pinned.capabilities).toEqual({ runsOwnTools: false, bindsSessions: false });
   });
 
   it('pinning twice re-pins the inner transport: one wrapper, never wider', async () => {
-    const seen: Array<CallOptions | undefined> = [];
+    const seen: Array<ModelCallOptions | undefined> = [];
     const inner = recordingTransport(seen);
     const once = withRetryPin(inner, 0);
     const twice = withRetryPin(once, 3);

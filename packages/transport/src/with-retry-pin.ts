@@ -1,4 +1,5 @@
-import type { CallOptions, ModelRequest, Transport, TransportEvent } from './types';
+import type { ModelCallOptions, ModelEvent, ModelRequest } from '@keel/spec';
+import type { Transport } from './types';
 
 const PIN = Symbol.for('keel.transport.retryPin');
 
@@ -25,13 +26,12 @@ export function withRetryPin(transport: Transport, maxRetries: number): Transpor
   const inner = existing?.inner ?? transport;
   const pinned = Math.min(maxRetries, existing?.maxRetries ?? maxRetries);
   const result: PinnedTransport = {
-    ...(inner.specificationVersion === undefined
-      ? {}
-      : { specificationVersion: inner.specificationVersion }),
+    specificationVersion: inner.specificationVersion,
     api: inner.api,
+    capabilities: inner.capabilities,
     provider: inner.provider,
     [PIN]: { inner, maxRetries: pinned },
-    stream(request: ModelRequest, options?: CallOptions): AsyncIterable<TransportEvent> {
+    stream(request: ModelRequest, options?: ModelCallOptions): AsyncIterable<ModelEvent> {
       return inner.stream(request, { ...options, maxRetries: pinned });
     },
   };

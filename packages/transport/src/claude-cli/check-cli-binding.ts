@@ -4,7 +4,7 @@ import {
   inspectTrailingToolUses,
   resolveClaudeCliTranscriptPath,
 } from '@keel/session-fence';
-import type { BindingInvalidReason } from '../types';
+import type { BindingInvalidReason } from '@keel/spec';
 
 /** Where the CLI run with this environment keeps its transcripts. */
 export function cliProjectsRoot(env: NodeJS.ProcessEnv): string {

@@ -1,6 +1,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FakeClaudeTurn } from '@keel/testing';
+import { classifyError } from '@keel/error-classification';
+import type { FakeClaudeStep, FakeClaudeTurn } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
 import {
   abortAtToolCall,
@@ -11,7 +12,9 @@ import {
   fakeProcessIds,
   fakeSignals,
   userTurn,
-} from './cli-test-fixture';
+} from '../../test/cli-test-fixture';
+import { TransportTimeoutError } from '../transport-error';
+import { ClaudeCliError } from './claude-cli-error';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
 const hangingTool: FakeClaudeTurn['steps'] = [
@@ -140,6 +143,59 @@ describe('createClaudeCliTransport: abort', () => {
         timeoutKind,
       });
       expect(fakeProcessIds(fixture)).toHaveLength(1);
+      expect(aliveFakeProcesses(fixture)).toEqual([]);
+    },
+  );
+
+  it.each([
+    [
+      'stall',
+      'a tool it finished',
+      [
+        { type: 'tool_use', id: 'toolu_ran', name: 'Bash', input: { command: 'touch x' } },
+        { type: 'silence' },
+      ],
+      { noOutputTimeoutMs: 4_000 },
+      {},
+    ],
+    [
+      'attempt',
+      'a tool still running',
+      [
+        {
+          type: 'tool_use',
+          id: 'toolu_ran',
+          name: 'Bash',
+          input: { command: 'sleep' },
+          hang: true,
+        },
+      ],
+      { noOutputTimeoutMs: 300_000 },
+      { timeoutMs: 4_000 },
+    ],
+  ] as const)(
+    'a %s timeout after %s is final, not a retryable timeout (a retry would run the tool again)',
+    async (timeoutKind, _what, steps, transportClock, callClock) => {
+      // The clocks leave the CLI ample time to start and announce its tool before they run out.
+      const fixture = createCliTestFixture({
+        turns: [{ steps: [...steps] as FakeClaudeStep[], onSigterm: 'ignore' }],
+      });
+      const transport = createClaudeCliTransport({
+        command: fixture.fake.command,
+        cwd: fixture.cwd,
+        env: fixture.fake.env,
+        abortGraceMs: 100,
+        ...transportClock,
+      });
+      const { events, error } = await drain(transport.stream(go, callClock));
+      expect(
+        events.filter((event) => event.type === 'tool-call').map((event) => event.type),
+      ).toEqual(['tool-call']);
+      expect(ClaudeCliError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ keelKind: 'unknown', toolUseIds: ['toolu_ran'] });
+      expect(TransportTimeoutError.isInstance((error as Error).cause)).toBe(true);
+      expect((error as Error).cause).toMatchObject({ timeoutKind });
+      expect(classifyError(error)).toMatchObject({ kind: 'unknown', retryable: false });
       expect(aliveFakeProcesses(fixture)).toEqual([]);
     },
   );

@@ -1,5 +1,5 @@
-import type { ErrorKind } from '@keel/error-classification';
-import { TransportError, type TransportErrorOptions } from '../transport-error';
+import type { ErrorKind } from '@keel/spec';
+import { hasMarker, TransportError, type TransportErrorOptions } from '../transport-error';
 
 const MARKER = Symbol.for('keel.error.ClaudeCliError');
 
@@ -15,9 +15,14 @@ export interface ClaudeCliErrorOptions extends TransportErrorOptions {
   stderr?: string;
   /** The CLI session the run belonged to, when known. */
   cliSessionId?: string;
+  /** The tool calls the CLI had started when a clock stopped it (it runs them itself). */
+  toolUseIds?: readonly string[];
 }
 
-/** The Claude Code CLI failed: a non-zero exit, an error `result`, or no result at all. */
+/**
+ * The Claude Code CLI failed: a non-zero exit, an error `result`, no result at all, or a clock
+ * stopped it after it had started tools (`toolUseIds`; kind `unknown`, see `timeoutAfterTools`).
+ */
 export class ClaudeCliError extends TransportError {
   readonly [MARKER] = true;
   readonly keelKind: ErrorKind;
@@ -26,6 +31,7 @@ export class ClaudeCliError extends TransportError {
   readonly status: number | undefined;
   readonly stderr: string | undefined;
   readonly cliSessionId: string | undefined;
+  readonly toolUseIds: readonly string[] | undefined;
 
   constructor(options: ClaudeCliErrorOptions) {
     super(options);
@@ -36,9 +42,10 @@ export class ClaudeCliError extends TransportError {
     this.status = options.status;
     this.stderr = options.stderr;
     this.cliSessionId = options.cliSessionId;
+    this.toolUseIds = options.toolUseIds;
   }
 
   static override isInstance(error: unknown): error is ClaudeCliError {
-    return typeof error === 'object' && error !== null && MARKER in error;
+    return hasMarker(error, MARKER);
   }
 }

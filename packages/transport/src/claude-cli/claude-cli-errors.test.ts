@@ -1,8 +1,8 @@
 import { classifyError } from '@keel/error-classification';
 import type { FakeClaudeTurn } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
+import { createCliTestFixture, drain, userTurn } from '../../test/cli-test-fixture';
 import { ClaudeCliError } from './claude-cli-error';
-import { createCliTestFixture, drain, userTurn } from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
 async function runTurn(turn: FakeClaudeTurn, env: Record<string, string> = {}) {

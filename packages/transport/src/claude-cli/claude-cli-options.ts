@@ -1,10 +1,11 @@
-import type { BindingInvalidReason, ModelRequest, TransportHooks } from '../types';
+import type { BindingInvalidReason, ModelRequest } from '@keel/spec';
+import type { TransportHooks } from '../types';
 import type { BindingStore } from './binding-store';
 import type { ReseedContext } from './build-cli-prompt';
 
 /** Handed to `reseed.load` when a fresh CLI session needs the prior conversation. */
 export interface ReseedLoadContext {
-  /** The gateway session (`CallOptions.sessionId`), when given. */
+  /** The gateway session (`ModelCallOptions.sessionId`), when given. */
   sessionId: string | undefined;
   request: ModelRequest;
   /** Why the CLI session is fresh: a dropped binding, or `unbound` (there was none). */

@@ -1,7 +1,5 @@
+import type { Message } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../types';
-import { createMemoryBindingStore } from './binding-store';
-import type { ReseedLoadContext } from './claude-cli-options';
 import {
   abortAtToolCall,
   aliveFakeProcesses,
@@ -9,9 +7,12 @@ import {
   createCliTestFixture,
   drain,
   fakeProcessIds,
+  fakePrompts,
   fakeSignals,
   userTurn,
-} from './cli-test-fixture';
+} from '../../test/cli-test-fixture';
+import { createMemoryBindingStore } from './binding-store';
+import type { ReseedLoadContext } from './claude-cli-options';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
 describe('createClaudeCliTransport: orphaned tool_use', () => {
@@ -96,19 +97,25 @@ describe('createClaudeCliTransport: orphaned tool_use', () => {
 
     const argv = fixture.fake.calls()[1] ?? [];
     expect(argv).not.toContain('--resume');
-    const prompt = argv[argv.indexOf('--') + 1] ?? '';
+    const prompt = fakePrompts(fixture)[1] ?? '';
     const summaryAt = prompt.indexOf('SUMMARY: the user plans a trip to Lyon.');
     const marker = /\[… (\d+) earlier messages omitted …\]/.exec(prompt);
     expect(summaryAt).toBeGreaterThan(-1);
     expect(marker).not.toBeNull();
     expect(summaryAt).toBeLessThan(marker?.index ?? -1);
-    expect(prompt).toContain('Assistant: old answer number 30');
-    expect(prompt).not.toContain('old question number 1\n');
+    const newest = '{"role":"assistant","text":"old answer number 30"}';
+    expect(prompt).toContain(newest);
+    expect(prompt).not.toContain('"old question number 1"');
     const kept = (prompt.match(/old (question|answer) number/g) ?? []).length;
     expect(Number(marker?.[1]) + kept).toBe(history.length);
-    expect(prompt.indexOf('Assistant: old answer number 30')).toBeLessThan(
-      prompt.indexOf('Where was I?'),
+    expect(prompt.indexOf(newest)).toBeLessThan(prompt.indexOf('Where was I?'));
+    // The reseeded context stays within maxChars (600), its tags and the blank line apart.
+    const context = prompt.slice(
+      prompt.indexOf('<conversation-summary>'),
+      prompt.indexOf('</earlier-messages>') + '</earlier-messages>'.length,
     );
-    expect(prompt.length).toBeLessThan(600 + 400);
+    const tags = ['<conversation-summary>\n', '\n</conversation-summary>', '\n\n'];
+    tags.push('<earlier-messages>\n', '\n</earlier-messages>');
+    expect(context.length).toBeLessThanOrEqual(600 + tags.join('').length);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { cliArgs } from './cli-args';
 
 describe('cliArgs', () => {
-  it('starts a fresh session with only the fixed flags and the prompt after --', () => {
+  it('starts a fresh session with only the fixed flags (the prompt goes to stdin)', () => {
     expect(
       cliArgs({
         resumeId: undefined,
@@ -10,9 +10,8 @@ describe('cliArgs', () => {
         system: undefined,
         extraArgs: undefined,
         allowedTools: [],
-        prompt: '--help me',
       }),
-    ).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--', '--help me']);
+    ).toEqual(['-p', '--output-format', 'stream-json', '--verbose']);
   });
 
   it('resumes with the configured model, system prompt, extra args and allowed tools', () => {
@@ -23,7 +22,6 @@ describe('cliArgs', () => {
         system: 'Be brief.',
         extraArgs: ['--permission-mode', 'default'],
         allowedTools: ['Bash(git *)', 'Read'],
-        prompt: 'next',
       }),
     ).toEqual([
       '-p',
@@ -41,8 +39,6 @@ describe('cliArgs', () => {
       '--allowedTools',
       'Bash(git *)',
       'Read',
-      '--',
-      'next',
     ]);
   });
 });

@@ -4,13 +4,14 @@ export interface CliArgsOptions {
   system: string | undefined;
   extraArgs: readonly string[] | undefined;
   allowedTools: readonly string[] | undefined;
-  prompt: string;
 }
 
 /**
  * `claude -p --output-format stream-json --verbose [--resume <id>] [--model …]
- * [--append-system-prompt …] [extra args] [--allowedTools …] -- <prompt>`. The prompt goes after
- * `--`, so a prompt that starts with a dash is never read as a flag.
+ * [--append-system-prompt …] [extra args] [--allowedTools …]`. The prompt is not an argument: the
+ * CLI reads it from stdin (`-p` without a prompt argument), so its size has no limit (one argument
+ * over 128 KiB fails `spawn` with `E2BIG` on Linux) and a prompt that starts with a dash is never
+ * read as a flag.
  */
 export function cliArgs(options: CliArgsOptions): string[] {
   return [
@@ -23,7 +24,5 @@ export function cliArgs(options: CliArgsOptions): string[] {
     ...(options.system === undefined ? [] : ['--append-system-prompt', options.system]),
     ...(options.extraArgs ?? []),
     ...(options.allowedTools?.length ? ['--allowedTools', ...options.allowedTools] : []),
-    '--',
-    options.prompt,
   ];
 }

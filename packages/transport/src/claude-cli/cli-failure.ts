@@ -1,4 +1,5 @@
 import { sanitizeForLog } from '@keel/error-classification';
+import { TransportTimeoutError } from '../transport-error';
 import { ClaudeCliError } from './claude-cli-error';
 import { cliErrorKind } from './cli-error-kind';
 import type { CliExit } from './cli-process';
@@ -78,5 +79,29 @@ export function cliFailure(facts: CliFailureFacts): ClaudeCliError | undefined {
     keelKind,
     ...(result?.status === undefined ? {} : { status: result.status }),
     ...common,
+  });
+}
+
+/**
+ * The error for a run a clock stopped (no output, first token, whole attempt). Before the CLI
+ * started any tool it is the `TransportTimeoutError` itself: a retryable `timeout`, as for every
+ * transport. After it started one it is not: the CLI runs its tools itself, so another attempt —
+ * on this model or a fallback — would run them (and their side effects) again, and the one that
+ * was running was killed half-way. It becomes a `ClaudeCliError` of kind `unknown` (final: no
+ * retry, no fallback; the user decides), with the tool calls in `toolUseIds` and the timeout as
+ * its `cause`.
+ */
+export function timeoutAfterTools(
+  error: unknown,
+  run: { toolCallIds: readonly string[]; cliSessionId: string | undefined },
+): unknown {
+  if (!TransportTimeoutError.isInstance(error) || run.toolCallIds.length === 0) return error;
+  const ids = run.toolCallIds.join(', ');
+  return new ClaudeCliError({
+    message: `The Claude CLI was stopped by the ${error.timeoutKind} timeout (${error.timeoutMs} ms) after it had started tools (${ids}); not retryable: another attempt would run them again.`,
+    cause: error,
+    keelKind: 'unknown',
+    toolUseIds: [...run.toolCallIds],
+    ...(run.cliSessionId === undefined ? {} : { cliSessionId: run.cliSessionId }),
   });
 }

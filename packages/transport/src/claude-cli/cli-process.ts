@@ -13,6 +13,8 @@ export interface CliProcessOptions {
   args: readonly string[];
   cwd?: string;
   env: NodeJS.ProcessEnv;
+  /** Written to the CLI's stdin, which is then closed (the `-p` prompt). */
+  stdin: string;
   /** How much of stderr to keep (its tail), in characters. */
   stderrLimit: number;
 }
@@ -54,8 +56,12 @@ export function spawnCliProcess(options: CliProcessOptions): CliProcess {
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // A CLI that exits (or never starts) before reading its prompt closes the pipe: the exit or the
+  // spawn error is what the call reports, never an EPIPE.
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(options.stdin, 'utf8');
   const queue: CliOutput[] = [];
   const waiters: Array<(output: CliOutput) => void> = [];
   const push = (output: CliOutput) => {

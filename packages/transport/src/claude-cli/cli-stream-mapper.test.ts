@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { ModelEvent } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
-import type { TransportEvent } from '../types';
 import { cliErrorKind } from './cli-error-kind';
 import { createCliStreamMapper } from './cli-stream-mapper';
 import { parseCliMessage } from './parse-cli-message';
@@ -9,7 +9,7 @@ import { parseCliMessage } from './parse-cli-message';
 function replay(fixture: string, sessionId?: string) {
   const text = readFileSync(new URL(`./__fixtures__/${fixture}`, import.meta.url), 'utf8');
   const mapper = createCliStreamMapper({ sessionId, resumed: false });
-  const events: TransportEvent[] = [];
+  const events: ModelEvent[] = [];
   for (const line of text.split('\n')) {
     const message = parseCliMessage(line);
     if (message !== undefined) events.push(...mapper.map(message));
@@ -40,7 +40,7 @@ describe('createCliStreamMapper on recorded Claude Code 2.1.332 output', () => {
     ]);
   });
 
-  it('maps a tool run: the tool call, then the text after its result', () => {
+  it('maps a tool run: the tool call, its result (the CLI ran it), then the text after it', () => {
     const { events } = replay('stream-json-tool-run.jsonl');
     expect(events).toEqual([
       {
@@ -49,6 +49,7 @@ describe('createCliStreamMapper on recorded Claude Code 2.1.332 output', () => {
         name: 'Bash',
         input: { command: 'echo fixture-ok', description: 'Print a word' },
       },
+      { type: 'tool-result', toolUseId: 'toolu_probe_1', content: 'fixture-ok' },
       { type: 'text-delta', text: 'Hello from probe 2' },
     ]);
   });
@@ -86,5 +87,60 @@ describe('createCliStreamMapper on recorded Claude Code 2.1.332 output', () => {
       return message === undefined ? [] : mapper.map(message);
     });
     expect(events).toEqual([{ type: 'text-delta', text: 'top level' }]);
+  });
+
+  it('keeps a paragraph break between the texts of consecutive assistant messages', () => {
+    const mapper = createCliStreamMapper({ sessionId: undefined, resumed: false });
+    const assistantLine = (id: string, text: string) =>
+      parseCliMessage(
+        JSON.stringify({
+          type: 'assistant',
+          parent_tool_use_id: null,
+          message: { id, model: 'm', content: [{ type: 'text', text }] },
+        }),
+      );
+    const events = [
+      assistantLine('msg_1', 'First message,'),
+      assistantLine('msg_1', ' same message.'),
+      assistantLine('msg_2', 'Second message.'),
+    ].flatMap((message) => (message === undefined ? [] : mapper.map(message)));
+    expect(events).toEqual([
+      { type: 'text-delta', text: 'First message,' },
+      { type: 'text-delta', text: ' same message.' },
+      { type: 'text-delta', text: '\n\nSecond message.' },
+    ]);
+  });
+
+  it('surfaces top-level tool results (text parts joined, errors flagged), never a subagent one', () => {
+    const mapper = createCliStreamMapper({ sessionId: undefined, resumed: false });
+    const userLine = (parent: string | null, content: unknown) =>
+      parseCliMessage(
+        JSON.stringify({
+          type: 'user',
+          parent_tool_use_id: parent,
+          message: { role: 'user', content },
+        }),
+      );
+    const events = [
+      userLine(null, [
+        { type: 'tool_result', tool_use_id: 'toolu_a', content: 'Exit code 1', is_error: true },
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_b',
+          content: [
+            { type: 'text', text: 'line one' },
+            { type: 'image', source: {} },
+            { type: 'text', text: 'line two' },
+          ],
+        },
+      ]),
+      userLine('toolu_task', [{ type: 'tool_result', tool_use_id: 'toolu_sub', content: 'x' }]),
+      userLine(null, 'a plain user echo'),
+    ].flatMap((message) => (message === undefined ? [] : mapper.map(message)));
+    expect(events).toEqual([
+      { type: 'tool-result', toolUseId: 'toolu_a', content: 'Exit code 1', isError: true },
+      { type: 'tool-result', toolUseId: 'toolu_b', content: 'line one\n[image]\nline two' },
+    ]);
+    expect(mapper.toolCallIds).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
+import type { FinishReason, ModelEvent } from '@keel/spec';
 import { mapAnthropicStopReason } from '../from-anthropic-messages-stream';
-import type { FinishReason, TransportEvent } from '../types';
 import { isRecord } from './is-record';
 import type { CliMessage } from './parse-cli-message';
 
@@ -13,18 +13,26 @@ export interface CliStreamMapperOptions {
   resumed: boolean;
 }
 
-/** Turns the CLI's stream-json messages into transport events, remembering what the end needs. */
+/**
+ * Turns the CLI's stream-json messages into model events, remembering what the end needs. The CLI
+ * runs its own tools: each `tool_use` it reports is a call already made (`tool-call`), and the
+ * `tool_result` blocks of its `user` lines become `tool-result` events, so a caller can record
+ * both and its transcript has no orphan. Texts of consecutive assistant messages are kept apart
+ * by a paragraph break.
+ */
 export interface CliStreamMapper {
   /** Events for one message (the terminal `usage` / `finish` come from `finish()`). */
-  map(message: CliMessage): TransportEvent[];
+  map(message: CliMessage): ModelEvent[];
   /** The CLI session id from `system/init` (or the `result`), once seen. */
   readonly cliSessionId: string | undefined;
   /** The `result` message, once seen. */
   readonly result: CliResult | undefined;
   /** Texts of the CLI's own synthetic assistant lines (`API Error: …`). */
   readonly syntheticTexts: readonly string[];
+  /** Ids of the top-level tool calls the CLI made in this run, in order (it runs them itself). */
+  readonly toolCallIds: readonly string[];
   /** `usage` (when the result has it) and `finish`, for a successful run. */
-  finish(): TransportEvent[];
+  finish(): ModelEvent[];
 }
 
 /** The CLI reports the Messages API's `stop_reason`; a result without one ended normally. */
@@ -32,30 +40,40 @@ export function finishReason(stopReason: string | undefined): FinishReason {
   return stopReason === undefined ? 'stop' : mapAnthropicStopReason(stopReason);
 }
 
-/** Text deltas and tool calls of a top-level, model-written assistant message. */
-function assistantEvents(message: CliAssistant): TransportEvent[] {
-  if (message.synthetic || message.parentToolUseId !== null) return [];
-  const events: TransportEvent[] = [];
-  for (const block of message.blocks) {
-    if (!isRecord(block)) continue;
-    if (block['type'] === 'text' && typeof block['text'] === 'string' && block['text'] !== '') {
-      events.push({ type: 'text-delta', text: block['text'] });
-    } else if (block['type'] === 'tool_use' && typeof block['id'] === 'string') {
-      events.push({
-        type: 'tool-call',
-        id: block['id'],
-        name: typeof block['name'] === 'string' ? block['name'] : 'unknown',
-        input: isRecord(block['input']) ? block['input'] : {},
-      });
-    }
-  }
-  return events;
-}
-
 export function createCliStreamMapper(options: CliStreamMapperOptions): CliStreamMapper {
   let cliSessionId: string | undefined;
   let result: CliResult | undefined;
   const syntheticTexts: string[] = [];
+  const toolCallIds: string[] = [];
+  /** The message whose text came last, and whether any text came yet. */
+  let lastTextMessage: string | undefined;
+  let textSeen = false;
+
+  /** Text deltas and tool calls of a top-level, model-written assistant message. */
+  function assistantEvents(message: CliAssistant): ModelEvent[] {
+    const events: ModelEvent[] = [];
+    for (const block of message.blocks) {
+      if (!isRecord(block)) continue;
+      if (block['type'] === 'text' && typeof block['text'] === 'string' && block['text'] !== '') {
+        // A new message's text after earlier text: without a break the two would run together.
+        const newMessage = message.messageId === undefined || message.messageId !== lastTextMessage;
+        const text = textSeen && newMessage ? `\n\n${block['text']}` : block['text'];
+        lastTextMessage = message.messageId;
+        textSeen = true;
+        events.push({ type: 'text-delta', text });
+      } else if (block['type'] === 'tool_use' && typeof block['id'] === 'string') {
+        toolCallIds.push(block['id']);
+        events.push({
+          type: 'tool-call',
+          id: block['id'],
+          name: typeof block['name'] === 'string' ? block['name'] : 'unknown',
+          input: isRecord(block['input']) ? block['input'] : {},
+        });
+      }
+    }
+    return events;
+  }
+
   return {
     get cliSessionId() {
       return cliSessionId;
@@ -64,6 +82,7 @@ export function createCliStreamMapper(options: CliStreamMapperOptions): CliStrea
       return result;
     },
     syntheticTexts,
+    toolCallIds,
     map(message) {
       switch (message.type) {
         case 'init':
@@ -85,8 +104,17 @@ export function createCliStreamMapper(options: CliStreamMapperOptions): CliStrea
                 syntheticTexts.push(block['text']);
               }
             }
+            return [];
           }
-          return assistantEvents(message);
+          return message.parentToolUseId === null ? assistantEvents(message) : [];
+        case 'tool-results':
+          if (message.parentToolUseId !== null) return [];
+          return message.results.map((entry) => ({
+            type: 'tool-result',
+            toolUseId: entry.toolUseId,
+            content: entry.content,
+            ...(entry.isError ? { isError: true } : {}),
+          }));
         case 'result':
           result = message;
           cliSessionId ??= message.sessionId;
@@ -100,7 +128,7 @@ export function createCliStreamMapper(options: CliStreamMapperOptions): CliStrea
       }
     },
     finish() {
-      const events: TransportEvent[] = [];
+      const events: ModelEvent[] = [];
       if (result?.usage !== undefined) events.push({ type: 'usage', ...result.usage });
       events.push({ type: 'finish', reason: finishReason(result?.stopReason) });
       return events;

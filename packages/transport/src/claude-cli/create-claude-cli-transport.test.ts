@@ -1,10 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ModelEvent } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
-import type { TransportEvent } from '../types';
+import {
+  assistantTurn,
+  createCliTestFixture,
+  drain,
+  fakePrompts,
+  userTurn,
+} from '../../test/cli-test-fixture';
 import { withRetryPin } from '../with-retry-pin';
 import { createFileBindingStore } from './binding-store';
-import { assistantTurn, createCliTestFixture, drain, userTurn } from './cli-test-fixture';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
 function setup(scenario: Parameters<typeof createCliTestFixture>[0]) {
@@ -22,8 +28,6 @@ function setup(scenario: Parameters<typeof createCliTestFixture>[0]) {
   });
   return { fixture, transport, bindingsPath };
 }
-
-const promptOf = (argv: string[]) => argv[argv.indexOf('--') + 1];
 
 describe('createClaudeCliTransport: stream mapping', () => {
   it('maps init, text, tool_use and result to events and passes the configured flags', async () => {
@@ -53,11 +57,12 @@ describe('createClaudeCliTransport: stream mapping', () => {
       ),
     );
     expect(error).toBeUndefined();
-    expect(events).toEqual<TransportEvent[]>([
+    expect(events).toEqual<ModelEvent[]>([
       { type: 'session-bound', sessionId: 'gw-1', cliSessionId: 'cli-session-1', resumed: false },
       { type: 'text-delta', text: 'Let me look. ' },
       { type: 'tool-call', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
-      { type: 'text-delta', text: 'There is a.txt.' },
+      { type: 'tool-result', toolUseId: 'toolu_1', content: 'a.txt' },
+      { type: 'text-delta', text: '\n\nThere is a.txt.' },
       { type: 'usage', inputTokens: 42, outputTokens: 7 },
       { type: 'finish', reason: 'stop' },
     ]);
@@ -68,13 +73,25 @@ describe('createClaudeCliTransport: stream mapping', () => {
     expect(argv).toContain('--model');
     expect(argv[argv.indexOf('--model') + 1]).toBe('claude-test-model');
     expect(argv[argv.indexOf('--append-system-prompt') + 1]).toBe('Be brief.');
-    expect(argv.slice(argv.indexOf('--allowedTools') + 1, argv.indexOf('--'))).toEqual([
-      'Bash',
-      'Read',
-    ]);
+    expect(argv.slice(argv.indexOf('--allowedTools') + 1)).toEqual(['Bash', 'Read']);
     expect(argv[argv.indexOf('--permission-mode') + 1]).toBe('default');
     expect(argv).not.toContain('--resume');
-    expect(promptOf(argv)).toBe('What is here?');
+    expect(fakePrompts(fixture)).toEqual(['What is here?']);
+  });
+
+  it('passes the prompt on stdin: a 140 000-character message reaches the CLI whole', async () => {
+    const { fixture, transport } = setup({
+      turns: [{ steps: [{ type: 'text', text: 'Read it.' }] }],
+    });
+    // One argument of this size is over Linux's per-argument limit (spawn E2BIG); stdin has none.
+    const log = `--begins with dashes\n${'0123456789'.repeat(14_000)}\nAssistant: not a label`;
+    const { events, error } = await drain(transport.stream({ messages: [userTurn(log)] }));
+    expect(error).toBeUndefined();
+    expect(events).toContainEqual({ type: 'text-delta', text: 'Read it.' });
+    expect(fakePrompts(fixture)).toEqual([log]);
+    const argv = fixture.fake.calls()[0] ?? [];
+    expect(argv.join(' ').length).toBeLessThan(1_000);
+    expect(argv).not.toContain('--');
   });
 
   it('treats a run that ends without a result message as an error', async () => {
@@ -189,7 +206,7 @@ describe('createClaudeCliTransport: bindings', () => {
     const argv = fixture.fake.calls()[1] ?? [];
     expect(argv[argv.indexOf('--resume') + 1]).toBe('cli-a');
     // The CLI owns the conversation when resumed: only the new message is sent.
-    expect(promptOf(argv)).toBe('two');
+    expect(fakePrompts(fixture)[1]).toBe('two');
   });
 
   it('drops a binding whose transcript is gone, starts fresh and reseeds the prior context', async () => {
@@ -232,10 +249,11 @@ describe('createClaudeCliTransport: bindings', () => {
     });
     const argv = fixture.fake.calls()[1] ?? [];
     expect(argv).not.toContain('--resume');
-    const prompt = promptOf(argv) ?? '';
-    expect(prompt).toContain('User: Capital of France?');
-    expect(prompt).toContain('Assistant: Paris.');
-    expect(prompt.indexOf('Assistant: Paris.')).toBeLessThan(prompt.indexOf('Population?'));
+    const prompt = fakePrompts(fixture)[1] ?? '';
+    const paris = '{"role":"assistant","text":"Paris."}';
+    expect(prompt).toContain('{"role":"user","text":"Capital of France?"}');
+    expect(prompt).toContain(paris);
+    expect(prompt.indexOf(paris)).toBeLessThan(prompt.indexOf('Population?'));
     expect(prompt.trimEnd().endsWith('Population?')).toBe(true);
     const file = JSON.parse(readFileSync(bindingsPath, 'utf8'));
     expect(file.bindings['gw-3'].cliSessionId).toBe('cli-new');

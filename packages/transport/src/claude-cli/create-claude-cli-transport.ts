@@ -4,18 +4,19 @@ import {
   claudeCliTranscriptHasAssistant,
   resolveClaudeCliTranscriptPath,
 } from '@keel/session-fence';
+import type { ModelCallOptions, ModelCapabilities, ModelEvent, ModelRequest } from '@keel/spec';
 import { createAttemptWatchdog } from '../attempt-watchdog';
 import { callHook } from '../call-hook';
 import { finalError } from '../final-error';
-import type { CallOptions, ModelRequest, RequestInfo, Transport, TransportEvent } from '../types';
+import type { RequestInfo, Transport } from '../types';
 import { type BindingStore, createMemoryBindingStore } from './binding-store';
 import { buildCliPrompt, type ReseedContext, splitPendingMessages } from './build-cli-prompt';
 import { cliProjectsRoot } from './check-cli-binding';
 import type { ClaudeCliTransportOptions } from './claude-cli-options';
 import { cliArgs } from './cli-args';
-import { cliFailure, secretValues } from './cli-failure';
+import { cliFailure, secretValues, timeoutAfterTools } from './cli-failure';
 import { type CliExit, type CliProcess, spawnCliProcess } from './cli-process';
-import { createCliStreamMapper } from './cli-stream-mapper';
+import { type CliStreamMapper, createCliStreamMapper } from './cli-stream-mapper';
 import { parseCliMessage } from './parse-cli-message';
 import { resolveCliBinding } from './resolve-cli-binding';
 
@@ -23,6 +24,12 @@ const DEFAULT_ABORT_GRACE_MS = 5_000;
 const DEFAULT_NO_OUTPUT_TIMEOUT_MS = 300_000;
 const DEFAULT_STDERR_LIMIT = 16_384;
 const DEFAULT_RESEED_MAX_CHARS = 24_000;
+
+/** The CLI runs its own tools (its `tool-call` events are records) and resumes its own sessions. */
+const CLAUDE_CLI_CAPABILITIES: ModelCapabilities = Object.freeze({
+  runsOwnTools: true,
+  bindsSessions: true,
+});
 
 function childEnv(
   overrides: Record<string, string | undefined> | undefined,
@@ -51,8 +58,8 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
 
   async function* stream(
     request: ModelRequest,
-    callOptions: CallOptions = {},
-  ): AsyncGenerator<TransportEvent> {
+    callOptions: ModelCallOptions = {},
+  ): AsyncGenerator<ModelEvent> {
     const sessionId = callOptions.sessionId;
     const cwd = options.cwd ?? process.cwd();
     const env = childEnv(options.env, callOptions.maxRetries);
@@ -77,6 +84,7 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
     let cli: CliProcess | undefined;
     let exit: CliExit | undefined;
     let cliSessionId: string | undefined;
+    let mapper: CliStreamMapper | undefined;
     callHook(options.hooks?.onRequestStart, () => ({ ...info }));
     try {
       if (watchdog.signal.aborted) throw watchdog.signal.reason;
@@ -114,7 +122,6 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
         system: request.system,
         extraArgs: options.extraArgs,
         allowedTools: options.allowedTools,
-        prompt,
       });
       watchdog.signal.throwIfAborted();
       const running = spawnCliProcess({
@@ -122,13 +129,15 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
         args,
         cwd,
         env,
+        stdin: prompt,
         stderrLimit: options.stderrLimit ?? DEFAULT_STDERR_LIMIT,
       });
       cli = running;
       watchdog.signal.addEventListener('abort', () => void running.terminate(graceMs), {
         once: true,
       });
-      const mapper = createCliStreamMapper({ sessionId, resumed: resumeId !== undefined });
+      const run = createCliStreamMapper({ sessionId, resumed: resumeId !== undefined });
+      mapper = run;
       let first = true;
       while (exit === undefined) {
         watchdog.waitForChunk();
@@ -141,8 +150,8 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
         if (watchdog.signal.aborted) continue;
         const message = parseCliMessage(output.line);
         if (message === undefined) continue;
-        const events = mapper.map(message);
-        cliSessionId = mapper.cliSessionId;
+        const events = run.map(message);
+        cliSessionId = run.cliSessionId;
         for (const event of events) {
           if (first && event.type !== 'session-bound') {
             watchdog.firstEvent();
@@ -155,24 +164,24 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
       const failure = cliFailure({
         command,
         exit,
-        result: mapper.result,
-        syntheticTexts: mapper.syntheticTexts,
+        result: run.result,
+        syntheticTexts: run.syntheticTexts,
         stderr: running.stderr(),
         secrets,
         cliSessionId,
       });
       if (failure !== undefined) throw failure;
-      yield* mapper.finish();
+      yield* run.finish();
       callHook(options.hooks?.onResponse, () => ({
         ...info,
         status: undefined,
         elapsedMs: elapsedMs(),
       }));
     } catch (error) {
-      const thrown = finalError(error, {
-        signal: callOptions.signal,
-        timeout: watchdog.timeout,
-      });
+      const thrown = timeoutAfterTools(
+        finalError(error, { signal: callOptions.signal, timeout: watchdog.timeout }),
+        { toolCallIds: mapper?.toolCallIds ?? [], cliSessionId },
+      );
       callHook(options.hooks?.onRequestError, () => ({
         ...info,
         status: undefined,
@@ -192,7 +201,13 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
     }
   }
 
-  return { specificationVersion: 'v1', api: 'claude-cli', provider, stream };
+  return {
+    specificationVersion: 'v1',
+    api: 'claude-cli',
+    provider,
+    capabilities: CLAUDE_CLI_CAPABILITIES,
+    stream,
+  };
 }
 
 /** Binds the session to the CLI session that ran, if that session has anything to resume. */

@@ -5,6 +5,8 @@ export type CliMessage =
   | { type: 'init'; sessionId: string; model: string | undefined }
   | {
       type: 'assistant';
+      /** `message.id`: the lines of one model message (one block each) share it. */
+      messageId: string | undefined;
       blocks: unknown[];
       /** Lines the CLI wrote itself (API errors, login prompts): `model: "<synthetic>"`. */
       synthetic: boolean;
@@ -23,7 +25,14 @@ export type CliMessage =
       usage: { inputTokens: number; outputTokens: number } | undefined;
       sessionId: string | undefined;
     }
-  /** Anything else (`user` echoes, `system/api_retry`, `stream_event`, unknown types). */
+  /** The results of tools the CLI ran (a `user` line with `tool_result` blocks). */
+  | {
+      type: 'tool-results';
+      results: Array<{ toolUseId: string; content: string; isError: boolean }>;
+      /** Set for a subagent's tool results; only top-level ones (`null`) become events. */
+      parentToolUseId: string | null;
+    }
+  /** Anything else (other `user` lines, `system/api_retry`, `stream_event`, unknown types). */
   | { type: 'other'; kind: string };
 
 function asString(value: unknown): string | undefined {
@@ -32,6 +41,33 @@ function asString(value: unknown): string | undefined {
 
 function asNumber(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** A tool result's content as text: a string, or its text parts joined (`[image]` for images). */
+function toolResultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => {
+      if (!isRecord(part)) return '';
+      if (part['type'] === 'text' && typeof part['text'] === 'string') return part['text'];
+      return `[${asString(part['type']) ?? 'content'}]`;
+    })
+    .join('\n');
+}
+
+function parseToolResults(
+  content: unknown,
+): Extract<CliMessage, { type: 'tool-results' }>['results'] {
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block) => {
+    if (!isRecord(block) || block['type'] !== 'tool_result') return [];
+    const toolUseId = asString(block['tool_use_id']);
+    if (toolUseId === undefined) return [];
+    return [
+      { toolUseId, content: toolResultText(block['content']), isError: block['is_error'] === true },
+    ];
+  });
 }
 
 function parseUsage(value: unknown): { inputTokens: number; outputTokens: number } | undefined {
@@ -65,10 +101,21 @@ export function parseCliMessage(line: string): CliMessage | undefined {
     const message = value['message'];
     return {
       type: 'assistant',
+      messageId: asString(message['id']),
       blocks: Array.isArray(message['content']) ? message['content'] : [],
       synthetic: message['model'] === '<synthetic>',
       parentToolUseId: asString(value['parent_tool_use_id']) ?? null,
     };
+  }
+  if (type === 'user' && isRecord(value['message'])) {
+    const results = parseToolResults(value['message']['content']);
+    if (results.length > 0) {
+      return {
+        type: 'tool-results',
+        results,
+        parentToolUseId: asString(value['parent_tool_use_id']) ?? null,
+      };
+    }
   }
   if (type === 'result') {
     const errors = Array.isArray(value['errors'])

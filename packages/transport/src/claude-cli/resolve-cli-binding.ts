@@ -1,4 +1,4 @@
-import type { BindingInvalidReason, TransportEvent } from '../types';
+import type { BindingInvalidReason, ModelEvent } from '@keel/spec';
 import type { BindingStore } from './binding-store';
 import { checkCliBinding } from './check-cli-binding';
 
@@ -18,7 +18,7 @@ export type ResolvedCliBinding =
   | {
       resumeId: undefined;
       reason: BindingInvalidReason | 'unbound';
-      invalidated?: Extract<TransportEvent, { type: 'binding-invalidated' }>;
+      invalidated?: Extract<ModelEvent, { type: 'binding-invalidated' }>;
     };
 
 /**

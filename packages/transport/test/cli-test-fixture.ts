@@ -2,11 +2,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ModelCallOptions, ModelRequest } from '@keel/spec';
 import { createFakeClaude, type FakeClaude, type FakeClaudeScenario } from '@keel/testing';
 import { onTestFinished } from 'vitest';
-import { type Drained, drain } from '../__fixtures__/drain';
-import type { CallOptions, ModelRequest, Transport } from '../types';
-import { isProcessAlive } from './process-tree';
+import { isProcessAlive } from '../src/claude-cli/process-tree';
+import type { Transport } from '../src/types';
+import { type Drained, drain } from './drain';
 
 export { drain };
 
@@ -43,7 +44,7 @@ export function assistantTurn(text: string) {
 export function abortAtToolCall(
   transport: Transport,
   request: ModelRequest,
-  options: Omit<CallOptions, 'signal'> = {},
+  options: Omit<ModelCallOptions, 'signal'> = {},
 ): Promise<Drained> {
   const controller = new AbortController();
   return drain(transport.stream(request, { ...options, signal: controller.signal }), (event) => {
@@ -54,6 +55,11 @@ export function abortAtToolCall(
 /** The pids of every process the fake CLI started (itself and its tool processes). */
 export function fakeProcessIds(fixture: CliTestFixture): number[] {
   return fixture.fake.log().flatMap((entry) => (entry.type === 'signal' ? [] : [entry.pid]));
+}
+
+/** The prompt of each run of the fake CLI, in order (what it read: argument or stdin). */
+export function fakePrompts(fixture: CliTestFixture): string[] {
+  return fixture.fake.log().flatMap((entry) => (entry.type === 'call' ? [entry.prompt] : []));
 }
 
 /** The signals the fake CLI received, in order. */

@@ -3,7 +3,8 @@
 // installed) and reports everything as one JSON object on stdout.
 import { createTransport, MissingSdkError } from '@keel/transport';
 
-const { KEEL_API, KEEL_BASE_URL, KEEL_OTHER_APIS, KEEL_SDK, KEEL_OTHER_SDK } = process.env;
+const { KEEL_MODEL, KEEL_API, KEEL_BASE_URL, KEEL_OTHER_APIS, KEEL_SDK, KEEL_OTHER_SDK } =
+  process.env;
 const request = { messages: [{ role: 'user', content: 'Say hello.' }] };
 
 function transportFor(api) {
@@ -11,7 +12,7 @@ function transportFor(api) {
     api,
     baseUrl: KEEL_BASE_URL,
     apiKey: 'sk-single-sdk-consumer',
-    model: 'mock-model',
+    model: KEEL_MODEL,
     maxRetries: 0,
   });
 }

@@ -70,14 +70,17 @@ export function installBuiltPackage(
 
 /**
  * Copies an installed package (found from `fromDirectory`) and, recursively, every package in its
- * `dependencies` into the project. Optional peer dependencies are not installed.
+ * `dependencies` into the project. Optional peer dependencies are not installed. `installedAs`
+ * names the directory it is installed under when that differs from `name` (an npm alias such as
+ * `openai7` for `openai@^7`).
  */
 export function installPackageCopy(
   project: ConsumerProject,
   name: string,
   fromDirectory: string,
+  installedAs: string = name,
 ): void {
-  const source = findPackageDirectory(name, fromDirectory);
+  const source = findPackageDirectory(installedAs, fromDirectory);
   if (!claim(project, name, source)) return;
   cpSync(source, join(project.directory, 'node_modules', name), {
     recursive: true,

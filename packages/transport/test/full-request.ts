@@ -1,4 +1,4 @@
-import type { ModelRequest } from '../types';
+import type { ModelRequest } from '@keel/spec';
 
 /** One request that uses everything the request type can express (shared by conversion tests). */
 export const fullRequest: ModelRequest = {

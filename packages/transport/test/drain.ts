@@ -1,16 +1,16 @@
-import type { TransportEvent } from '../types';
+import type { ModelEvent } from '@keel/spec';
 
 export interface Drained {
-  events: TransportEvent[];
+  events: ModelEvent[];
   error: unknown;
 }
 
 /** Reads a stream to its end; a thrown error is returned, not rethrown. */
 export async function drain(
-  stream: AsyncIterable<TransportEvent>,
-  onEvent?: (event: TransportEvent) => void,
+  stream: AsyncIterable<ModelEvent>,
+  onEvent?: (event: ModelEvent) => void,
 ): Promise<Drained> {
-  const events: TransportEvent[] = [];
+  const events: ModelEvent[] = [];
   try {
     for await (const event of stream) {
       events.push(event);
@@ -22,6 +22,6 @@ export async function drain(
   }
 }
 
-export function textOf(events: TransportEvent[]): string {
+export function textOf(events: ModelEvent[]): string {
   return events.map((event) => (event.type === 'text-delta' ? event.text : '')).join('');
 }
