@@ -44,7 +44,9 @@ async function main(): Promise<number> {
       sessionsDir: config.sessionsDir,
       console: config.server.console ? `${url}/console` : false,
     },
-    loaded.source === 'demo' ? 'keel gateway listening (embedded demo model, offline)' : 'keel gateway listening',
+    loaded.source === 'demo'
+      ? 'keel gateway listening (embedded demo model, offline)'
+      : 'keel gateway listening',
   );
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

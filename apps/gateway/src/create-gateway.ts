@@ -36,8 +36,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   let startRecovery: () => void = () => undefined;
   const recovered = new Promise<{ sessions: number; answered: number }>((resolve) => {
     startRecovery = () => {
-      recoverSessions(runtime.storage, runtime.orchestrator, app.log, { signal: recovery.signal })
-        .then(resolve, () => resolve({ sessions: 0, answered: 0 }));
+      recoverSessions(runtime.storage, runtime.orchestrator, app.log, {
+        signal: recovery.signal,
+      }).then(resolve, () => resolve({ sessions: 0, answered: 0 }));
     };
   });
   let closing: Promise<void> | undefined;

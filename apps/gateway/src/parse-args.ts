@@ -13,7 +13,10 @@ Without --config (or KEEL_CONFIG), a key in ANTHROPIC_API_KEY or OPENAI_API_KEY 
 provider; with neither, the embedded demo model answers offline. Default bind 127.0.0.1:7420.`;
 
 /** Reads the command line; throws a `TypeError` with a clear message for anything else. */
-export function parseCliArguments(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliArguments {
+export function parseCliArguments(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): CliArguments {
   const { values } = parseArgs({
     args: [...argv],
     options: {

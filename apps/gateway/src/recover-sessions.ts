@@ -19,11 +19,18 @@ export async function recoverSessions(
     while (next < ids.length && options.signal?.aborted !== true) {
       const sessionId = ids[next++] as string;
       try {
-        const outcomes = await orchestrator.recover(sessionId, options.signal === undefined ? {} : { signal: options.signal });
+        const outcomes = await orchestrator.recover(
+          sessionId,
+          options.signal === undefined ? {} : { signal: options.signal },
+        );
         answered += outcomes.length;
-        if (outcomes.length > 0) logger.info({ sessionId, answered: outcomes.length }, 'recovered unanswered messages');
+        if (outcomes.length > 0)
+          logger.info({ sessionId, answered: outcomes.length }, 'recovered unanswered messages');
       } catch (error) {
-        logger.warn({ sessionId, err: { type: (error as Error).name } }, 'could not recover a session');
+        logger.warn(
+          { sessionId, err: { type: (error as Error).name } },
+          'could not recover a session',
+        );
       }
     }
   };

@@ -14,7 +14,8 @@ export interface ModelRouterOptions {
 
 /** The profile ids of a provider as the orchestrator sees them (one `default` when it has no keys). */
 export function profileIdsOf(provider: ProviderConfig): string[] {
-  if ('profiles' in provider && provider.profiles !== undefined) return provider.profiles.map((p) => p.id);
+  if ('profiles' in provider && provider.profiles !== undefined)
+    return provider.profiles.map((p) => p.id);
   return ['default'];
 }
 
@@ -27,14 +28,18 @@ export function profileIdsOf(provider: ProviderConfig): string[] {
 export function createModelRouter(options: ModelRouterOptions): ModelRouter {
   const byId = new Map(options.providers.map((provider) => [provider.id, provider]));
   const ports = new Map<string, ModelPort>();
-  const bindings = createFileBindingStore({ path: join(options.sessionsDir, 'claude-cli-bindings.json') });
+  const bindings = createFileBindingStore({
+    path: join(options.sessionsDir, 'claude-cli-bindings.json'),
+  });
 
   function create(target: ModelTarget): ModelPort {
     const provider = byId.get(target.providerId);
     if (provider === undefined) throw new Error(`No provider "${target.providerId}" is configured`);
     const keyOf = () => {
       const profile =
-        'profiles' in provider ? provider.profiles?.find((p) => p.id === target.profileId) : undefined;
+        'profiles' in provider
+          ? provider.profiles?.find((p) => p.id === target.profileId)
+          : undefined;
       return profile?.apiKey ?? 'demo';
     };
     switch (provider.api) {
@@ -71,7 +76,10 @@ export function createModelRouter(options: ModelRouterOptions): ModelRouter {
           reseed: {
             async load({ sessionId, signal }) {
               if (sessionId === undefined) return undefined;
-              const read = await options.storage.read(sessionId, signal === undefined ? {} : { signal });
+              const read = await options.storage.read(
+                sessionId,
+                signal === undefined ? {} : { signal },
+              );
               const context = buildModelContext(read.entries);
               return {
                 ...(context.summary === undefined ? {} : { summary: context.summary }),

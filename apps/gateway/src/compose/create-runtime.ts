@@ -12,8 +12,8 @@ import type { KeelConfig } from '../config/config-schema';
 import { createEventLog, type EventLog } from '../observe/event-log';
 import { createGatewayMetrics, type GatewayMetrics } from '../observe/metrics';
 import { createTurnTracer } from '../observe/turn-tracer';
-import { createDemoToolRunner } from './demo-tools';
 import { createModelRouter, profileIdsOf } from './create-model-router';
+import { createDemoToolRunner } from './demo-tools';
 
 /** Everything a gateway runs on, composed from its configuration. */
 export interface GatewayRuntime {
@@ -41,9 +41,14 @@ export async function createGatewayRuntime(
   options: CreateRuntimeOptions = {},
 ): Promise<GatewayRuntime> {
   if (config.storage.kind !== 'file') {
-    throw new Error('storage.kind "postgres" needs @keel/session-store-postgres, which is not wired yet');
+    throw new Error(
+      'storage.kind "postgres" needs @keel/session-store-postgres, which is not wired yet',
+    );
   }
-  const storage = createTranscriptStore({ sessionsDir: config.sessionsDir, fsync: config.storage.fsync });
+  const storage = createTranscriptStore({
+    sessionsDir: config.sessionsDir,
+    fsync: config.storage.fsync,
+  });
   const usesDemo = config.providers.some((provider) => provider.api === 'demo');
   const demo = usesDemo ? await createMockProvider({ demo: true }) : undefined;
   const router = createModelRouter({
@@ -57,7 +62,8 @@ export async function createGatewayRuntime(
     profiles: profileIdsOf(provider).map((id) => ({ id })),
   }));
   const summarizer = parseModelRef(config.compaction.model ?? config.models.primary);
-  const summarizerProfile = profiles.find((p) => p.id === summarizer.providerId)?.profiles[0]?.id ?? 'default';
+  const summarizerProfile =
+    profiles.find((p) => p.id === summarizer.providerId)?.profiles[0]?.id ?? 'default';
   const compactor = createCompactor({
     model: await router.connect({ ...summarizer, profileId: summarizerProfile }),
     contextWindowTokens: config.compaction.contextWindowTokens,

@@ -13,7 +13,9 @@ export class ConfigError extends Error {
   readonly problems: readonly ConfigProblem[];
 
   constructor(options: { source: string; problems: readonly ConfigProblem[] }) {
-    const lines = options.problems.map((problem) => `  - ${problem.path || '(root)'}: ${problem.message}`);
+    const lines = options.problems.map(
+      (problem) => `  - ${problem.path || '(root)'}: ${problem.message}`,
+    );
     super(`Invalid configuration (${options.source}):\n${lines.join('\n')}`);
     this.problems = options.problems;
   }

@@ -3,16 +3,17 @@ import { z } from 'zod';
 const id = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
-const modelRef = z
-  .string()
-  .regex(/^[^/\s]+\/\S+$/, 'must be "providerId/model"');
+const modelRef = z.string().regex(/^[^/\s]+\/\S+$/, 'must be "providerId/model"');
 const milliseconds = z.number().int().min(0);
 
 const profile = z.strictObject({ id, apiKey: z.string().min(1, 'must not be empty') });
 const profiles = z
   .array(profile)
   .min(1, 'needs at least one profile')
-  .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'profile ids must be unique');
+  .refine(
+    (list) => new Set(list.map((p) => p.id)).size === list.length,
+    'profile ids must be unique',
+  );
 
 const sdkProvider = {
   id,
@@ -54,7 +55,10 @@ export const configSchema = z
     providers: z
       .array(providerSchema)
       .min(1, 'needs at least one provider')
-      .refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'provider ids must be unique'),
+      .refine(
+        (list) => new Set(list.map((p) => p.id)).size === list.length,
+        'provider ids must be unique',
+      ),
     models: z.strictObject({ primary: modelRef, fallbacks: z.array(modelRef).default([]) }),
     retry: z
       .strictObject({
@@ -96,7 +100,11 @@ export const configSchema = z
       .prefault({}),
     shutdown: z.strictObject({ graceMs: milliseconds.default(10_000) }).prefault({}),
     logging: z
-      .strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+      .strictObject({
+        level: z
+          .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+          .default('info'),
+      })
       .prefault({}),
   })
   .superRefine((config, context) => {
@@ -112,8 +120,11 @@ export const configSchema = z
       }
     };
     check(config.models.primary, ['models', 'primary']);
-    config.models.fallbacks.forEach((reference, index) => check(reference, ['models', 'fallbacks', index]));
-    if (config.compaction.model !== undefined) check(config.compaction.model, ['compaction', 'model']);
+    config.models.fallbacks.forEach((reference, index) => {
+      check(reference, ['models', 'fallbacks', index]);
+    });
+    if (config.compaction.model !== undefined)
+      check(config.compaction.model, ['compaction', 'model']);
   });
 
 /** A configuration as written (before defaults). */

@@ -40,7 +40,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'unreadable';
-    throw new ConfigError({ source: path, problems: [{ path: '', message: `cannot read the file (${code})` }] });
+    throw new ConfigError({
+      source: path,
+      problems: [{ path: '', message: `cannot read the file (${code})` }],
+    });
   }
   let parsed: unknown;
   try {
@@ -55,7 +58,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const substituted = dropEmptyOptionals(substituteEnv(parsed, env, problems));
   if (problems.length > 0) throw new ConfigError({ source: path, problems });
   const baseDir = dirname(path);
-  return { config: withResolvedPaths(validate(substituted, path), baseDir), source: 'file', baseDir };
+  return {
+    config: withResolvedPaths(validate(substituted, path), baseDir),
+    source: 'file',
+    baseDir,
+  };
 }
 
 function validate(input: unknown, source: string): KeelConfig {
@@ -100,7 +107,11 @@ function defaultConfig(env: Readonly<Record<string, string | undefined>>): {
       input: {
         ...base,
         providers: [
-          { id: 'anthropic', api: 'anthropic-messages', profiles: [{ id: 'main', apiKey: anthropic }] },
+          {
+            id: 'anthropic',
+            api: 'anthropic-messages',
+            profiles: [{ id: 'main', apiKey: anthropic }],
+          },
         ],
         models: { primary: `anthropic/${env['KEEL_MODEL'] ?? 'claude-sonnet-4-5'}` },
       },
@@ -112,7 +123,9 @@ function defaultConfig(env: Readonly<Record<string, string | undefined>>): {
       source: 'openai-key',
       input: {
         ...base,
-        providers: [{ id: 'openai', api: 'openai-chat', profiles: [{ id: 'main', apiKey: openai }] }],
+        providers: [
+          { id: 'openai', api: 'openai-chat', profiles: [{ id: 'main', apiKey: openai }] },
+        ],
         models: { primary: `openai/${env['KEEL_MODEL'] ?? 'gpt-4.1-mini'}` },
       },
     };
@@ -122,7 +135,14 @@ function defaultConfig(env: Readonly<Record<string, string | undefined>>): {
     input: {
       ...base,
       providers: [
-        { id: 'demo', api: 'demo', profiles: [{ id: 'key-a', apiKey: 'demo' }, { id: 'key-b', apiKey: 'demo' }] },
+        {
+          id: 'demo',
+          api: 'demo',
+          profiles: [
+            { id: 'key-a', apiKey: 'demo' },
+            { id: 'key-b', apiKey: 'demo' },
+          ],
+        },
         { id: 'demo-backup', api: 'demo' },
       ],
       models: { primary: 'demo/keel-demo', fallbacks: ['demo-backup/keel-demo-backup'] },

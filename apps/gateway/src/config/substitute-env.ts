@@ -22,10 +22,14 @@ export function substituteEnv(
       return '';
     });
   }
-  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, env, problems, [...path, String(index)]));
+  if (Array.isArray(value))
+    return value.map((item, index) => substituteEnv(item, env, problems, [...path, String(index)]));
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, problems, [...path, key])]),
+      Object.entries(value).map(([key, item]) => [
+        key,
+        substituteEnv(item, env, problems, [...path, key]),
+      ]),
     );
   }
   return value;

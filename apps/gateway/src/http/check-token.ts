@@ -6,7 +6,9 @@ export function createTokenCheck(token: string): (authorization: string | undefi
   return (authorization) => {
     const match = /^Bearer\s+(.+)$/i.exec(authorization ?? '');
     if (match === null) return false;
-    const presented = createHash('sha256').update(match[1] as string).digest();
+    const presented = createHash('sha256')
+      .update(match[1] as string)
+      .digest();
     return timingSafeEqual(presented, expected);
   };
 }

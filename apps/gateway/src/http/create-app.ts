@@ -45,7 +45,11 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   app.addHook('onRequest', async (request, reply) => {
     if (state.stopping && request.method === 'POST') {
       reply.header('retry-after', '5');
-      return sendError(reply, 'unavailable', 'The gateway is restarting. Please send your message again shortly.');
+      return sendError(
+        reply,
+        'unavailable',
+        'The gateway is restarting. Please send your message again shortly.',
+      );
     }
   });
 
@@ -54,16 +58,30 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     const code = (error as { code?: string }).code;
     if ((error as { validation?: unknown }).validation !== undefined) {
-      return sendError(reply, 'invalid_request', `Invalid ${String((error as { validationContext?: string }).validationContext ?? 'request')}: ${error.message.replace(/^(body|params|querystring)\/?/, '')}`);
+      return sendError(
+        reply,
+        'invalid_request',
+        `Invalid ${String((error as { validationContext?: string }).validationContext ?? 'request')}: ${error.message.replace(/^(body|params|querystring)\/?/, '')}`,
+      );
     }
     if (status === 413 || code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, 'payload_too_large', `The body is over ${runtime.config.server.bodyLimitBytes} bytes`);
+      return sendError(
+        reply,
+        'payload_too_large',
+        `The body is over ${runtime.config.server.bodyLimitBytes} bytes`,
+      );
     }
     if (status === 415 || code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return sendError(reply, 'unsupported_media_type', 'Send the body as application/json');
     }
     if (status >= 400 && status < 500) {
-      return sendError(reply, 'invalid_request', status === 400 && code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'The body is not valid JSON' : 'The request is not valid');
+      return sendError(
+        reply,
+        'invalid_request',
+        status === 400 && code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+          ? 'The body is not valid JSON'
+          : 'The request is not valid',
+      );
     }
     request.log.error({ err: { type: error.name, code } }, 'request failed');
     return sendError(reply, 'internal', 'Internal error');

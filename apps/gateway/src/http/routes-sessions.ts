@@ -40,7 +40,12 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
     { schema: { params: sessionParams } },
     async (request, reply) => {
       const { sessionId } = request.params;
-      const summary = await readSummary(storage, sessionId, primary, orchestrator.isRunning(sessionId));
+      const summary = await readSummary(
+        storage,
+        sessionId,
+        primary,
+        orchestrator.isRunning(sessionId),
+      );
       return summary ?? sendError(reply, 'not_found', `No session ${sessionId}`);
     },
   );
@@ -50,7 +55,8 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
     { schema: { params: sessionParams } },
     async (request, reply) => {
       const read = await storage.read(request.params.sessionId);
-      if (!read.exists) return sendError(reply, 'not_found', `No session ${request.params.sessionId}`);
+      if (!read.exists)
+        return sendError(reply, 'not_found', `No session ${request.params.sessionId}`);
       return { entries: read.entries };
     },
   );
@@ -77,7 +83,10 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
     async (request) => {
       const focus = request.body?.focus;
       try {
-        const result = await orchestrator.compact(request.params.sessionId, focus === undefined ? {} : { focus });
+        const result = await orchestrator.compact(
+          request.params.sessionId,
+          focus === undefined ? {} : { focus },
+        );
         if (result.status === 'compacted') {
           const { provenance } = result.entry;
           return {
@@ -88,9 +97,14 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
             tokensAfter: provenance.tokensAfter,
           };
         }
-        return { compacted: false, reason: result.reason, ...(result.detail === undefined ? {} : { detail: result.detail }) };
+        return {
+          compacted: false,
+          reason: result.reason,
+          ...(result.detail === undefined ? {} : { detail: result.detail }),
+        };
       } catch (error) {
-        if ((error as { name?: string }).name === 'CompactionError') return { compacted: false, reason: 'failed' };
+        if ((error as { name?: string }).name === 'CompactionError')
+          return { compacted: false, reason: 'failed' };
         throw error;
       }
     },

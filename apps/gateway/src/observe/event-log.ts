@@ -75,5 +75,8 @@ export function createEventLog(options: EventLogOptions = {}): EventLog {
 }
 
 function isTextDelta(event: TurnEvent): boolean {
-  return event.type === 'model-event' && (event.event.type === 'text-delta' || event.event.type === 'usage');
+  return (
+    event.type === 'model-event' &&
+    (event.event.type === 'text-delta' || event.event.type === 'usage')
+  );
 }

@@ -29,7 +29,14 @@ export function logTurnEvent(logger: FastifyBaseLogger, event: TurnEvent): void 
       return;
     case 'decision':
       logger.info(
-        { ...base, label: event.label, reason: event.reason, from: event.from, to: event.to, delayMs: event.delayMs },
+        {
+          ...base,
+          label: event.label,
+          reason: event.reason,
+          from: event.from,
+          to: event.to,
+          delayMs: event.delayMs,
+        },
         'decision',
       );
       return;

@@ -82,8 +82,13 @@ export function createGatewayMetrics(options: {
           turns.inc({ outcome: event.outcome.kind });
           for (const attempt of event.outcome.attempts) {
             const labels = { provider: attempt.target.providerId, model: attempt.target.model };
-            attempts.inc({ ...labels, result: attempt.outcome === 'error' ? (attempt.errorKind ?? 'unknown') : attempt.outcome });
-            if (attempt.requestSent) latency.observe(labels, (attempt.endedAt - attempt.startedAt) / 1000);
+            attempts.inc({
+              ...labels,
+              result:
+                attempt.outcome === 'error' ? (attempt.errorKind ?? 'unknown') : attempt.outcome,
+            });
+            if (attempt.requestSent)
+              latency.observe(labels, (attempt.endedAt - attempt.startedAt) / 1000);
           }
           return;
         }
@@ -91,7 +96,8 @@ export function createGatewayMetrics(options: {
           decisions.inc({ label: event.label });
           return;
         case 'compaction':
-          if (event.event.type === 'compaction-end') compactions.inc({ outcome: event.event.outcome });
+          if (event.event.type === 'compaction-end')
+            compactions.inc({ outcome: event.event.outcome });
           return;
         default:
           return;

@@ -1,5 +1,12 @@
-import { context, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { TurnEvent } from '@keel/spec';
+import {
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
 
 /**
  * Turns turn events into OpenTelemetry spans following the GenAI semantic conventions: one
@@ -65,13 +72,20 @@ export function createTurnTracer(tracer: Tracer = trace.getTracer('@keel/gateway
       case 'attempt-error': {
         const span = attempts.get(event.turnId);
         span?.setAttribute('error.type', event.kind);
-        if (event.status !== undefined) span?.setAttribute('http.response.status_code', event.status);
+        if (event.status !== undefined)
+          span?.setAttribute('http.response.status_code', event.status);
         span?.setStatus({ code: SpanStatusCode.ERROR, message: event.kind });
         return;
       }
       case 'decision':
         attempts.get(event.turnId)?.setAttribute('keel.decision', event.label);
-        turns.get(event.turnId)?.addEvent('keel.decision', { 'keel.decision': event.label, 'keel.reason': event.reason }, event.at);
+        turns
+          .get(event.turnId)
+          ?.addEvent(
+            'keel.decision',
+            { 'keel.decision': event.label, 'keel.reason': event.reason },
+            event.at,
+          );
         endAttempt(event.turnId, event.at);
         return;
       case 'turn-end': {
@@ -80,10 +94,12 @@ export function createTurnTracer(tracer: Tracer = trace.getTracer('@keel/gateway
         turns.delete(event.turnId);
         if (span === undefined) return;
         span.setAttribute('keel.outcome', event.outcome.kind);
-        if (event.outcome.model !== undefined) span.setAttribute('gen_ai.response.model', event.outcome.model);
+        if (event.outcome.model !== undefined)
+          span.setAttribute('gen_ai.response.model', event.outcome.model);
         if (event.outcome.errorKind !== undefined) {
           span.setAttribute('error.type', event.outcome.errorKind);
-          if (event.outcome.kind !== 'reply') span.setStatus({ code: SpanStatusCode.ERROR, message: event.outcome.errorKind });
+          if (event.outcome.kind !== 'reply')
+            span.setStatus({ code: SpanStatusCode.ERROR, message: event.outcome.errorKind });
         }
         span.end(event.at);
         return;
