@@ -35,7 +35,9 @@ async function main(): Promise<number> {
     ...(args.host === undefined ? {} : { host: args.host }),
     ...(args.port === undefined ? {} : { port: args.port }),
   });
-  logger.info(
+  // The listening line is always written (unless logging is silent): scripts wait for it.
+  const announce = config.logging.level === 'silent' ? logger : logger.child({}, { level: 'info' });
+  announce.info(
     {
       url,
       source: loaded.source,

@@ -81,9 +81,12 @@ export function createModelRouter(options: ModelRouterOptions): ModelRouter {
                 signal === undefined ? {} : { signal },
               );
               const context = buildModelContext(read.entries);
+              // The messages still to answer go to the CLI as its prompt, not as context.
+              const prior = [...context.messages];
+              while (prior.at(-1)?.role === 'user') prior.pop();
               return {
                 ...(context.summary === undefined ? {} : { summary: context.summary }),
-                messages: context.messages,
+                messages: prior,
               };
             },
           },
