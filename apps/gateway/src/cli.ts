@@ -44,6 +44,7 @@ async function main(): Promise<number> {
       primary: config.models.primary,
       fallbacks: config.models.fallbacks,
       sessionsDir: config.sessionsDir,
+      requestCeiling: gateway.runtime.orchestrator.requestCeiling,
       console: config.server.console ? `${url}/console` : false,
     },
     loaded.source === 'demo'

@@ -65,6 +65,9 @@ export const configSchema = z
         maxRetries: z.number().int().min(0).max(10).default(1),
         maxWaitMs: milliseconds.default(10_000),
         maxWaits: z.number().int().min(0).max(10).default(2),
+        /** Backoff of `retry_same` when the provider gave no `retry-after`: base and cap. */
+        baseDelayMs: milliseconds.default(500),
+        maxDelayMs: milliseconds.default(8_000),
       })
       .prefault({}),
     turn: z

@@ -51,6 +51,7 @@ export function logTurnEvent(logger: FastifyBaseLogger, event: TurnEvent): void 
           model: event.outcome.model,
           errorKind: event.outcome.errorKind,
           attempts: event.outcome.attempts.length,
+          requests: event.outcome.attempts.filter((attempt) => attempt.requestSent).length,
         },
         'turn ended',
       );
