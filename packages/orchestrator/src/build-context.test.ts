@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { lines, transcript } from '../test/transcript-builder';
-import { buildContext } from './build-context';
+import { buildModelContext } from './build-context';
 
-describe('buildContext', () => {
+describe('buildModelContext', () => {
   it('shows a plain conversation as it is', () => {
     const t = transcript().user('hi', 'm1').start('t1', 'm1').assistant('hello').end('t1', 'm1');
-    expect(lines(buildContext(t.entries).messages)).toEqual(['user: hi', 'assistant: hello']);
+    expect(lines(buildModelContext(t.entries).messages)).toEqual(['user: hi', 'assistant: hello']);
   });
 
   it('places a message queued during another turn after that turn, at its own turn', () => {
@@ -18,7 +18,7 @@ describe('buildContext', () => {
       .assistant('answer one')
       .end('t1', 'm1')
       .start('t2', 'm2');
-    expect(lines(buildContext(t.entries).messages)).toEqual([
+    expect(lines(buildModelContext(t.entries).messages)).toEqual([
       'user: first',
       'assistant: use:u1',
       'tool: result:u1',
@@ -29,7 +29,7 @@ describe('buildContext', () => {
 
   it('leaves out a message no turn has started for yet (it is answered by its own turn)', () => {
     const t = transcript().user('first', 'm1').start('t1', 'm1').user('queued', 'm2');
-    expect(lines(buildContext(t.entries).messages)).toEqual(['user: first']);
+    expect(lines(buildModelContext(t.entries).messages)).toEqual(['user: first']);
   });
 
   it('folds a steered message in after the tool results pending when it arrived', () => {
@@ -39,7 +39,7 @@ describe('buildContext', () => {
       .toolUse('u1')
       .user('also this', 'm2')
       .toolResult('u1');
-    expect(lines(buildContext(t.entries, { folded: new Set(['m2']) }).messages)).toEqual([
+    expect(lines(buildModelContext(t.entries, { folded: new Set(['m2']) }).messages)).toEqual([
       'user: first',
       'assistant: use:u1',
       'tool: result:u1',
@@ -58,7 +58,7 @@ describe('buildContext', () => {
       .end('t1', 'm1', { steeredMessageIds: ['m2'] })
       .user('third', 'm3')
       .start('t3', 'm3');
-    expect(lines(buildContext(t.entries).messages)).toEqual([
+    expect(lines(buildModelContext(t.entries).messages)).toEqual([
       'user: first',
       'assistant: use:u1',
       'tool: result:u1',
@@ -70,7 +70,7 @@ describe('buildContext', () => {
 
   it('keeps legacy messages written before any turn entry', () => {
     const t = transcript().user('old').assistant('old reply').user('new', 'm9').start('t9', 'm9');
-    expect(lines(buildContext(t.entries).messages)).toEqual([
+    expect(lines(buildModelContext(t.entries).messages)).toEqual([
       'user: old',
       'assistant: old reply',
       'user: new',
@@ -88,7 +88,7 @@ describe('buildContext', () => {
       .assistant('reply two')
       .end('t2', 'm2')
       .compaction('SUMMARY', 'm2');
-    const context = buildContext(t.entries);
+    const context = buildModelContext(t.entries);
     expect(context.summary).toBe('SUMMARY');
     expect(lines(context.messages)).toEqual(['user: two', 'assistant: reply two']);
   });
@@ -101,6 +101,6 @@ describe('buildContext', () => {
       .compaction('S', null)
       .user('two', 'm2')
       .start('t2', 'm2');
-    expect(lines(buildContext(t.entries).messages)).toEqual(['user: two']);
+    expect(lines(buildModelContext(t.entries).messages)).toEqual(['user: two']);
   });
 });

@@ -23,7 +23,7 @@ export interface BuildContextOptions {
  * - a user message no turn has started for yet is left out: its own turn will answer it;
  * - legacy user messages written before any turn entry stay where they are.
  */
-export function buildContext(
+export function buildModelContext(
   entries: readonly TranscriptEntry[],
   options: BuildContextOptions = {},
 ): ModelContext {

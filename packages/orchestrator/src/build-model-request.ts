@@ -1,5 +1,5 @@
 import type { ModelRequest, ModelTarget } from '@keel/spec';
-import { buildContext } from './build-context';
+import { buildModelContext } from './build-context';
 import { repairToolPairing } from './repair-tool-pairing';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 
@@ -19,7 +19,7 @@ export async function buildModelRequest(
     for (const id of turn.arrived) turn.folded.add(id);
     turn.arrived = [];
   }
-  const context = buildContext(turn.entries, { folded: turn.folded });
+  const context = buildModelContext(turn.entries, { folded: turn.folded });
   const { messages } = repairToolPairing(context.messages);
   const system = [
     settings.system,

@@ -1,6 +1,6 @@
 export type { BackoffOptions } from './backoff';
 export type { BuildContextOptions, ModelContext } from './build-context';
-export { buildContext as buildModelContext } from './build-context';
+export { buildModelContext } from './build-context';
 export type { Orchestrator, RunTurnRequest } from './create-orchestrator';
 export { createOrchestrator } from './create-orchestrator';
 export { IncompleteAttemptError } from './incomplete-attempt-error';
