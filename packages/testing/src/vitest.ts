@@ -15,3 +15,10 @@ export type {
   ConformanceMessageEntry,
   ConformanceProviderRequest,
 } from './compaction-conformance-types';
+export { describeSessionStorageConformance, sessionStorageChecks } from './storage-conformance';
+export type {
+  SessionStorageConformanceOptions,
+  SessionStorageUnderTest,
+} from './storage-conformance-fixtures';
+export { storageConformanceEntries, storageUserMessage } from './storage-conformance-fixtures';
+export type { StorageCheck, StorageCheckContext } from './storage-conformance-support';
