@@ -78,7 +78,10 @@ describe('a lock written by a process whose pid cannot be looked up here', () =>
 
   it('records boot id and pid namespace with pid and host', async () => {
     const path = join(temp.path, 's.lock');
-    const handle = await createSessionLock({ path }).acquire();
+    const lock = createSessionLock({ path });
+    const handle = await lock.acquire();
+    // readOwner waits for the owner record of a handle this lock just handed out.
+    expect((await lock.readOwner())?.token).toBe(handle.owner.token);
     const record = JSON.parse(await readFile(path, 'utf8'));
     const self = processIdentity();
     expect(record).toMatchObject({ pid: process.pid, host: self.host, token: handle.owner.token });
@@ -104,9 +107,10 @@ describe('taking the lock', () => {
         });
       },
     });
-    const handle = await createSessionLockWith(fileSystem, { path }).acquire({ timeoutMs: 2000 });
+    const lock = createSessionLockWith(fileSystem, { path });
+    const handle = await lock.acquire({ timeoutMs: 2000 });
     expect(await handle.isHeld()).toBe(true);
-    expect(JSON.parse(await readFile(path, 'utf8')).token).toBe(handle.owner.token);
+    expect((await lock.readOwner())?.token).toBe(handle.owner.token);
     await handle.release();
     await expect(lstat(path)).rejects.toMatchObject({ code: 'ENOENT' });
   });
