@@ -49,6 +49,8 @@ export interface TranscriptFiles {
   use<T>(path: string, task: (file: TranscriptFile | undefined) => Promise<T>): Promise<T>;
   /** Adopts a descriptor the caller just opened for `path` (a transcript it created). */
   adopt(path: string, fd: number): TranscriptFile;
+  /** Closes every kept descriptor nobody uses (the store itself is gone). */
+  closeIdle(): void;
 }
 
 export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
@@ -175,6 +177,10 @@ export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
       } finally {
         file.done();
       }
+    },
+
+    closeIdle() {
+      for (const [path, cached] of open) if (cached.users === 0) forget(path, cached);
     },
 
     adopt(path, fd) {

@@ -40,6 +40,9 @@ export interface TranscriptStore extends SessionStorage {
 
 const DEFAULT_TAIL_READ_BYTES = 1024 * 1024;
 
+/** A store dropped without being kept closes the transcripts it kept open. */
+const openFiles = new FinalizationRegistry<{ closeIdle(): void }>((files) => files.closeIdle());
+
 /** Creates the file-backed transcript store: one append-only JSONL file per session. */
 export function createTranscriptStore(options: TranscriptStoreOptions): TranscriptStore {
   return createTranscriptStoreWith(nodeFileSystem, options);
@@ -61,7 +64,7 @@ export function createTranscriptStoreWith(
     lock: options.lock ?? {},
   });
 
-  return {
+  const store: TranscriptStore = {
     sessionsDir: context.sessionsDir,
     transcriptPath: context.transcriptPath,
     lockPath: context.lockPath,
@@ -136,4 +139,6 @@ export function createTranscriptStoreWith(
         .filter(isValidSessionId);
     },
   };
+  openFiles.register(store, context.files);
+  return store;
 }
