@@ -85,12 +85,13 @@ await lease.release();`,
 
   it('stays held past its ttl while its heartbeat runs', async () => {
     const store = createTranscriptStore({ sessionsDir: sessionsDir() });
-    const lease = await store.lease('s', { ttlMs: 400 });
+    const lease = await store.lease('s', { ttlMs: 1_500 });
     const contender = createTranscriptStore({
       sessionsDir: sessionsDir(),
-      lock: { staleMs: 400 },
+      lock: { staleMs: 1_500 },
     });
-    const outcome = await contender.lease('s', { timeoutMs: 2_000 }).then(
+    // Waits more than twice the ttl: only heartbeats every ttl / 4 keep the lease.
+    const outcome = await contender.lease('s', { timeoutMs: 4_000 }).then(
       () => 'granted',
       (error: unknown) => (error as { keelKind?: string }).keelKind,
     );
