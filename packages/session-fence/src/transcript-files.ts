@@ -142,7 +142,10 @@ export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
         // Move it to the end: most recently used.
         open.delete(path);
         open.set(path, kept);
-        const file = lend(kept, verifiedStats(path, kept.fd));
+        const stats = verifiedStats(path, kept.fd);
+        // Handled by the task; this only keeps a task that never looked from leaving it unhandled.
+        stats.catch(() => {});
+        const file = lend(kept, stats);
         try {
           return await task(file);
         } catch (error) {
