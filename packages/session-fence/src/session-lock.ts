@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { abortableDelay } from './abortable-delay';
 import { type FileSystem, nodeFileSystem, writeFully } from './file-system';
 import { type LockFile, type ObservedLock, observeLock, removeLockFile } from './lock-file';
+import { startHeartbeat } from './lock-heartbeat';
 import { type LockOwner, processIdentity } from './lock-owner';
 import { errorCode } from './safe-file';
 import { SessionLockTimeoutError } from './session-fence-error';
@@ -222,8 +223,6 @@ export function createSessionLockWith(
     const ttlMs = candidate.owner.ttlMs ?? staleMs;
     const heartbeatMs = Math.max(1, options.heartbeatMs ?? Math.floor(ttlMs / 4));
     let released = false;
-    let lost = false;
-    let beating = false;
     const emit = (event: SessionLockEvent): void => {
       try {
         acquireOptions.onEvent?.(event);
@@ -241,32 +240,18 @@ export function createSessionLockWith(
         throw error;
       }
     };
-    const beat = async (): Promise<void> => {
-      const now = new Date();
-      const [touched, held] = await Promise.allSettled([
-        fileSystem.futimes(candidate.fd, now, now),
-        isHeld(),
-      ]);
-      if (released) return;
-      if (touched.status === 'rejected') {
-        emit({ type: 'heartbeat-failed', path, error: touched.reason });
-      }
-      if (held.status === 'rejected') {
-        emit({ type: 'heartbeat-failed', path, error: held.reason });
-      } else if (!held.value && !lost) {
-        lost = true;
-        clearInterval(timer);
-        emit({ type: 'lock-lost', path });
-      }
-    };
-    const timer = setInterval(() => {
-      if (beating) return;
-      beating = true;
-      beat().finally(() => {
-        beating = false;
-      });
-    }, heartbeatMs);
-    timer.unref();
+    const heartbeat = startHeartbeat({
+      fileSystem,
+      fd: candidate.fd,
+      intervalMs: heartbeatMs,
+      isHeld,
+      report: (report) =>
+        emit(
+          report.type === 'lost'
+            ? { type: 'lock-lost', path }
+            : { type: 'heartbeat-failed', path, error: report.error },
+        ),
+    });
     return {
       owner: candidate.owner,
       get released() {
@@ -286,7 +271,7 @@ export function createSessionLockWith(
       async release() {
         if (released) return;
         released = true;
-        clearInterval(timer);
+        heartbeat.stop();
         // Never close the descriptor under the owner record's write.
         await candidate.recorded?.catch(() => {});
         // The descriptor stays open until the removal has compared inodes: while it is open, no
