@@ -188,7 +188,7 @@ describe.each(cases)('@keel/transport installed with only $sdk', (testCase) => {
       packageDirectory,
       distDirectory: transportDist,
     });
-    for (const name of ['error-classification', 'session-fence']) {
+    for (const name of ['spec', 'error-classification', 'session-fence']) {
       installBuiltPackage(project, {
         name: `@keel/${name}`,
         packageDirectory: join(packageDirectory, '..', name),
