@@ -16,9 +16,10 @@ import { writeFully } from './file-system';
 import { isRecord } from './migrate-transcript-entry';
 import { mayBeTorn, repairTornTail } from './repair-torn-tail';
 import { errorCode, unsafePathError } from './safe-file';
-import { InvalidTranscriptEntryError, UnsafeTranscriptPathError } from './session-fence-error';
+import { InvalidTranscriptEntryError } from './session-fence-error';
 import { createSessionLockWith, type SessionLockHandle } from './session-lock';
 import { type StoreContext, serialized } from './store-context';
+import type { TranscriptFile } from './transcript-files';
 import {
   changeFrom,
   coveredLengths,
@@ -110,37 +111,31 @@ async function appendUnderGuard(context: StoreContext, job: AppendJob): Promise<
       : guess === undefined
         ? undefined
         : coveredLengths(guess, context.window);
-  const [guardChange, opened] = await Promise.allSettled([
-    guardCheck(job.guard),
-    openExisting(context, job.path, guess, lengths),
-  ]);
-  const file = opened.status === 'fulfilled' ? opened.value : undefined;
-  try {
-    if (guardChange.status === 'rejected') throw guardChange.reason;
-    if (opened.status === 'rejected') throw opened.reason;
-    if (guardChange.value !== undefined) throw refusal(job.sessionId, guardChange.value);
+  const outcome = await context.files.use(job.path, async (lent) => {
+    const [guardChange, file] = await Promise.all([
+      guardCheck(job.guard),
+      lent === undefined ? undefined : inspectOpen(context, lent, guess, lengths),
+    ]);
+    if (guardChange !== undefined) throw refusal(job.sessionId, guardChange);
     if (job.expected !== undefined) {
       const change = expectedChange(job.expected, file);
       if (change !== undefined) throw refusal(job.sessionId, change);
     }
-  } catch (error) {
-    if (file !== undefined) await context.fileSystem.close(file.fd);
-    throw error;
-  }
-  if (file === undefined) {
-    const created = await createTranscript(context, job.path);
-    // Someone else created it meanwhile: start again, the checks included.
-    if (created === undefined) return appendUnderGuard(context, job);
-    return writeBatch(context, job, created, emptySnapshot(created), true);
-  }
-  let snapshot: Snapshot;
+    if (lent === undefined || file === undefined) return 'missing' as const;
+    if (!lent.writable) throw await writeRefusal(context, job.path);
+    const snapshot = await snapshotOf(context, file);
+    return writeBatch(context, job, file.fd, snapshot, false);
+  });
+  if (outcome !== 'missing') return outcome;
+  const created = await createTranscript(context, job.path);
+  // Someone else created it meanwhile: start again, the checks included.
+  if (created === undefined) return appendUnderGuard(context, job);
+  const file = context.files.adopt(job.path, created);
   try {
-    snapshot = await snapshotOf(context, file);
-  } catch (error) {
-    await context.fileSystem.close(file.fd);
-    throw error;
+    return await writeBatch(context, job, file.fd, emptySnapshot(file.fd), true);
+  } finally {
+    file.done();
   }
-  return writeBatch(context, job, file.fd, snapshot, false);
 }
 
 async function guardCheck(guard: Guard): Promise<TranscriptChangeKind | undefined> {
@@ -158,39 +153,34 @@ function expectedChange(
   return changeFrom(expected, file, atExpected);
 }
 
-/** Opens an existing transcript for appending; its fstat and the guessed ranges in parallel. */
-async function openExisting(
+/** The open transcript's identity and size, with the guessed ranges read in parallel. */
+async function inspectOpen(
   context: StoreContext,
-  path: string,
+  file: TranscriptFile,
   guess: number | undefined,
   lengths: { headLength: number; tailLength: number } | undefined,
-): Promise<OpenTranscript | undefined> {
-  const { fileSystem } = context;
-  let fd: number;
+): Promise<OpenTranscript> {
+  const [stats, read] = await Promise.all([
+    file.stats,
+    guess === undefined || lengths === undefined
+      ? undefined
+      : readRanges(context.fileSystem, file.fd, guess, lengths).catch(() => undefined),
+  ]);
+  return {
+    fd: file.fd,
+    identity: identityOf(stats),
+    size: Number(stats.size),
+    guessed: guess === undefined || read === undefined ? undefined : { size: guess, read },
+  };
+}
+
+/** The error opening a read-only transcript for writing gives. */
+async function writeRefusal(context: StoreContext, path: string): Promise<unknown> {
   try {
-    fd = await fileSystem.open(path, appendFlags);
+    await context.fileSystem.close(await context.fileSystem.open(path, appendFlags));
+    return new Error(`Cannot write ${path}`);
   } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw unsafePathError(error, path) ?? error;
-  }
-  try {
-    const [stats, read] = await Promise.all([
-      fileSystem.fstat(fd),
-      guess === undefined || lengths === undefined
-        ? undefined
-        : readRanges(fileSystem, fd, guess, lengths).catch(() => undefined),
-    ]);
-    if (!stats.isFile()) throw new UnsafeTranscriptPathError({ path, reason: 'not-regular' });
-    return {
-      fd,
-      identity: identityOf(stats),
-      size: Number(stats.size),
-      guessed: guess === undefined || read === undefined ? undefined : { size: guess, read },
-    };
-  } catch (error) {
-    await fileSystem.close(fd);
-    throw error;
+    return error;
   }
 }
 
@@ -239,40 +229,36 @@ async function writeBatch(
   created: boolean,
 ): Promise<AppendResult> {
   const { fileSystem } = context;
-  try {
-    let snapshot = before;
-    let repaired: AppendResult['repaired'];
-    let prefix = '';
-    if (mayBeTorn(snapshot.tail)) {
-      const repair = await repairTornTail(fileSystem, fd, snapshot.size, job.signal);
-      if (repair?.kind === 'terminate') {
-        prefix = '\n';
-        repaired = 'terminated-last-line';
-      } else if (repair?.kind === 'truncated') {
-        repaired = 'dropped-torn-line';
-        snapshot = await snapshotAt(fileSystem, fd, snapshot.identity, repair.size, context.window);
-      }
+  let snapshot = before;
+  let repaired: AppendResult['repaired'];
+  let prefix = '';
+  if (mayBeTorn(snapshot.tail)) {
+    const repair = await repairTornTail(fileSystem, fd, snapshot.size, job.signal);
+    if (repair?.kind === 'terminate') {
+      prefix = '\n';
+      repaired = 'terminated-last-line';
+    } else if (repair?.kind === 'truncated') {
+      repaired = 'dropped-torn-line';
+      snapshot = await snapshotAt(fileSystem, fd, snapshot.identity, repair.size, context.window);
     }
-    if (created || snapshot.size === 0) prefix += headerLine(job.sessionId);
-    const written = Buffer.from(prefix + job.body, 'utf8');
-    if (written.length > 0) await writeFully(fileSystem, fd, written);
-    if (context.durable) {
-      await Promise.all([
-        fileSystem.fsync(fd),
-        created ? context.syncDirectory() : Promise.resolve(),
-      ]);
-    }
-    if (created) {
-      const stats = await fileSystem.fstat(fd);
-      snapshot = { ...snapshot, identity: identityOf(stats) };
-    }
-    const after = snapshotAfter(snapshot, written, context.window);
-    context.rememberSize(job.sessionId, after.size);
-    const state = stateOf(after);
-    return repaired === undefined ? { state } : { state, repaired };
-  } finally {
-    await fileSystem.close(fd);
   }
+  if (created || snapshot.size === 0) prefix += headerLine(job.sessionId);
+  const written = Buffer.from(prefix + job.body, 'utf8');
+  if (written.length > 0) await writeFully(fileSystem, fd, written);
+  if (context.durable) {
+    await Promise.all([
+      fileSystem.fsync(fd),
+      created ? context.syncDirectory() : Promise.resolve(),
+    ]);
+  }
+  if (created) {
+    const stats = await fileSystem.fstat(fd);
+    snapshot = { ...snapshot, identity: identityOf(stats) };
+  }
+  const after = snapshotAfter(snapshot, written, context.window);
+  context.rememberSize(job.sessionId, after.size);
+  const state = stateOf(after);
+  return repaired === undefined ? { state } : { state, repaired };
 }
 
 function headerLine(sessionId: string): string {

@@ -1,7 +1,9 @@
 import { constants } from 'node:fs';
 import { type FileSystem, readFully, writeFully } from './file-system';
-import { openRegularFile } from './safe-file';
+import { unsafePathError } from './safe-file';
 import { SessionFenceError } from './session-fence-error';
+
+const { O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 
 /**
  * The fencing-token counter of one session: `<sessionsDir>/<sessionId>.fence`, a decimal number
@@ -13,7 +15,17 @@ import { SessionFenceError } from './session-fence-error';
  * has forgotten.
  */
 export async function openFenceCounter(fileSystem: FileSystem, path: string): Promise<number> {
-  return (await openRegularFile(fileSystem, path, constants.O_RDWR | constants.O_CREAT, 0o644)).fd;
+  // O_NOFOLLOW refuses a symlink; a FIFO or a device fails its first read (O_NONBLOCK), a
+  // directory the open itself. No fstat needed.
+  try {
+    return await fileSystem.open(
+      path,
+      constants.O_RDWR | constants.O_CREAT | O_NOFOLLOW | O_NONBLOCK,
+      0o644,
+    );
+  } catch (error) {
+    throw unsafePathError(error, path) ?? error;
+  }
 }
 
 export async function readFenceCounter(

@@ -63,7 +63,7 @@ export async function acquireLease(
   const lockAcquire = createSessionLockWith(fileSystem, {
     ...paths.lock,
     path: paths.lockPath,
-  }).acquire({
+  }).take({
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
@@ -75,18 +75,26 @@ export async function acquireLease(
   ]);
   if (locked.status === 'rejected' || counter.status === 'rejected') {
     await Promise.all([
-      locked.status === 'fulfilled' ? locked.value.release() : undefined,
+      locked.status === 'fulfilled'
+        ? locked.value.recorded.catch(() => {}).then(() => locked.value.handle.release())
+        : undefined,
       counter.status === 'fulfilled' ? fileSystem.close(counter.value) : undefined,
     ]);
     throw locked.status === 'rejected' ? locked.reason : (counter as PromiseRejectedResult).reason;
   }
-  const lock = locked.value;
+  const lock = locked.value.handle;
   const counterFd = counter.value;
   let next: bigint;
   try {
-    next = (await readFenceCounter(fileSystem, counterFd, paths.fencePath)) + 1n;
+    // The lock's owner record goes in while the counter is read (one round trip for both).
+    const [current] = await Promise.all([
+      readFenceCounter(fileSystem, counterFd, paths.fencePath),
+      locked.value.recorded,
+    ]);
+    next = current + 1n;
     await writeFenceCounter(fileSystem, counterFd, next);
   } catch (error) {
+    await locked.value.recorded.catch(() => {});
     await Promise.all([lock.release(), fileSystem.close(counterFd)]);
     throw error;
   }

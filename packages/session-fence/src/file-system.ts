@@ -102,7 +102,10 @@ export function readableFile(fileSystem: FileSystem, fd: number): ReadableFile {
   };
 }
 
-/** Reads `length` bytes at `position` (fewer only at the end of the file). */
+/**
+ * Reads up to `length` bytes at `position` in one request: for a regular file, a read returns
+ * fewer bytes than asked only at the end of the file, so a short read is not retried.
+ */
 export async function readFully(
   fileSystem: FileSystem,
   fd: number,
@@ -110,12 +113,7 @@ export async function readFully(
   length: number,
 ): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length);
-  let filled = 0;
-  while (filled < length) {
-    const bytesRead = await fileSystem.read(fd, buffer, filled, length - filled, position + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
+  const filled = length === 0 ? 0 : await fileSystem.read(fd, buffer, 0, length, position);
   return filled === length ? buffer : buffer.subarray(0, filled);
 }
 

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import type { TrailingToolUses } from '@keel/spec';
 import { closesBatch, isContinued } from './batch-framing';
-import { type FileSystem, nodeFileSystem, type ReadableFile, readableFile } from './file-system';
+import { nodeFileSystem, type ReadableFile, readableFile } from './file-system';
 import {
   type ConversationLine,
   findTrailingOrphans,
@@ -41,37 +41,33 @@ export async function inspectTrailingToolUses(
   path: string,
   options: FindOrphanedToolUsesOptions,
 ): Promise<TrailingToolUses> {
-  return inspectTrailingToolUsesWith(nodeFileSystem, path, { ...options, strict: false });
-}
-
-/**
- * `inspectTrailingToolUses` over a given file system. `strict`: a symlinked or non-regular file
- * throws `UnsafeTranscriptPathError` (the store's own transcripts) instead of reading as empty.
- */
-export async function inspectTrailingToolUsesWith(
-  fileSystem: FileSystem,
-  path: string,
-  options: FindOrphanedToolUsesOptions & { strict: boolean },
-): Promise<TrailingToolUses> {
   options.signal?.throwIfAborted();
   let opened: OpenedFile | undefined;
   try {
-    opened = await openRegularFileIfExists(fileSystem, path, constants.O_RDONLY);
-  } catch (error) {
-    // The path-based inspection reads anything it cannot open as a regular file as empty.
-    if (options.strict) throw error;
+    opened = await openRegularFileIfExists(nodeFileSystem, path, constants.O_RDONLY);
+  } catch {
+    // Anything that cannot be opened as a regular file reads as empty (see above).
   }
   if (opened === undefined) return { orphans: [], complete: true };
   try {
-    const tail = await readConversationTail(
-      readableFile(fileSystem, opened.fd),
+    return await inspectTrailingToolUsesIn(
+      readableFile(nodeFileSystem, opened.fd),
       Number(opened.stats.size),
       options,
     );
-    return { orphans: findTrailingOrphans(tail.lines), complete: tail.complete };
   } finally {
-    await fileSystem.close(opened.fd);
+    await nodeFileSystem.close(opened.fd);
   }
+}
+
+/** The inspection of an open transcript of `size` bytes. */
+export async function inspectTrailingToolUsesIn(
+  file: ReadableFile,
+  size: number,
+  options: FindOrphanedToolUsesOptions,
+): Promise<TrailingToolUses> {
+  const tail = await readConversationTail(file, size, options);
+  return { orphans: findTrailingOrphans(tail.lines), complete: tail.complete };
 }
 
 /**

@@ -137,7 +137,8 @@ async function removeAbandonedPrivateFile(
   lock: LockPath,
   judged: FileIdentity | ObservedLock,
 ): Promise<void> {
-  const token = 'owner' in judged ? judged.owner?.token : undefined;
+  // Only for a takeover: a holder releasing its own lock removes its private name itself.
+  const token = 'stale' in judged ? judged.owner?.token : undefined;
   if (token === undefined || !TOKEN_PATTERN.test(token)) return;
   await lock.fileSystem.unlink(`${lock.path}.${token}.tmp`).catch(() => {});
 }

@@ -1,10 +1,7 @@
-import { constants } from 'node:fs';
 import type { TranscriptChangeKind, TranscriptRead, TranscriptState } from '@keel/spec';
 import { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
 import { readableFile } from './file-system';
 import { parseTranscriptLines, readHeader } from './parse-transcript-lines';
-import { errorCode, openRegularFileIfExists, unsafePathError } from './safe-file';
-import { UnsafeTranscriptPathError } from './session-fence-error';
 import type { StoreContext } from './store-context';
 import {
   changeFrom,
@@ -25,32 +22,29 @@ export async function readTranscript(
   signal: AbortSignal | undefined,
 ): Promise<TranscriptRead> {
   signal?.throwIfAborted();
-  const path = context.transcriptPath(sessionId);
-  const opened = await openRegularFileIfExists(context.fileSystem, path, constants.O_RDONLY);
-  if (opened === undefined) {
-    return {
-      header: undefined,
-      version: TRANSCRIPT_FORMAT_VERSION,
-      entries: [],
-      issues: [],
-      exists: false,
-    };
-  }
-  try {
-    const size = Number(opened.stats.size);
+  return context.files.use(context.transcriptPath(sessionId), async (opened) => {
+    if (opened === undefined) {
+      return {
+        header: undefined,
+        version: TRANSCRIPT_FORMAT_VERSION,
+        entries: [],
+        issues: [],
+        exists: false,
+      };
+    }
+    const size = Number((await opened.stats).size);
     const file = readableFile(context.fileSystem, opened.fd);
     const header = await readHeader(file, size);
     const start = maxBytes === undefined ? 0 : Math.max(0, size - maxBytes);
     const parsed = await parseTranscriptLines(file, { start, end: size }, header, signal);
     return { ...parsed, exists: true };
-  } finally {
-    await context.fileSystem.close(opened.fd);
-  }
+  });
 }
 
 /**
- * The transcript's state: open, then fstat and the reads of the ranges a state covers in
- * parallel (at the size this store saw last; read again only when the file's size moved), close.
+ * The transcript's state: the fstat (with the lstat that proves a kept descriptor current) and
+ * the reads of the ranges a state covers, in parallel, at the size this store saw last; read
+ * again only when the file's size moved.
  */
 export async function transcriptState(
   context: StoreContext,
@@ -59,31 +53,29 @@ export async function transcriptState(
 ): Promise<TranscriptState> {
   signal?.throwIfAborted();
   const { fileSystem, window } = context;
-  const fd = await openForRead(context, sessionId);
-  if (fd === undefined) return missingState;
-  try {
+  return context.files.use(context.transcriptPath(sessionId), async (file) => {
+    if (file === undefined) return missingState;
     const guess = context.knownSizes.get(sessionId);
     const [stats, read] = await Promise.all([
-      fileSystem.fstat(fd),
+      file.stats,
       guess === undefined
         ? undefined
-        : readRanges(fileSystem, fd, guess, coveredLengths(guess, window)).catch(() => undefined),
+        : readRanges(fileSystem, file.fd, guess, coveredLengths(guess, window)).catch(
+            () => undefined,
+          ),
     ]);
-    assertRegular(stats, context.transcriptPath(sessionId));
     const size = Number(stats.size);
     const identity = identityOf(stats);
     const snapshot =
       read !== undefined && guess === size && !read.longer
         ? { identity, size, head: read.head, tail: read.tail }
-        : await snapshotAt(fileSystem, fd, identity, size, window);
+        : await snapshotAt(fileSystem, file.fd, identity, size, window);
     context.rememberSize(sessionId, size);
     return stateOf(snapshot);
-  } finally {
-    await fileSystem.close(fd);
-  }
+  });
 }
 
-/** What changed since `expected`: open, then fstat and the reads of its ranges in parallel, close. */
+/** What changed since `expected`: the fstat and the reads of its ranges, in parallel. */
 export async function compareTranscript(
   context: StoreContext,
   sessionId: string,
@@ -92,39 +84,16 @@ export async function compareTranscript(
 ): Promise<TranscriptChangeKind | undefined> {
   signal?.throwIfAborted();
   const { fileSystem } = context;
-  const fd = await openForRead(context, sessionId);
-  if (fd === undefined) return changeFrom(expected, undefined, undefined);
-  try {
+  return context.files.use(context.transcriptPath(sessionId), async (file) => {
+    if (file === undefined) return changeFrom(expected, undefined, undefined);
     const [stats, read] = await Promise.all([
-      fileSystem.fstat(fd),
+      file.stats,
       expected.exists
-        ? readRanges(fileSystem, fd, expected.size, expectedLengths(expected)).catch(
+        ? readRanges(fileSystem, file.fd, expected.size, expectedLengths(expected)).catch(
             () => undefined,
           )
         : undefined,
     ]);
-    assertRegular(stats, context.transcriptPath(sessionId));
-    const current = { identity: identityOf(stats), size: Number(stats.size) };
-    return changeFrom(expected, current, read);
-  } finally {
-    await fileSystem.close(fd);
-  }
-}
-
-async function openForRead(context: StoreContext, sessionId: string): Promise<number | undefined> {
-  const { O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
-  const path = context.transcriptPath(sessionId);
-  try {
-    return await context.fileSystem.open(path, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw unsafePathError(error, path) ?? error;
-  }
-}
-
-function assertRegular(stats: { isFile(): boolean }, path: string): void {
-  if (!stats.isFile()) {
-    throw new UnsafeTranscriptPathError({ path, reason: 'not-regular' });
-  }
+    return changeFrom(expected, { identity: identityOf(stats), size: Number(stats.size) }, read);
+  });
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MessageEntry } from '@keel/spec';
+import type { MessageEntry, SessionStorage } from '@keel/spec';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { findOrphanedToolUses } from './find-orphaned-tool-uses';
 import { INTERRUPTED_TOOL_RESULT, repairOrphanedToolUses } from './repair-orphaned-tool-uses';
@@ -70,6 +70,30 @@ describe('repairOrphanedToolUses', () => {
       await repairOrphanedToolUses({ storage: store, sessionId: 's1', tailBytes: 4096 }),
     ).toEqual(['x']);
     expect(await findOrphanedToolUses(store.transcriptPath('s1'), { format: 'keel' })).toEqual([]);
+  });
+
+  it('looks past the window by scanning back, never by loading the whole transcript', async () => {
+    const huge: MessageEntry = {
+      ...answers('r1', 'y'),
+      content: [{ type: 'tool_result', toolUseId: 'y', content: 'o'.repeat(256 * 1024) }],
+    };
+    await store.append('s1', [calls('a0', 'done'), answers('r0', 'done')]);
+    await store.append('s1', [calls('a1', 'x', 'y'), huge]);
+    const inspected: Array<number | undefined> = [];
+    // A storage whose whole-transcript reads fail: the repair must not need them.
+    const scanOnly: SessionStorage = {
+      ...store,
+      read: () => Promise.reject(new Error('read() holds the whole transcript in memory')),
+      readTail: () => Promise.reject(new Error('readTail() is not needed either')),
+      inspectTrailingToolUses(sessionId, options) {
+        inspected.push(options?.maxBytes);
+        return store.inspectTrailingToolUses(sessionId, options);
+      },
+    };
+    expect(
+      await repairOrphanedToolUses({ storage: scanOnly, sessionId: 's1', tailBytes: 4096 }),
+    ).toEqual(['x']);
+    expect(inspected).toEqual([4096, Number.MAX_SAFE_INTEGER]);
   });
 
   it('ignores an orphan that is not trailing, and writes nothing', async () => {

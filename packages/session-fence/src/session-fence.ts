@@ -191,8 +191,10 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
           expected = result.state;
           return result;
         } catch (error) {
-          if (SessionTakeoverError.isInstance(error))
-            return takenOver('write', error.change, error);
+          // Awaited here, so the rejection is handled before `finally` lets the lease go.
+          if (SessionTakeoverError.isInstance(error)) {
+            return await takenOver('write', error.change, error);
+          }
           throw error;
         } finally {
           if (temporary) await writeLease?.release();

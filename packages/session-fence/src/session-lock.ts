@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { abortableDelay } from './abortable-delay';
 import { type FileSystem, nodeFileSystem, writeFully } from './file-system';
 import { type LockFile, type ObservedLock, observeLock, removeLockFile } from './lock-file';
+import { startHeartbeat } from './lock-heartbeat';
 import { type LockOwner, processIdentity } from './lock-owner';
 import { errorCode } from './safe-file';
 import { SessionLockTimeoutError } from './session-fence-error';
@@ -67,10 +68,21 @@ export interface SessionLock {
   readOwner(options?: LockCallOptions): Promise<LockOwner | undefined>;
 }
 
-/** A would-be lock: the owner record already written to a private file, ready to be linked. */
+/** A would-be lock: a private file, ready to be linked; its owner record written once needed. */
 interface Candidate extends LockFile {
   owner: LockOwner;
   createdAt: number;
+  /** The owner record is in the file (written before a retry, or right after the link). */
+  recorded: Promise<void> | undefined;
+  /** `dev` and `ino` are set. */
+  identified: Promise<void> | undefined;
+}
+
+/** A lock just taken: its owner record may still be on its way into the file. */
+export interface TakenLock {
+  handle: SessionLockHandle;
+  /** Resolves once the owner record is written (readers meanwhile see a fresh, ownerless lock). */
+  recorded: Promise<void>;
 }
 
 /**
@@ -94,11 +106,17 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
   return createSessionLockWith(nodeFileSystem, options);
 }
 
+/** The lock as the store uses it: it can also hand out a lock before its owner record is in. */
+export interface InternalSessionLock extends SessionLock {
+  /** `acquire`, returning as soon as the lock is linked (see `TakenLock`). */
+  take(options?: SessionLockAcquireOptions): Promise<TakenLock>;
+}
+
 /** `createSessionLock` over a given file system (the store passes its own). */
 export function createSessionLockWith(
   fileSystem: FileSystem,
   options: SessionLockOptions,
-): SessionLock {
+): InternalSessionLock {
   const path = options.path;
   const staleMs = options.staleMs ?? 10_000;
   const defaultTimeoutMs = options.timeoutMs ?? 30_000;
@@ -123,16 +141,37 @@ export function createSessionLockWith(
       constants.O_CREAT | constants.O_EXCL | constants.O_RDWR,
       0o644,
     );
-    try {
-      const [stats] = await Promise.all([
-        fileSystem.fstat(fd),
-        writeFully(fileSystem, fd, Buffer.from(`${JSON.stringify(owner)}\n`), 0),
-      ]);
-      return { owner, fd, privatePath, dev: stats.dev, ino: stats.ino, createdAt: Date.now() };
-    } catch (error) {
-      await discard({ fd, privatePath });
-      throw error;
-    }
+    // Its identity is learned while the first link is tried (see `attempt`).
+    return {
+      owner,
+      fd,
+      privatePath,
+      dev: 0n,
+      ino: 0n,
+      identified: undefined,
+      createdAt: Date.now(),
+      recorded: undefined,
+    };
+  }
+
+  /** The candidate's device and inode (one fstat, started once). */
+  function identify(candidate: Candidate): Promise<void> {
+    candidate.identified ??= fileSystem.fstat(candidate.fd).then((stats) => {
+      candidate.dev = stats.dev;
+      candidate.ino = stats.ino;
+    });
+    return candidate.identified;
+  }
+
+  /** Writes the owner record into the candidate, once. */
+  function record(candidate: Candidate): Promise<void> {
+    candidate.recorded ??= writeFully(
+      fileSystem,
+      candidate.fd,
+      Buffer.from(`${JSON.stringify(candidate.owner)}\n`),
+      0,
+    );
+    return candidate.recorded;
   }
 
   async function discard(candidate: { fd: number; privatePath: string }): Promise<void> {
@@ -148,13 +187,17 @@ export function createSessionLockWith(
   ): Promise<{ acquired: true } | { acquired: false; seen: ObservedLock | undefined }> {
     let seen: ObservedLock | undefined;
     for (let round = 0; round < 3; round += 1) {
-      try {
-        await fileSystem.link(candidate.privatePath, path);
-        return { acquired: true };
-      } catch (error) {
-        if (errorCode(error) !== 'EEXIST') throw error;
-      }
-      seen = await observeLock(lockFile);
+      const [linked, identified] = await Promise.allSettled([
+        fileSystem.link(candidate.privatePath, path),
+        identify(candidate),
+      ]);
+      // fstat of an open descriptor failing (EIO) leaves a lock whose identity is unknown: it
+      // is never removed by path; without a heartbeat it goes stale after its ttl.
+      if (identified.status === 'rejected') throw identified.reason;
+      if (linked.status === 'fulfilled') return { acquired: true };
+      if (errorCode(linked.reason) !== 'EEXIST') throw linked.reason;
+      const [observed] = await Promise.all([observeLock(lockFile), record(candidate)]);
+      seen = observed;
       if (seen === undefined) continue;
       // Our own file: the link happened although it reported EEXIST.
       if (seen.dev === candidate.dev && seen.ino === candidate.ino) return { acquired: true };
@@ -180,8 +223,6 @@ export function createSessionLockWith(
     const ttlMs = candidate.owner.ttlMs ?? staleMs;
     const heartbeatMs = Math.max(1, options.heartbeatMs ?? Math.floor(ttlMs / 4));
     let released = false;
-    let lost = false;
-    let beating = false;
     const emit = (event: SessionLockEvent): void => {
       try {
         acquireOptions.onEvent?.(event);
@@ -199,32 +240,18 @@ export function createSessionLockWith(
         throw error;
       }
     };
-    const beat = async (): Promise<void> => {
-      const now = new Date();
-      const [touched, held] = await Promise.allSettled([
-        fileSystem.futimes(candidate.fd, now, now),
-        isHeld(),
-      ]);
-      if (released) return;
-      if (touched.status === 'rejected') {
-        emit({ type: 'heartbeat-failed', path, error: touched.reason });
-      }
-      if (held.status === 'rejected') {
-        emit({ type: 'heartbeat-failed', path, error: held.reason });
-      } else if (!held.value && !lost) {
-        lost = true;
-        clearInterval(timer);
-        emit({ type: 'lock-lost', path });
-      }
-    };
-    const timer = setInterval(() => {
-      if (beating) return;
-      beating = true;
-      beat().finally(() => {
-        beating = false;
-      });
-    }, heartbeatMs);
-    timer.unref();
+    const heartbeat = startHeartbeat({
+      fileSystem,
+      fd: candidate.fd,
+      intervalMs: heartbeatMs,
+      isHeld,
+      report: (report) =>
+        emit(
+          report.type === 'lost'
+            ? { type: 'lock-lost', path }
+            : { type: 'heartbeat-failed', path, error: report.error },
+        ),
+    });
     return {
       owner: candidate.owner,
       get released() {
@@ -244,7 +271,9 @@ export function createSessionLockWith(
       async release() {
         if (released) return;
         released = true;
-        clearInterval(timer);
+        heartbeat.stop();
+        // Never close the descriptor under the owner record's write.
+        await candidate.recorded?.catch(() => {});
         // The descriptor stays open until the removal has compared inodes: while it is open, no
         // other file can be given this inode number.
         try {
@@ -256,65 +285,105 @@ export function createSessionLockWith(
     };
   }
 
-  return {
-    path,
-    async tryAcquire(acquireOptions = {}) {
-      acquireOptions.signal?.throwIfAborted();
-      const candidate = await createCandidate(acquireOptions.ttlMs ?? staleMs);
-      let result: SessionLockHandle | ObservedLock | undefined;
-      try {
-        result = await tryWith(candidate, acquireOptions);
-      } catch (error) {
-        await discard(candidate);
-        throw error;
+  /** Waits for the lock (or tries once), up to the timeout. */
+  async function take(
+    acquireOptions: SessionLockAcquireOptions,
+    once: boolean,
+  ): Promise<TakenLock | undefined> {
+    const { signal } = acquireOptions;
+    signal?.throwIfAborted();
+    const timeoutMs = acquireOptions.timeoutMs ?? defaultTimeoutMs;
+    const ttlMs = acquireOptions.ttlMs ?? staleMs;
+    const deadline = Date.now() + timeoutMs;
+    const candidate = await createCandidate(ttlMs);
+    let result: TakenLock | undefined;
+    try {
+      for (;;) {
+        signal?.throwIfAborted();
+        const attempted = await tryWith(candidate, acquireOptions);
+        if (isHandle(attempted)) {
+          result = { handle: attempted, recorded: record(candidate) };
+          break;
+        }
+        if (once) break;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) {
+          const owner = attempted?.owner
+            ? { pid: attempted.owner.pid, host: attempted.owner.host }
+            : undefined;
+          throw new SessionLockTimeoutError({ lockPath: path, timeoutMs, owner });
+        }
+        await abortableDelay(Math.min(remaining, pollMs + Math.random() * pollMs), signal);
+        // A waiting candidate's mtime must be fresh when it is linked: it is the heartbeat.
+        if (Date.now() - candidate.createdAt > ttlMs / 4) {
+          const now = new Date();
+          await fileSystem.futimes(candidate.fd, now, now);
+          candidate.createdAt = now.getTime();
+        }
       }
-      if (isHandle(result)) return result;
+    } catch (error) {
+      await discard(candidate);
+      throw error;
+    }
+    if (result === undefined) {
       await discard(candidate);
       return undefined;
+    }
+    if (signal?.aborted) {
+      await settleTaken(result);
+      signal.throwIfAborted();
+    }
+    return result;
+  }
+
+  /** Releases a lock taken but not handed out, once its record is settled. */
+  async function settleTaken(lock: TakenLock): Promise<void> {
+    await lock.recorded.catch(() => {});
+    await lock.handle.release();
+  }
+
+  /** Owner records of handles this lock handed out that are still being written. */
+  const pending = new Set<Promise<void>>();
+
+  /**
+   * The handle at once: its owner record goes in meanwhile (a reader in that instant sees a
+   * fresh lock without an owner, which counts as held). A failed write is reported as a
+   * `heartbeat-failed` event: the lock is held, only its record is missing.
+   */
+  function handOut(
+    lock: TakenLock | undefined,
+    acquireOptions: SessionLockAcquireOptions,
+  ): SessionLockHandle | undefined {
+    if (lock === undefined) return undefined;
+    const recorded = lock.recorded.catch((error: unknown) => {
+      try {
+        acquireOptions.onEvent?.({ type: 'heartbeat-failed', path, error });
+      } catch {
+        // A throwing listener is ignored.
+      }
+    });
+    pending.add(recorded);
+    void recorded.then(() => pending.delete(recorded));
+    return lock.handle;
+  }
+
+  return {
+    path,
+    take: async (acquireOptions = {}) => {
+      const lock = await take(acquireOptions, false);
+      if (lock === undefined) throw new Error('unreachable: a waiting acquire returned nothing');
+      return lock;
     },
+    tryAcquire: async (acquireOptions = {}) =>
+      handOut(await take(acquireOptions, true), acquireOptions),
     async readOwner(callOptions: LockCallOptions = {}) {
       callOptions.signal?.throwIfAborted();
+      await Promise.all(pending);
       return (await observeLock(lockFile))?.owner;
     },
     async acquire(acquireOptions = {}) {
-      const { signal } = acquireOptions;
-      signal?.throwIfAborted();
-      const timeoutMs = acquireOptions.timeoutMs ?? defaultTimeoutMs;
-      const ttlMs = acquireOptions.ttlMs ?? staleMs;
-      const deadline = Date.now() + timeoutMs;
-      const candidate = await createCandidate(ttlMs);
-      let handle: SessionLockHandle | undefined;
-      try {
-        for (;;) {
-          signal?.throwIfAborted();
-          const result = await tryWith(candidate, acquireOptions);
-          if (isHandle(result)) {
-            handle = result;
-            break;
-          }
-          const remaining = deadline - Date.now();
-          if (remaining <= 0) {
-            const owner = result?.owner
-              ? { pid: result.owner.pid, host: result.owner.host }
-              : undefined;
-            throw new SessionLockTimeoutError({ lockPath: path, timeoutMs, owner });
-          }
-          await abortableDelay(Math.min(remaining, pollMs + Math.random() * pollMs), signal);
-          // A waiting candidate's mtime must be fresh when it is linked: it is the heartbeat.
-          if (Date.now() - candidate.createdAt > ttlMs / 4) {
-            const now = new Date();
-            await fileSystem.futimes(candidate.fd, now, now);
-            candidate.createdAt = now.getTime();
-          }
-        }
-      } catch (error) {
-        await discard(candidate);
-        throw error;
-      }
-      if (signal?.aborted) {
-        await handle.release();
-        signal.throwIfAborted();
-      }
+      const handle = handOut(await take(acquireOptions, false), acquireOptions);
+      if (handle === undefined) throw new Error('unreachable: a waiting acquire returned nothing');
       return handle;
     },
   };

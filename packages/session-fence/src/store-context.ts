@@ -4,6 +4,7 @@ import type { FileSystem } from './file-system';
 import { errorCode } from './safe-file';
 import { assertValidSessionId } from './session-id';
 import type { SessionLockOptions } from './session-lock';
+import { createTranscriptFiles, type TranscriptFiles } from './transcript-files';
 import type { DigestWindow } from './transcript-snapshot';
 
 /** What every operation of one file store shares. */
@@ -22,6 +23,8 @@ export interface StoreContext {
   directoryGone(): void;
   /** fsyncs `sessionsDir`, so a file just created in it survives a crash. */
   syncDirectory(): Promise<void>;
+  /** Transcripts kept open between operations. */
+  files: TranscriptFiles;
   /** The size each session's transcript had after the last operation here: a guess, always checked. */
   knownSizes: Map<string, number>;
   rememberSize(sessionId: string, size: number): void;
@@ -91,6 +94,7 @@ export function createStoreContext(options: {
       ready = undefined;
     },
     syncDirectory: () => syncDirectoryAt(sessionsDir),
+    files: createTranscriptFiles(fileSystem),
     knownSizes,
     rememberSize(sessionId, size) {
       knownSizes.delete(sessionId);

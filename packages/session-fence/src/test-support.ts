@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MessageEntry } from '@keel/spec';
 import { afterEach, beforeEach } from 'vitest';
+import { type FileSystem, nodeFileSystem } from './file-system';
 
 /** Absolute file URL of this package's built entry, for child processes. */
 export const distUrl = new URL('../dist/index.js', import.meta.url).href;
@@ -117,4 +118,43 @@ export async function spawnNodeScript(
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** One request a store or lock made, as a recording file system saw it. */
+export interface FileSystemCall {
+  method: keyof FileSystem;
+  /** The path, or for a descriptor call the path it was opened with. */
+  path: string;
+}
+
+/**
+ * The real file system, recording every request (with the path behind each descriptor), with
+ * `around` able to replace any call, e.g. to inject the fault a real file system can produce.
+ */
+export function recordingFileSystem(
+  around: Partial<{
+    [Method in keyof FileSystem]: (
+      real: FileSystem[Method],
+      ...args: Parameters<FileSystem[Method]>
+    ) => ReturnType<FileSystem[Method]>;
+  }> = {},
+): { fileSystem: FileSystem; calls: FileSystemCall[] } {
+  const calls: FileSystemCall[] = [];
+  const paths = new Map<number, string>();
+  const fileSystem = {} as Record<string, unknown>;
+  for (const method of Object.keys(nodeFileSystem) as Array<keyof FileSystem>) {
+    const real = nodeFileSystem[method] as (...args: unknown[]) => Promise<unknown>;
+    const wrapper = around[method] as
+      | ((real: unknown, ...args: unknown[]) => Promise<unknown>)
+      | undefined;
+    fileSystem[method] = async (...args: unknown[]) => {
+      const first = args[0];
+      const path = typeof first === 'number' ? (paths.get(first) ?? `fd ${first}`) : String(first);
+      calls.push({ method, path });
+      const result = await (wrapper ? wrapper(real, ...args) : real(...args));
+      if (method === 'open') paths.set(result as number, String(first));
+      return result;
+    };
+  }
+  return { fileSystem: fileSystem as unknown as FileSystem, calls };
 }

@@ -62,6 +62,9 @@ export function stateOf(snapshot: Snapshot): TranscriptState {
   };
 }
 
+/** Files up to this size are read whole in one request instead of two ranges. */
+const WHOLE_FILE_READ_BYTES = 64 * 1024;
+
 /** The bytes at given head and tail lengths of a file assumed `size` bytes long (both read at once). */
 export interface RangeRead {
   head: Buffer;
@@ -77,6 +80,15 @@ export async function readRanges(
   size: number,
   lengths: { headLength: number; tailLength: number },
 ): Promise<RangeRead> {
+  if (size <= WHOLE_FILE_READ_BYTES) {
+    // One request for a small file: all of it, and one byte more.
+    const whole = await readFully(fileSystem, fd, 0, size + 1);
+    return {
+      head: whole.subarray(0, Math.min(lengths.headLength, whole.length)),
+      tail: whole.subarray(Math.max(0, size - lengths.tailLength), Math.min(size, whole.length)),
+      longer: whole.length > size,
+    };
+  }
   const [head, tailAndNext] = await Promise.all([
     lengths.headLength > 0
       ? readFully(fileSystem, fd, 0, lengths.headLength)

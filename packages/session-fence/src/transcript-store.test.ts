@@ -4,6 +4,8 @@ import {
   lstat,
   mkdir,
   readFile,
+  rename,
+  rm,
   stat,
   symlink,
   truncate,
@@ -246,6 +248,22 @@ describe('createTranscriptStore', () => {
     expect(InvalidTranscriptEntryError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ index: 1 });
     expect((await store.read('s1')).exists).toBe(false);
+  });
+
+  it('never writes through a kept descriptor to a transcript that was replaced or removed', async () => {
+    await store.append('s1', [textMessage('1', 'old file')]);
+    const path = store.transcriptPath('s1');
+    // Another file renamed over the transcript while the store keeps the old one open.
+    await writeFile(`${path}.new`, `${JSON.stringify(textMessage('x', 'new file'))}\n`);
+    await rename(`${path}.new`, path);
+    await store.append('s1', [textMessage('2', 'after the rename')]);
+    expect((await store.read('s1')).entries.map((entry) => entry.id)).toEqual(['x', '2']);
+    // Removed: the next append creates a new transcript instead of writing to the gone one.
+    await rm(path);
+    await store.append('s1', [textMessage('3', 'after the removal')]);
+    const read = await store.read('s1');
+    expect(read.header?.version).toBe(2);
+    expect(read.entries.map((entry) => entry.id)).toEqual(['3']);
   });
 
   it('can skip fsync', async () => {

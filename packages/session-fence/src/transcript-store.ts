@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import type { SessionStorage } from '@keel/spec';
 import { appendEntries } from './append-entries';
 import { acquireLease } from './file-lease';
-import { type FileSystem, nodeFileSystem } from './file-system';
-import { DEFAULT_INSPECT_TAIL_BYTES, inspectTrailingToolUsesWith } from './find-orphaned-tool-uses';
+import { type FileSystem, nodeFileSystem, readableFile } from './file-system';
+import { DEFAULT_INSPECT_TAIL_BYTES, inspectTrailingToolUsesIn } from './find-orphaned-tool-uses';
 import { compareTranscript, readTranscript, transcriptState } from './read-transcript';
 import { errorCode } from './safe-file';
 import { isValidSessionId } from './session-id';
@@ -40,6 +40,9 @@ export interface TranscriptStore extends SessionStorage {
 
 const DEFAULT_TAIL_READ_BYTES = 1024 * 1024;
 
+/** A store dropped without being kept closes the transcripts it kept open. */
+const openFiles = new FinalizationRegistry<{ closeIdle(): void }>((files) => files.closeIdle());
+
 /** Creates the file-backed transcript store: one append-only JSONL file per session. */
 export function createTranscriptStore(options: TranscriptStoreOptions): TranscriptStore {
   return createTranscriptStoreWith(nodeFileSystem, options);
@@ -61,7 +64,7 @@ export function createTranscriptStoreWith(
     lock: options.lock ?? {},
   });
 
-  return {
+  const store: TranscriptStore = {
     sessionsDir: context.sessionsDir,
     transcriptPath: context.transcriptPath,
     lockPath: context.lockPath,
@@ -107,13 +110,18 @@ export function createTranscriptStoreWith(
       }
     },
 
-    inspectTrailingToolUses: (sessionId, inspectOptions = {}) =>
-      inspectTrailingToolUsesWith(fileSystem, context.transcriptPath(sessionId), {
-        format: 'keel',
-        tailBytes: inspectOptions.maxBytes ?? DEFAULT_INSPECT_TAIL_BYTES,
-        ...(inspectOptions.signal === undefined ? {} : { signal: inspectOptions.signal }),
-        strict: true,
-      }),
+    async inspectTrailingToolUses(sessionId, inspectOptions = {}) {
+      inspectOptions.signal?.throwIfAborted();
+      return context.files.use(context.transcriptPath(sessionId), async (file) => {
+        if (file === undefined) return { orphans: [], complete: true };
+        const size = Number((await file.stats).size);
+        return inspectTrailingToolUsesIn(readableFile(fileSystem, file.fd), size, {
+          format: 'keel',
+          tailBytes: inspectOptions.maxBytes ?? DEFAULT_INSPECT_TAIL_BYTES,
+          ...(inspectOptions.signal === undefined ? {} : { signal: inspectOptions.signal }),
+        });
+      });
+    },
 
     async list(callOptions = {}) {
       callOptions.signal?.throwIfAborted();
@@ -131,4 +139,6 @@ export function createTranscriptStoreWith(
         .filter(isValidSessionId);
     },
   };
+  openFiles.register(store, context.files);
+  return store;
 }

@@ -9,3 +9,10 @@ export {
   toolPairEntries,
 } from './compaction-conformance-fixtures';
 export type { CompactionProviderConformanceOptions } from './compaction-conformance-types';
+export { describeSessionStorageConformance, sessionStorageChecks } from './storage-conformance';
+export type {
+  SessionStorageConformanceOptions,
+  SessionStorageUnderTest,
+} from './storage-conformance-fixtures';
+export { storageConformanceEntries, storageUserMessage } from './storage-conformance-fixtures';
+export type { StorageCheck, StorageCheckContext } from './storage-conformance-support';
