@@ -17,12 +17,18 @@ import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { findOrphanedToolUses, resolveClaudeCliTranscriptPath } from '@keel/session-fence';
-import { createMockProvider, type MockProvider, type RecordedRequest } from '@keel/testing';
+import {
+  createMockProvider,
+  type MockBehavior,
+  type MockProvider,
+  type RecordedRequest,
+} from '@keel/testing';
 import {
   createClaudeCliTransport,
   createFileBindingStore,
   type Message,
   type ModelEvent,
+  type OrphanPolicy,
 } from '@keel/transport';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -33,7 +39,8 @@ const CLAUDE = join(
   '.bin',
   'claude',
 );
-const MODEL = 'claude-keel-e2e';
+/** Each test's CLI names its own model, so the shared provider answers it from its script only. */
+const modelOf = (name: string) => `claude-keel-e2e-${name}`;
 const HANG_COMMAND = 'timeout 97 tail -f /dev/null';
 
 let provider: MockProvider;
@@ -73,9 +80,9 @@ async function waitFor(what: string, check: () => boolean, signal: AbortSignal):
   }
 }
 
-function mainRequests(): RecordedRequest[] {
+function mainRequests(model: string): RecordedRequest[] {
   return provider.requests.filter(
-    (request) => request.api === 'anthropic-messages' && request.model === MODEL,
+    (request) => request.api === 'anthropic-messages' && request.model === model,
   );
 }
 
@@ -88,7 +95,11 @@ const text = (events: ModelEvent[]) =>
  * A claude-cli transport running the real CLI in its own working directory and HOME (so its
  * transcripts land in `<home>/.claude/projects`), pointed at the mock provider.
  */
-function realCliTransport(name: string, options: { abortGraceMs: number; bindingsPath?: string }) {
+function realCliTransport(
+  name: string,
+  options: { abortGraceMs: number; bindingsPath?: string; orphanPolicy?: OrphanPolicy },
+) {
+  const model = modelOf(name);
   const cwd = join(root, `${name}-work`);
   const home = join(root, `${name}-home`);
   mkdirSync(cwd, { recursive: true });
@@ -96,7 +107,7 @@ function realCliTransport(name: string, options: { abortGraceMs: number; binding
   const transport = createClaudeCliTransport({
     command: CLAUDE,
     cwd,
-    model: MODEL,
+    model,
     allowedTools: ['Bash'],
     env: {
       HOME: home,
@@ -111,6 +122,7 @@ function realCliTransport(name: string, options: { abortGraceMs: number; binding
       ? {}
       : { bindings: createFileBindingStore({ path: options.bindingsPath }) }),
     abortGraceMs: options.abortGraceMs,
+    ...(options.orphanPolicy === undefined ? {} : { orphanPolicy: options.orphanPolicy }),
   });
   const transcriptPath = (cliSessionId: string) =>
     resolveClaudeCliTranscriptPath({
@@ -139,22 +151,55 @@ function realCliTransport(name: string, options: { abortGraceMs: number; binding
       return { events, error };
     }
   };
-  return { cwd, transcriptPath, run };
+  /** Scripts this CLI's next model answer. */
+  const answer = (behavior: MockBehavior) => provider.enqueue({ behavior, match: { model } });
+  return { cwd, model, transcriptPath, run, answer };
 }
 
-/** Scripts the model's next answer: a long-running Bash tool call. */
-function enqueueHangingBash(id: string) {
-  provider.enqueue({
-    behavior: {
-      type: 'ok',
-      toolCalls: [{ id, name: 'Bash', input: { command: HANG_COMMAND, description: 'Wait' } }],
-    },
-    match: { model: MODEL },
+/** A model answer that starts a long-running Bash tool call. */
+function hangingBash(id: string): MockBehavior {
+  return {
+    type: 'ok',
+    toolCalls: [{ id, name: 'Bash', input: { command: HANG_COMMAND, description: 'Wait' } }],
+  };
+}
+
+/**
+ * Runs one turn of `sessionId` whose model starts a long Bash command, and kills the run (as
+ * configured: SIGKILL at once with `abortGraceMs: 0`) once the tool_use is in the CLI's transcript
+ * and the tool runs.
+ */
+async function runKilledMidTool(
+  cli: ReturnType<typeof realCliTransport>,
+  turn: { sessionId: string; messages: Message[]; toolUseId: string },
+) {
+  cli.answer(hangingBash(turn.toolUseId));
+  const controller = new AbortController();
+  const patience = AbortSignal.timeout(45_000);
+  let watching: Promise<void> | undefined;
+  let cliSessionId = '';
+  const result = await cli.run(turn.sessionId, turn.messages, controller.signal, (event) => {
+    if (event.type === 'session-bound') cliSessionId = event.cliSessionId;
+    if (event.type !== 'tool-call' || watching) return;
+    const transcriptPath = cli.transcriptPath(cliSessionId);
+    watching = (async () => {
+      await waitFor(
+        'the tool_use line',
+        () =>
+          existsSync(transcriptPath) &&
+          readFileSync(transcriptPath, 'utf8').includes(`"id":"${turn.toolUseId}"`),
+        patience,
+      );
+      await waitFor('the Bash tool process', () => hangingToolPids(cli.cwd).length > 0, patience);
+      controller.abort();
+    })();
   });
+  await watching;
+  return { ...result, cliSessionId };
 }
 
 describe('claude-cli transport with the real Claude Code CLI', () => {
-  it('binds, resumes, survives a run killed mid-tool, and reseeds a fresh session', async () => {
+  it('binds, resumes, survives a run killed mid-tool, and reseeds a fresh session (orphan policy reseed, the default)', async () => {
     const bindingsPath = join(root, 'state', 'bindings.json');
     // A crash, not a polite stop: on SIGTERM the CLI answers its running tool itself.
     const cli = realCliTransport('crash', { abortGraceMs: 0, bindingsPath });
@@ -167,10 +212,7 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     const bound = (events: ModelEvent[]) => events.find((event) => event.type === 'session-bound');
 
     // Turn 1: a fresh CLI session, bound to the gateway session.
-    provider.enqueue({
-      behavior: { type: 'ok', text: 'Noted: PELICAN.' },
-      match: { model: MODEL },
-    });
+    cli.answer({ type: 'ok', text: 'Noted: PELICAN.' });
     const u1 = user('Remember the code word PELICAN.');
     const first = await run([u1]);
     expect(first.error).toBeUndefined();
@@ -184,13 +226,10 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     );
 
     // Turn 2: resumed: same CLI session, and the provider sees the earlier conversation.
-    provider.enqueue({
-      behavior: { type: 'ok', text: 'It was PELICAN.' },
-      match: { model: MODEL },
-    });
+    cli.answer({ type: 'ok', text: 'It was PELICAN.' });
     const a1 = assistant('Noted: PELICAN.');
     const u2 = user('What was the code word?');
-    const before = mainRequests().length;
+    const before = mainRequests(cli.model).length;
     const second = await run([u1, a1, u2]);
     expect(second.error).toBeUndefined();
     expect(text(second.events)).toBe('It was PELICAN.');
@@ -200,35 +239,21 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
       cliSessionId,
       resumed: true,
     });
-    const resumedRequest = JSON.stringify(mainRequests().slice(before).at(-1)?.messages);
+    const resumedRequest = JSON.stringify(mainRequests(cli.model).slice(before).at(-1)?.messages);
     expect(resumedRequest).toContain('Remember the code word PELICAN.');
     expect(resumedRequest).toContain('Noted: PELICAN.');
     expect(resumedRequest).toContain('What was the code word?');
     expect(resumedRequest).not.toContain('could not be continued');
 
     // Turn 3: the model starts a long Bash command; the run is killed while it runs.
-    enqueueHangingBash('toolu_e2e_hang');
     const transcriptPath = cli.transcriptPath(cliSessionId);
     const a2 = assistant('It was PELICAN.');
     const u3 = user('Run the long command.');
-    const controller = new AbortController();
-    const patience = AbortSignal.timeout(45_000);
-    let watching: Promise<void> | undefined;
-    const killed = await run([u1, a1, u2, a2, u3], controller.signal, (event) => {
-      if (event.type !== 'tool-call' || watching) return;
-      watching = (async () => {
-        await waitFor(
-          'the tool_use line',
-          () =>
-            existsSync(transcriptPath) &&
-            readFileSync(transcriptPath, 'utf8').includes('"id":"toolu_e2e_hang"'),
-          patience,
-        );
-        await waitFor('the Bash tool process', () => hangingToolPids(cwd).length > 0, patience);
-        controller.abort();
-      })();
+    const killed = await runKilledMidTool(cli, {
+      sessionId: 'e2e',
+      messages: [u1, a1, u2, a2, u3],
+      toolUseId: 'toolu_e2e_hang',
     });
-    await watching;
     expect(killed.events).toContainEqual({
       type: 'tool-call',
       id: 'toolu_e2e_hang',
@@ -243,12 +268,9 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     ]);
 
     // Turn 4: the orphan is detected; a fresh session gets the prior context and replies.
-    provider.enqueue({
-      behavior: { type: 'ok', text: 'Back again: PELICAN.' },
-      match: { model: MODEL },
-    });
+    cli.answer({ type: 'ok', text: 'Back again: PELICAN.' });
     const u4 = user('Are you still there?');
-    const beforeFresh = mainRequests().length;
+    const beforeFresh = mainRequests(cli.model).length;
     const fourth = await run([u1, a1, u2, a2, u3, u4]);
     expect(fourth.error).toBeUndefined();
     expect(fourth.events[0]).toEqual({
@@ -263,7 +285,7 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     const freshId = freshBound?.type === 'session-bound' ? freshBound.cliSessionId : '';
     expect(freshId).not.toBe(cliSessionId);
     expect(text(fourth.events)).toBe('Back again: PELICAN.');
-    const reseeded = JSON.stringify(mainRequests().slice(beforeFresh).at(-1)?.messages);
+    const reseeded = JSON.stringify(mainRequests(cli.model).slice(beforeFresh).at(-1)?.messages);
     expect(reseeded).toContain('could not be continued');
     // The CLI sends the prompt to the API as JSON: the reseeded lines appear JSON-escaped once more.
     expect(reseeded).toContain(
@@ -279,7 +301,7 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
   it('a polite abort (SIGTERM) lets the CLI answer its tool, so the next turn resumes', async () => {
     const cli = realCliTransport('polite', { abortGraceMs: 20_000 });
     const { cwd } = cli;
-    enqueueHangingBash('toolu_e2e_polite');
+    cli.answer(hangingBash('toolu_e2e_polite'));
     const controller = new AbortController();
     const patience = AbortSignal.timeout(45_000);
     let watching: Promise<void> | undefined;
@@ -304,10 +326,7 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
     const transcriptPath = cli.transcriptPath(cliSessionId);
     expect(await findOrphanedToolUses(transcriptPath, { format: 'claude-cli' })).toEqual([]);
 
-    provider.enqueue({
-      behavior: { type: 'ok', text: 'Stopped as asked.' },
-      match: { model: MODEL },
-    });
+    cli.answer({ type: 'ok', text: 'Stopped as asked.' });
     const next = await cli.run('polite', [user('Run the long command.'), user('Never mind.')]);
     expect(next.error).toBeUndefined();
     const { events } = next;
@@ -319,5 +338,42 @@ describe('claude-cli transport with the real Claude Code CLI', () => {
       resumed: true,
     });
     expect(events).toContainEqual({ type: 'text-delta', text: 'Stopped as asked.' });
+  }, 120_000);
+
+  it('orphan policy resume: resumes a session left with an orphaned tool_use, and the CLI heals it', async () => {
+    // A crash (SIGKILL at once) leaves the tool_use unanswered in the CLI's transcript.
+    const cli = realCliTransport('heal', { abortGraceMs: 0, orphanPolicy: 'resume' });
+    const u1 = user('Run the long command.');
+    const killed = await runKilledMidTool(cli, {
+      sessionId: 'heal',
+      messages: [u1],
+      toolUseId: 'toolu_e2e_heal',
+    });
+    const { cliSessionId } = killed;
+    expect(killed.error).toMatchObject({ keelKind: 'caller_abort' });
+    expect(hangingToolPids(cli.cwd)).toEqual([]);
+    const transcriptPath = cli.transcriptPath(cliSessionId);
+    expect(await findOrphanedToolUses(transcriptPath, { format: 'claude-cli' })).toEqual([
+      'toolu_e2e_heal',
+    ]);
+
+    cli.answer({ type: 'ok', text: 'Healed and back.' });
+    const before = mainRequests(cli.model).length;
+    const next = await cli.run('heal', [u1, user('Are you still there?')]);
+    expect(next.error).toBeUndefined();
+    expect(next.events.some((event) => event.type === 'binding-invalidated')).toBe(false);
+    expect(next.events).toContainEqual({
+      type: 'session-bound',
+      sessionId: 'heal',
+      cliSessionId,
+      resumed: true,
+    });
+    expect(text(next.events)).toBe('Healed and back.');
+    // The CLI answered the interrupted call itself before going on: no orphan is left, and the
+    // model saw a tool_result for it, not a reseeded transcript.
+    expect(await findOrphanedToolUses(transcriptPath, { format: 'claude-cli' })).toEqual([]);
+    const sent = JSON.stringify(mainRequests(cli.model).slice(before).at(-1)?.messages);
+    expect(sent).toContain('"tool_use_id":"toolu_e2e_heal"');
+    expect(sent).not.toContain('could not be continued');
   }, 120_000);
 });

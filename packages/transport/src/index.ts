@@ -16,6 +16,7 @@ export type {
   ClaudeCliTransportOptions,
   CliBinding,
   FileBindingStoreOptions,
+  OrphanPolicy,
   ReseedContext,
   ReseedLoadContext,
 } from './claude-cli';

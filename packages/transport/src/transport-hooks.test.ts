@@ -155,7 +155,7 @@ describe.each(SDK_TARGETS)('$name lifecycle hooks', (target) => {
       hooks: { onRequestError: (context) => kinds.push(context.errorKind) },
     });
     const run = drain(transport.stream(hello, { signal: controller.signal }));
-    await expect.poll(() => mock.requests.length).toBe(1);
+    await expect.poll(() => mock.requests.length, { timeout: 30_000, interval: 20 }).toBe(1);
     controller.abort();
     const { error } = await run;
     expect(error).toMatchObject({ name: 'AbortError', keelKind: 'caller_abort' });

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { classifyError } from '@keel/error-classification';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,6 +11,14 @@ import {
 } from '../test/mock-transport';
 import { createTcpRelay } from '../test/tcp-relay';
 import { TransportAbortError, TransportTimeoutError } from './transport-error';
+
+/*
+ * On a busy 2-core machine an event loop can stall for a good part of a second: every clock here
+ * either has to fire (a provider that hangs or stalls for ever) or has a wide margin over what it
+ * measures, and every wait is for an event (a request received, a connection closed), with
+ * limits that only catch a hang. Each test answers from its own script (`useMockProvider`).
+ */
+const PATIENCE = { timeout: 30_000, interval: 20 };
 
 const mock = useMockProvider();
 
@@ -44,22 +53,26 @@ describe.each(SDK_TARGETS)('$name timeouts and aborts', (target) => {
 
   it('a stream that goes silent hits the stall timeout after its first chunks', async () => {
     mock.enqueue({ type: 'stall', afterChunks: 1 });
+    // The first chunk comes with the headers; the silence after it never ends.
     const { events, error } = await drain(
-      transportFor(target, mock, { stallTimeoutMs: 2_000 }).stream(hello, { stallTimeoutMs: 150 }),
+      transportFor(target, mock, { stallTimeoutMs: 60_000 }).stream(hello, {
+        stallTimeoutMs: 1_000,
+      }),
     );
     expect(textOf(events).length).toBeGreaterThan(0);
     expect(error).toBeInstanceOf(TransportTimeoutError);
-    expect(error).toMatchObject({ timeoutKind: 'stall', timeoutMs: 150 });
+    expect(error).toMatchObject({ timeoutKind: 'stall', timeoutMs: 1_000 });
     expect(classifyError(error).kind).toBe('timeout');
   });
 
   it('slow tokens within the stall timeout succeed', async () => {
     mock.enqueue({ type: 'ok', text: 'slow but steady tokens', chunkSize: 4, chunkDelayMs: 40 });
+    // Each gap is 40 ms; the clocks allow 250 times that, so only a real stall could fire them.
     const { events, error } = await drain(
       transportFor(target, mock, {
-        stallTimeoutMs: 1_000,
-        firstTokenTimeoutMs: 5_000,
-        timeoutMs: 15_000,
+        stallTimeoutMs: 10_000,
+        firstTokenTimeoutMs: 10_000,
+        timeoutMs: 60_000,
       }).stream(hello),
     );
     expect(error).toBeUndefined();
@@ -68,31 +81,24 @@ describe.each(SDK_TARGETS)('$name timeouts and aborts', (target) => {
   });
 
   it('time the consumer spends on an event does not count as a stall', async () => {
-    mock.enqueue({
-      type: 'ok',
-      text: 'steady provider, slow consumer',
-      chunkSize: 15,
-      chunkDelayMs: 10,
-    });
-    // A wide margin between the provider's pace and the stall clock, so a busy machine cannot
-    // make it fire; the consumer is slower than the clock by as much.
-    const transport = transportFor(target, mock, { stallTimeoutMs: 400 });
+    // The whole answer is sent at once, so the next chunk is always there when the consumer asks
+    // for it: only time spent in the consumer's loop could look like a stall.
+    mock.enqueue({ type: 'ok', text: 'steady provider, slow consumer', chunkSize: 100 });
+    const stallTimeoutMs = 1_500;
+    const transport = transportFor(target, mock, { stallTimeoutMs });
     let text = '';
     for await (const event of transport.stream(hello)) {
-      if (event.type === 'text-delta') text += event.text;
-      // A consumer busy with each event for longer than the stall timeout.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      if (event.type !== 'text-delta') continue;
+      text += event.text;
+      // A consumer busy with the event for longer than the stall timeout.
+      await delay(stallTimeoutMs + 500);
     }
     expect(text).toBe('steady provider, slow consumer');
   });
 
   it('a caller abort mid-stream is a caller_abort, not a timeout', async () => {
-    mock.enqueue({
-      type: 'ok',
-      text: 'a long answer that keeps coming',
-      chunkSize: 3,
-      chunkDelayMs: 50,
-    });
+    // One chunk, then an open stream that sends nothing more: nothing can arrive after the abort.
+    mock.enqueue({ type: 'stall', afterChunks: 1 });
     const controller = new AbortController();
     const { events, error } = await drain(
       transportFor(target, mock, { stallTimeoutMs: 5_000 }).stream(hello, {
@@ -116,7 +122,7 @@ describe.each(SDK_TARGETS)('$name timeouts and aborts', (target) => {
         signal: controller.signal,
       }),
     );
-    await expect.poll(() => mock.requests.length).toBe(1);
+    await expect.poll(() => mock.requests.length, PATIENCE).toBe(1);
     controller.abort();
     const { error } = await run;
     expect(error).toBeInstanceOf(TransportAbortError);
@@ -142,7 +148,7 @@ describe.each(SDK_TARGETS)('$name timeouts and aborts', (target) => {
       expect(deltas).toBe(1);
       expect(mock.requests).toHaveLength(1);
       // The mock never ends a stalled response: only the client can close this connection.
-      await expect.poll(() => relay.openConnections()).toBe(0);
+      await expect.poll(() => relay.openConnections(), PATIENCE).toBe(0);
     } finally {
       await relay.close();
     }

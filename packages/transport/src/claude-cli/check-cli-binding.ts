@@ -5,6 +5,7 @@ import {
   resolveClaudeCliTranscriptPath,
 } from '@keel/session-fence';
 import type { BindingInvalidReason } from '@keel/spec';
+import type { OrphanPolicy } from './claude-cli-options';
 
 /** Where the CLI run with this environment keeps its transcripts. */
 export function cliProjectsRoot(env: NodeJS.ProcessEnv): string {
@@ -24,6 +25,11 @@ export interface CheckCliBindingOptions {
   inspectBytes?: number;
   /** Bytes read when the first window did not hold the whole last exchange; default 32 MiB. */
   maxInspectBytes?: number;
+  /**
+   * `resume`: the CLI heals an orphaned `tool_use` itself, so only the transcript's presence is
+   * checked. Default `reseed`: the transcript's end is inspected too.
+   */
+  orphanPolicy?: OrphanPolicy;
   signal?: AbortSignal;
 }
 
@@ -38,7 +44,8 @@ export type CliBindingCheck =
 
 /**
  * Whether a CLI session can be resumed: its transcript must exist (a plain, non-empty file)
- * and must not end in an assistant `tool_use` that no `tool_result` answers. A last exchange too
+ * and, unless the orphan policy is `resume`, must not end in an assistant `tool_use` that no
+ * `tool_result` answers. A last exchange too
  * long to inspect within `maxInspectBytes` cannot be shown safe, so it invalidates the binding
  * too (`unverifiable-transcript`): reseeding from the caller's transcript loses nothing, while
  * resuming a hidden orphan kills the session.
@@ -59,6 +66,7 @@ export async function checkCliBinding(options: CheckCliBindingOptions): Promise<
   if (status !== 'present') {
     return { valid: false, transcriptPath, reason: 'missing-transcript' };
   }
+  if (options.orphanPolicy === 'resume') return { valid: true, transcriptPath };
   const inspectBytes = options.inspectBytes ?? DEFAULT_BINDING_INSPECT_BYTES;
   const maxInspectBytes = Math.max(
     inspectBytes,

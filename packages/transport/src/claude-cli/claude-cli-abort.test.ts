@@ -1,20 +1,16 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { classifyError } from '@keel/error-classification';
-import type { FakeClaudeStep, FakeClaudeTurn } from '@keel/testing';
+import type { FakeClaudeTurn } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
 import {
   abortAtToolCall,
   aliveFakeProcesses,
   type CliTestFixture,
   createCliTestFixture,
-  drain,
   fakeProcessIds,
   fakeSignals,
   userTurn,
 } from '../../test/cli-test-fixture';
-import { TransportTimeoutError } from '../transport-error';
-import { ClaudeCliError } from './claude-cli-error';
 import { createClaudeCliTransport } from './create-claude-cli-transport';
 
 const hangingTool: FakeClaudeTurn['steps'] = [
@@ -92,111 +88,4 @@ describe('createClaudeCliTransport: abort', () => {
     }
     expectCliAndToolGone(fixture);
   });
-
-  it('ends a silent CLI with a timeout error from the no-output watchdog', async () => {
-    const fixture = createCliTestFixture({
-      turns: [
-        { steps: [{ type: 'text', text: 'thinking…' }, { type: 'silence' }], onSigterm: 'ignore' },
-      ],
-    });
-    const transport = createClaudeCliTransport({
-      command: fixture.fake.command,
-      cwd: fixture.cwd,
-      env: fixture.fake.env,
-      noOutputTimeoutMs: 2_500,
-      abortGraceMs: 100,
-    });
-    const { events, error } = await drain(transport.stream(go));
-    expect(events.filter((event) => event.type === 'finish')).toEqual([]);
-    expect(error).toMatchObject({
-      name: 'TransportTimeoutError',
-      keelKind: 'timeout',
-      timeoutKind: 'stall',
-    });
-    expect(fakeProcessIds(fixture)).toHaveLength(1);
-    expect(aliveFakeProcesses(fixture)).toEqual([]);
-  });
-
-  it.each([
-    ['attempt', { timeoutMs: 1_500 }],
-    ['first-token', { firstTokenTimeoutMs: 1_500 }],
-  ] as const)(
-    'ends a silent CLI with a per-call timeout of kind %s',
-    async (timeoutKind, clock) => {
-      // Only init, then silence: session-bound is not a first token. The clocks leave the CLI
-      // ample time to start, so init always comes first.
-      const fixture = createCliTestFixture({
-        turns: [{ steps: [{ type: 'silence' }], onSigterm: 'ignore' }],
-      });
-      const transport = createClaudeCliTransport({
-        command: fixture.fake.command,
-        cwd: fixture.cwd,
-        env: fixture.fake.env,
-        noOutputTimeoutMs: 60_000,
-        abortGraceMs: 100,
-      });
-      const { events, error } = await drain(transport.stream(go, { sessionId: 'gw', ...clock }));
-      expect(events.map((event) => event.type)).toEqual(['session-bound']);
-      expect(error).toMatchObject({
-        name: 'TransportTimeoutError',
-        keelKind: 'timeout',
-        timeoutKind,
-      });
-      expect(fakeProcessIds(fixture)).toHaveLength(1);
-      expect(aliveFakeProcesses(fixture)).toEqual([]);
-    },
-  );
-
-  it.each([
-    [
-      'stall',
-      'a tool it finished',
-      [
-        { type: 'tool_use', id: 'toolu_ran', name: 'Bash', input: { command: 'touch x' } },
-        { type: 'silence' },
-      ],
-      { noOutputTimeoutMs: 4_000 },
-      {},
-    ],
-    [
-      'attempt',
-      'a tool still running',
-      [
-        {
-          type: 'tool_use',
-          id: 'toolu_ran',
-          name: 'Bash',
-          input: { command: 'sleep' },
-          hang: true,
-        },
-      ],
-      { noOutputTimeoutMs: 300_000 },
-      { timeoutMs: 4_000 },
-    ],
-  ] as const)(
-    'a %s timeout after %s is final, not a retryable timeout (a retry would run the tool again)',
-    async (timeoutKind, _what, steps, transportClock, callClock) => {
-      // The clocks leave the CLI ample time to start and announce its tool before they run out.
-      const fixture = createCliTestFixture({
-        turns: [{ steps: [...steps] as FakeClaudeStep[], onSigterm: 'ignore' }],
-      });
-      const transport = createClaudeCliTransport({
-        command: fixture.fake.command,
-        cwd: fixture.cwd,
-        env: fixture.fake.env,
-        abortGraceMs: 100,
-        ...transportClock,
-      });
-      const { events, error } = await drain(transport.stream(go, callClock));
-      expect(
-        events.filter((event) => event.type === 'tool-call').map((event) => event.type),
-      ).toEqual(['tool-call']);
-      expect(ClaudeCliError.isInstance(error)).toBe(true);
-      expect(error).toMatchObject({ keelKind: 'unknown', toolUseIds: ['toolu_ran'] });
-      expect(TransportTimeoutError.isInstance((error as Error).cause)).toBe(true);
-      expect((error as Error).cause).toMatchObject({ timeoutKind });
-      expect(classifyError(error)).toMatchObject({ kind: 'unknown', retryable: false });
-      expect(aliveFakeProcesses(fixture)).toEqual([]);
-    },
-  );
 });

@@ -13,6 +13,19 @@ export interface ReseedLoadContext {
   signal: AbortSignal | undefined;
 }
 
+/**
+ * What to do with a bound CLI session whose transcript ends in a `tool_use` nothing answered (a
+ * run killed mid-tool), or whose last exchange is too long to inspect:
+ * - `reseed` (default): drop the binding, start a fresh CLI session and reseed the prior context
+ *   into it (`binding-invalidated`). Safe with any CLI version: a CLI that cannot resume such a
+ *   session would fail the turn.
+ * - `resume`: resume it anyway. For CLI versions that heal an interrupted tool call themselves
+ *   (Claude Code 2.1.x answers it with an error `tool_result` when resumed), which keeps the CLI's
+ *   own context whole instead of a reseeded summary. The transcript is then not inspected; a
+ *   missing transcript still starts a fresh session.
+ */
+export type OrphanPolicy = 'reseed' | 'resume';
+
 export interface ClaudeCliReseedOptions {
   /** Budget for the reseeded context (summary + recent messages) in characters; default 24,000. */
   maxChars?: number;
@@ -43,6 +56,8 @@ export interface ClaudeCliTransportOptions {
   projectsRoot?: string;
   /** Gateway session → CLI session; default in memory. */
   bindings?: BindingStore;
+  /** A bound session ending in an orphaned `tool_use`: `reseed` (default) or `resume` it. */
+  orphanPolicy?: OrphanPolicy;
   reseed?: ClaudeCliReseedOptions;
   /** Between SIGTERM and SIGKILL on abort; default 5,000 ms. 0 kills at once. */
   abortGraceMs?: number;

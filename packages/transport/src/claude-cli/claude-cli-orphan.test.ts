@@ -1,3 +1,4 @@
+import { findOrphanedToolUses } from '@keel/session-fence';
 import type { Message } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import {
@@ -117,5 +118,67 @@ describe('createClaudeCliTransport: orphaned tool_use', () => {
     const tags = ['<conversation-summary>\n', '\n</conversation-summary>', '\n\n'];
     tags.push('<earlier-messages>\n', '\n</earlier-messages>');
     expect(context.length).toBeLessThanOrEqual(600 + tags.join('').length);
+  });
+
+  it('with orphanPolicy resume, resumes the session the killed run left, orphan and all', async () => {
+    const fixture = createCliTestFixture({
+      turns: [
+        {
+          sessionId: 'cli-kept',
+          steps: [
+            {
+              type: 'tool_use',
+              id: 'toolu_cut',
+              name: 'Bash',
+              input: { command: 'sleep' },
+              hang: true,
+            },
+          ],
+        },
+        { steps: [{ type: 'text', text: 'Resumed where we were.' }] },
+      ],
+    });
+    const loads: ReseedLoadContext[] = [];
+    const transport = createClaudeCliTransport({
+      command: fixture.fake.command,
+      cwd: fixture.cwd,
+      env: fixture.fake.env,
+      abortGraceMs: 0,
+      orphanPolicy: 'resume',
+      reseed: {
+        load: (context) => {
+          loads.push(context);
+          return { messages: [] };
+        },
+      },
+    });
+    const killed = await abortAtToolCall(
+      transport,
+      { messages: [userTurn('run the long command')] },
+      { sessionId: 'gw-r' },
+    );
+    expect(killed.error).toMatchObject({ keelKind: 'caller_abort' });
+    const transcript = fixture.fake.transcriptPath(fixture.cwd, 'cli-kept');
+    expect(await findOrphanedToolUses(transcript, { format: 'claude-cli' })).toEqual(['toolu_cut']);
+
+    const next = await drain(
+      transport.stream(
+        { messages: [userTurn('run the long command'), userTurn('Never mind.')] },
+        { sessionId: 'gw-r' },
+      ),
+    );
+    expect(next.error).toBeUndefined();
+    expect(next.events.some((event) => event.type === 'binding-invalidated')).toBe(false);
+    expect(next.events[0]).toEqual({
+      type: 'session-bound',
+      sessionId: 'gw-r',
+      cliSessionId: 'cli-kept',
+      resumed: true,
+    });
+    const argv = fixture.fake.calls()[1] ?? [];
+    expect(argv[argv.indexOf('--resume') + 1]).toBe('cli-kept');
+    // Resumed: the CLI has the conversation, nothing is reseeded.
+    expect(fakePrompts(fixture)[1]).toBe('run the long command\n\nNever mind.');
+    expect(loads.map((load) => load.reason)).toEqual(['unbound']);
   });
 });

@@ -93,6 +93,7 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
         sessionId,
         projectsRoot,
         cwd,
+        orphanPolicy: options.orphanPolicy ?? 'reseed',
         signal: watchdog.signal,
       });
       const { resumeId } = binding;

@@ -10,6 +10,7 @@ export { ClaudeCliError, type ClaudeCliErrorOptions } from './claude-cli-error';
 export type {
   ClaudeCliReseedOptions,
   ClaudeCliTransportOptions,
+  OrphanPolicy,
   ReseedLoadContext,
 } from './claude-cli-options';
 export { createClaudeCliTransport } from './create-claude-cli-transport';

@@ -1,6 +1,7 @@
 import type { BindingInvalidReason, ModelEvent } from '@keel/spec';
 import type { BindingStore } from './binding-store';
 import { checkCliBinding } from './check-cli-binding';
+import type { OrphanPolicy } from './claude-cli-options';
 
 export interface ResolveCliBindingOptions {
   bindings: BindingStore;
@@ -8,6 +9,7 @@ export interface ResolveCliBindingOptions {
   sessionId: string | undefined;
   projectsRoot: string;
   cwd: string;
+  orphanPolicy: OrphanPolicy;
   signal: AbortSignal;
 }
 
@@ -23,7 +25,8 @@ export type ResolvedCliBinding =
 
 /**
  * Decides whether this call resumes the session's CLI session: a stored binding is resumed only
- * if its transcript exists and does not end in an orphaned `tool_use`; otherwise it is dropped.
+ * if its transcript exists and (with the `reseed` orphan policy) does not end in an orphaned
+ * `tool_use`; otherwise it is dropped.
  */
 export async function resolveCliBinding(
   options: ResolveCliBindingOptions,
@@ -36,6 +39,7 @@ export async function resolveCliBinding(
     projectsRoot: options.projectsRoot,
     cwd: options.cwd,
     cliSessionId: binding.cliSessionId,
+    orphanPolicy: options.orphanPolicy,
     signal: options.signal,
   });
   if (check.valid) return { resumeId: binding.cliSessionId };
