@@ -53,7 +53,7 @@ export function createModelRouter(options: ModelRouterOptions): ModelRouter {
           model: target.model,
           ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }),
           ...(provider.maxTokens === undefined ? {} : { maxTokens: provider.maxTokens }),
-        }) as ModelPort;
+        });
       case 'demo':
         return createTransport({
           api: 'anthropic-messages',
@@ -62,7 +62,7 @@ export function createModelRouter(options: ModelRouterOptions): ModelRouter {
           model: target.model,
           baseUrl: options.demoBaseUrl ?? 'http://127.0.0.1:9',
           maxTokens: 1024,
-        }) as ModelPort;
+        });
       case 'claude-cli':
         return createTransport({
           api: 'claude-cli',
@@ -90,7 +90,7 @@ export function createModelRouter(options: ModelRouterOptions): ModelRouter {
               };
             },
           },
-        }) as ModelPort;
+        });
       default: {
         const unexpected: never = provider;
         throw new Error(`Unknown provider api ${JSON.stringify(unexpected)}`);

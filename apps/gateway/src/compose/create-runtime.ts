@@ -6,7 +6,7 @@ import {
   parseModelRef,
 } from '@keel/orchestrator';
 import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
-import type { CompactorPort, SessionStorage, TurnEvent, TurnHooks } from '@keel/spec';
+import type { SessionStorage, TurnEvent, TurnHooks } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import type { KeelConfig } from '../config/config-schema';
 import { createEventLog, type EventLog } from '../observe/event-log';
@@ -69,7 +69,7 @@ export async function createGatewayRuntime(
     contextWindowTokens: config.compaction.contextWindowTokens,
     reserveTokens: config.compaction.reserveTokens,
     keepRecentTokens: config.compaction.keepRecentTokens,
-  }) as unknown as CompactorPort;
+  });
 
   const events = createEventLog();
   const health = createProviderHealth();
