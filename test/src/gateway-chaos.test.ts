@@ -11,10 +11,9 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTranscriptStore } from '@keel/session-fence';
 import type { MessageEntry, TranscriptEntry } from '@keel/spec';
-import { createMockProvider, type MockProvider } from '@keel/testing';
+import { createMockProvider, type MockProvider, seededRandom } from '@keel/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type GatewayProcess, removeDir, startGateway } from './support/gateway-process';
-import { seededRandom } from './support/seeded-random';
 
 const SEED = Number(process.env['KEEL_CHAOS_SEED'] ?? 4242);
 const SESSIONS = 20;

@@ -1,9 +1,8 @@
 import type { TranscriptEntry, TurnEvent } from '@keel/spec';
-import { type MockBehavior, mockFaults } from '@keel/testing';
+import { type MockBehavior, mockFaults, seededRandom } from '@keel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trailingOrphans } from '../src/trailing-orphans';
 import { createHarness, type Harness } from './harness';
-import { seededRandom } from './seeded-random';
 
 const SEED = Number(process.env['KEEL_FUZZ_SEED'] ?? 20261130);
 const TURNS = Number(process.env['KEEL_FUZZ_TURNS'] ?? 2000);

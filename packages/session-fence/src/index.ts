@@ -3,6 +3,7 @@ export type {
   AppendResult,
   CompactionEntry,
   ContentBlock,
+  FenceCallOptions,
   InspectOptions,
   LeaseEvent,
   LeaseOptions,
@@ -10,6 +11,7 @@ export type {
   ModelSelectionEntry,
   ReadTailOptions,
   Role,
+  SessionFenceStatus,
   SessionLease,
   SessionStorage,
   SessionTakeoverPhase,
@@ -53,12 +55,7 @@ export type { MigrateResult } from './migrate-transcript-entry';
 export { migrateTranscriptEntry } from './migrate-transcript-entry';
 export type { RepairOrphanedToolUsesOptions } from './repair-orphaned-tool-uses';
 export { INTERRUPTED_TOOL_RESULT, repairOrphanedToolUses } from './repair-orphaned-tool-uses';
-export type {
-  FenceCallOptions,
-  SessionFence,
-  SessionFenceOptions,
-  SessionFenceStatus,
-} from './session-fence';
+export type { SessionFence, SessionFenceOptions } from './session-fence';
 export { createSessionFence } from './session-fence';
 export type {
   InvalidSessionIdErrorOptions,

@@ -1,9 +1,12 @@
 import type {
   AppendResult,
+  FenceCallOptions,
   LeaseEvent,
+  SessionFenceStatus,
   SessionLease,
   SessionStorage,
   SessionTakeoverPhase,
+  SessionFence as SpecSessionFence,
   TranscriptChangeKind,
   TranscriptEntry,
   TranscriptState,
@@ -23,41 +26,12 @@ export interface SessionFenceOptions {
   onLeaseEvent?: (event: LeaseEvent) => void;
 }
 
-export interface FenceCallOptions {
-  signal?: AbortSignal;
-}
-
-/** `idle`: never acquired; `held`: lease held; `released`: around a model call; `ended`: turn over. */
-export type SessionFenceStatus = 'idle' | 'held' | 'released' | 'ended';
-
 /**
- * One turn's hold on a session. Calls are serialised. Once a takeover is detected it is sticky:
- * every later call rejects with the same `SessionTakeoverError`, and the lease is let go at once.
+ * The spec's `SessionFence` (one turn's hold on a session; calls serialised; a takeover is sticky),
+ * with the takeover typed as this package's `SessionTakeoverError`.
  */
-export interface SessionFence {
-  readonly sessionId: string;
-  readonly status: SessionFenceStatus;
-  /** The takeover detected in this turn, if any. */
+export interface SessionFence extends SpecSessionFence {
   readonly takeover: SessionTakeoverError | undefined;
-  /** Turn start: takes a lease and records the transcript's state. */
-  acquire(options?: FenceCallOptions): Promise<void>;
-  /** Before a model call: checks the state (phase `fence_check`), keeps it, releases the lease. */
-  release(options?: FenceCallOptions): Promise<void>;
-  /** After a model call: takes a new lease and checks the state (phase `prompt_reacquire`). */
-  reacquire(options?: FenceCallOptions): Promise<void>;
-  /**
-   * An owned write (reply, steering or queued inbound message): one `append` with the lease and
-   * the expected state, so the storage checks and writes in one step (phase `write`). While
-   * released it takes a lease just for the write. The expected state advances to the result's.
-   */
-  append(entries: readonly TranscriptEntry[], options?: FenceCallOptions): Promise<AppendResult>;
-  /** Checks the state without changing the lease (phase `fence_check`). */
-  check(options?: FenceCallOptions): Promise<void>;
-  /**
-   * Turn end: checks (phase `cleanup`) and releases the lease. Rejects only when the takeover is
-   * first found here; a takeover already reported earlier is not thrown a second time.
-   */
-  end(options?: FenceCallOptions): Promise<void>;
 }
 
 /** Creates the fence for one turn of one session. */

@@ -37,3 +37,4 @@ export type {
   MockUsage,
   RecordedRequest,
 } from './mock-provider-types';
+export { seededRandom } from './seeded-random';

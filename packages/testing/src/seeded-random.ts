@@ -1,4 +1,7 @@
-/** mulberry32: a small, fast, seeded PRNG; the same seed gives the same sequence. */
+/**
+ * A seeded pseudo-random source in [0, 1) (mulberry32): the same seed gives the same sequence, so
+ * a fuzz or chaos test that draws from it replays exactly (print the seed when it fails).
+ */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
