@@ -17,6 +17,7 @@ import { createProviderHealth } from './provider-health';
 import { resolveSettings } from './resolve-settings';
 import { createSessionQueue } from './session-queue';
 import { createSystemClock } from './system-clock';
+import { createTranscriptCache } from './transcript-cache';
 import { transcriptFacts } from './transcript-facts';
 import { createTurnEmitter } from './turn-emitter';
 import { stopForShutdown, type TurnRuntime } from './turn-runtime';
@@ -100,6 +101,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     random: options.random ?? Math.random,
     createId,
     settings,
+    transcripts: createTranscriptCache(),
     stopping: false,
   };
   const queue = createSessionQueue(runtime);

@@ -56,8 +56,9 @@ export async function runTurn(
   let toWrite: TranscriptEntry[] = [];
   try {
     await turn.fence.acquire({ signal });
-    const read = await runtime.storage.read(turn.sessionId, { signal });
-    turn.entries = read.entries;
+    turn.entries =
+      runtime.transcripts.get(turn.sessionId, turn.fence.state) ??
+      (await runtime.storage.read(turn.sessionId, { signal })).entries;
     const facts = transcriptFacts(turn.entries);
     const prepared = prepare(runtime, turn, input, facts);
     if (prepared.stored !== undefined) {
@@ -92,6 +93,8 @@ export async function runTurn(
       );
     }
   }
+  if (turn.fence.takeover === undefined)
+    runtime.transcripts.set(turn.sessionId, turn.fence.state, turn.entries);
   await turn.fence.end().catch(() => undefined);
   emitter.emit({
     sessionId: turn.sessionId,

@@ -13,6 +13,7 @@ import type {
 import type { EntryFactory } from './entries';
 import type { ProviderProfiles } from './model-chain';
 import type { CallTimeouts, Classification } from './orchestrator-options';
+import type { TranscriptCache } from './transcript-cache';
 import type { TurnCopy } from './turn-copy';
 import type { TurnEmitter } from './turn-emitter';
 
@@ -56,6 +57,8 @@ export interface TurnRuntime {
   random(): number;
   createId(): string;
   settings: TurnSettings;
+  /** What the last turn of each session left, to skip the read when nothing changed since. */
+  transcripts: TranscriptCache;
   /** Set once shutdown's grace period is over: every turn that starts from then on stops at once. */
   stopping: boolean;
 }

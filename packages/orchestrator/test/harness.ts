@@ -35,6 +35,8 @@ export interface HarnessOptions {
   hooks?: TurnHooks | TurnHooks[];
   compactor?: (model: (target: ModelTarget) => ModelPort) => CompactorPort;
   overrides?: Partial<OrchestratorOptions>;
+  /** Wraps the storage the orchestrator is given (the fences keep the plain one). */
+  wrapStorage?: (storage: SessionStorage) => SessionStorage;
   /** Runs before a model stream ends (after its last event), e.g. to land a foreign write mid-call. */
   beforeStreamEnds?: (target: ModelTarget) => Promise<void> | void;
 }
@@ -103,7 +105,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   };
   const clock = createFakeClock();
   const orchestrator = createOrchestrator({
-    storage,
+    storage: options.wrapStorage?.(storage) ?? storage,
     fences,
     router: { connect },
     providers: options.providers ?? DEFAULT_PROVIDERS,

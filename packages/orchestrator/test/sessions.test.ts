@@ -203,4 +203,35 @@ describe('sessions: takeover, busy sessions, stops, queues, repeats', () => {
     expect(seen.at(-1)).toBe(`turn-end:${next.turnId}`);
     expect(harness.orchestrator.stats()).toEqual({ runningTurns: 0, queuedTurns: 0 });
   });
+
+  it('skips reading the transcript when nothing changed since its last turn, and reads again after a foreign write', async () => {
+    let reads = 0;
+    harness = await createHarness({
+      wrapStorage: (storage) => ({
+        ...storage,
+        read: (...args: Parameters<typeof storage.read>) => {
+          reads += 1;
+          return storage.read(...args);
+        },
+      }),
+    });
+    const { orchestrator } = harness;
+    await orchestrator.runTurn({ sessionId: 's1', input: 'one' });
+    await orchestrator.runTurn({ sessionId: 's1', input: 'two' });
+    expect(reads).toBe(1);
+    await harness.storage.append('s1', [
+      {
+        type: 'message',
+        id: 'f1',
+        messageId: 'f1',
+        timestamp: new Date().toISOString(),
+        role: 'assistant',
+        content: [{ type: 'text', text: 'from elsewhere' }],
+      },
+    ]);
+    const third = await orchestrator.runTurn({ sessionId: 's1', input: 'three' });
+    expect(reads).toBe(2);
+    expect(third.kind).toBe('reply');
+    expect(JSON.stringify(harness.mock.requests.at(-1)?.body)).toContain('from elsewhere');
+  });
 });

@@ -115,6 +115,9 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     get takeover() {
       return takeover;
     },
+    get state() {
+      return expected;
+    },
 
     acquire(callOptions = {}) {
       return serial(async () => {

@@ -189,6 +189,12 @@ export interface SessionFence {
   readonly status: SessionFenceStatus;
   /** The takeover detected in this turn, if any. */
   readonly takeover: SessionTakeoverErrorShape | undefined;
+  /**
+   * The transcript's state as the fence expects it (recorded at `acquire`, advanced by each owned
+   * `append`); `undefined` before `acquire`. Equal states mean equal transcripts, so a caller may
+   * keep what it read while it holds the same state.
+   */
+  readonly state: TranscriptState | undefined;
   /** Turn start: takes the lease and records the transcript's state. */
   acquire(options?: FenceCallOptions): Promise<void>;
   /** Before a model call: checks the state (phase `fence_check`), keeps it, lets the lease go. */
