@@ -38,7 +38,7 @@ export interface WaitStory {
   delayMs: number;
   label: DecisionLabel;
   reason: Decision['reason'];
-  /** The wait is what the provider's `retry-after` asked for. */
+  /** The attempt before it failed with a `retry-after`, which the wait honours. */
   retryAfter: boolean;
 }
 
@@ -195,11 +195,14 @@ function applyDecision(story: TurnStory, event: Decision): void {
     ...(event.to === undefined ? {} : { to: event.to }),
     ...(event.delayMs === undefined ? {} : { delayMs: event.delayMs }),
   };
-  const attempt = [...story.attempts]
+  const failed = [...story.attempts]
     .reverse()
     .find((candidate) => candidate.outcome === 'error' && candidate.decision === undefined);
-  if (attempt !== undefined && event.from !== undefined && sameTarget(attempt.target, event.from))
-    attempt.decision = decision;
+  const attempt =
+    failed !== undefined && event.from !== undefined && sameTarget(failed.target, event.from)
+      ? failed
+      : undefined;
+  if (attempt !== undefined) attempt.decision = decision;
   else
     story.marks.push({
       at: event.at,
@@ -213,8 +216,8 @@ function applyDecision(story: TurnStory, event: Decision): void {
       delayMs: event.delayMs,
       label: event.label,
       reason: event.reason,
-      retryAfter:
-        attempt?.error?.retryAfterMs !== undefined && attempt.error.retryAfterMs === event.delayMs,
+      // The orchestrator honours a retry-after (within its limits) when the error carried one.
+      retryAfter: attempt?.error?.retryAfterMs !== undefined,
     });
   }
 }

@@ -1,4 +1,4 @@
-import type { ContentBlock, TranscriptEntry } from '@keel/spec';
+import type { ContentBlock, TranscriptEntry, TurnEntry } from '@keel/spec';
 import type { TurnStory } from './build-turn-stories';
 import { formatDuration, shortId } from './format';
 import { TurnTimeline } from './turn-timeline';
@@ -74,11 +74,14 @@ function TurnCard(props: {
   now: number;
 }) {
   const { story } = props;
-  const end = props.entries.find((entry) => entry.type === 'turn' && entry.phase === 'end');
-  const ending = end?.type === 'turn' ? end : undefined;
+  const ending = props.entries.find(
+    (entry): entry is TurnEntry => entry.type === 'turn' && entry.phase === 'end',
+  );
   const outcome =
     ending?.outcome ?? story?.outcome?.kind ?? (story === undefined ? undefined : 'running');
   const shown = props.entries.filter((entry) => entry.type !== 'turn');
+  // A turn that lost its session (takeover) could not write its end: its event tells the outcome.
+  const told = toldUser(ending, story);
   return (
     <article class="turn" data-turn={props.turnId} data-outcome={outcome ?? 'unknown'}>
       <header>
@@ -105,15 +108,27 @@ function TurnCard(props: {
       ) : (
         <TurnTimeline story={story} now={props.now} />
       )}
-      {ending !== undefined && ending.outcome !== 'reply' && ending.text !== undefined ? (
+      {told === undefined ? null : (
         <p class="outcome-text" data-outcome-text>
           <span class="muted">The user was told: </span>
-          {ending.text}
-          {ending.errorKind === undefined ? '' : ` (${ending.errorKind})`}
+          {told.text}
+          {told.errorKind === undefined ? '' : ` (${told.errorKind})`}
         </p>
-      ) : null}
+      )}
     </article>
   );
+}
+
+/** What a turn that did not end with a reply told the user, and why. */
+function toldUser(
+  ending: TurnEntry | undefined,
+  story: TurnStory | undefined,
+): { text: string; errorKind?: string } | undefined {
+  const kind = ending?.outcome ?? story?.outcome?.kind;
+  const text = ending?.text ?? story?.outcome?.text;
+  if (kind === undefined || kind === 'reply' || text === undefined) return undefined;
+  const errorKind = ending?.errorKind ?? story?.outcome?.errorKind;
+  return errorKind === undefined ? { text } : { text, errorKind };
 }
 
 function EntryView({ entry }: { entry: TranscriptEntry }) {
