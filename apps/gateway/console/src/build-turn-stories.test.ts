@@ -135,7 +135,11 @@ describe('buildTurnStories', () => {
     ]);
     expect(ended?.endedAt).toBe(1500);
     expect(ended?.attempts[2]).toMatchObject({ outcome: 'ok', endedAt: 1490, firstTokenMs: 188 });
-    expect(ended?.decisions.map((d) => d.label)).toEqual(['rotate_profile', 'fallback_model']);
+    expect(ended?.attempts.map((x) => x.decision?.label)).toEqual([
+      'rotate_profile',
+      'fallback_model',
+      undefined,
+    ]);
   });
 
   it('a wait after a rate limit with retry-after; a skipped target known only from the records', () => {

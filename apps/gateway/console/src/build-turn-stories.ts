@@ -73,9 +73,9 @@ export interface TurnStory {
   attempts: AttemptStory[];
   waits: WaitStory[];
   compactions: CompactionStory[];
-  /** Every decision, in order (also those attached to an attempt). */
-  decisions: Array<{ at: number; label: DecisionLabel; reason: Decision['reason'] }>;
   marks: TurnMark[];
+  /** The turn's own events, in the order they happened. */
+  events: TurnEvent[];
 }
 
 /** Groups a session's turn events into turn stories, in the order the turns started. */
@@ -91,14 +91,18 @@ export function buildTurnStories(events: readonly TurnEvent[]): TurnStory[] {
         attempts: [],
         waits: [],
         compactions: [],
-        decisions: [],
         marks: [],
+        events: [],
       };
       stories.set(event.turnId, story);
     }
     return story;
   };
-  for (const event of events) apply(storyOf(event), event);
+  for (const event of events) {
+    const story = storyOf(event);
+    story.events.push(event);
+    apply(story, event);
+  }
   return [...stories.values()];
 }
 
@@ -188,7 +192,6 @@ function apply(story: TurnStory, event: TurnEvent): void {
 }
 
 function applyDecision(story: TurnStory, event: Decision): void {
-  story.decisions.push({ at: event.at, label: event.label, reason: event.reason });
   const decision = {
     label: event.label,
     reason: event.reason,

@@ -1,3 +1,4 @@
+import type { JSX } from 'preact';
 import type { AttemptStory, TurnStory } from './build-turn-stories';
 import { formatDuration, formatTarget } from './format';
 import { StoryLog } from './story-log';
@@ -15,19 +16,23 @@ export function TurnTimeline({ story, now }: { story: TurnStory; now: number }) 
   const width = (from: number, to: number) =>
     `${Math.max(clamp(((to - from) / span) * 100), 0.6)}%`;
 
-  return (
-    <div class="timeline" data-timeline={story.turnId}>
-      <Axis span={span} running={story.endedAt === undefined} />
-      {story.attempts.map((attempt) => (
+  // Attempts, waits and compactions in the order they happened.
+  const rows: Array<{ at: number; node: JSX.Element }> = [
+    ...story.attempts.map((attempt) => ({
+      at: attempt.startedAt,
+      node: (
         <AttemptRow
-          key={attempt.attempt}
+          key={`attempt-${attempt.attempt}`}
           attempt={attempt}
           left={at(attempt.startedAt)}
           width={width(attempt.startedAt, attempt.endedAt ?? end)}
           end={end}
         />
-      ))}
-      {story.waits.map((wait, index) => (
+      ),
+    })),
+    ...story.waits.map((wait, index) => ({
+      at: wait.at,
+      node: (
         <div class="row wait" key={`wait-${index}`} data-wait={wait.label}>
           <div class="label">
             wait {wait.retryAfter ? <span class="tag">retry-after</span> : null}
@@ -43,8 +48,11 @@ export function TurnTimeline({ story, now }: { story: TurnStory; now: number }) 
             )
           </div>
         </div>
-      ))}
-      {story.compactions.map((compaction, index) => (
+      ),
+    })),
+    ...story.compactions.map((compaction, index) => ({
+      at: compaction.startedAt,
+      node: (
         <div
           class="row compaction-row"
           key={`compaction-${index}`}
@@ -67,7 +75,14 @@ export function TurnTimeline({ story, now }: { story: TurnStory; now: number }) 
             {compaction.producerId === undefined ? '' : ` · ${compaction.producerId}`}
           </div>
         </div>
-      ))}
+      ),
+    })),
+  ].sort((a, b) => a.at - b.at);
+
+  return (
+    <div class="timeline" data-timeline={story.turnId}>
+      <Axis span={span} running={story.endedAt === undefined} />
+      {rows.map((row) => row.node)}
       {story.marks.length === 0 ? null : (
         <div class="row marks">
           <div class="label">events</div>
