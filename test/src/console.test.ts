@@ -132,7 +132,7 @@ describe('the console in a real browser', () => {
           type: 'ok',
           text: 'This answer streams slowly, in many small pieces, while another writer appends.',
           chunkSize: 4,
-          chunkDelayMs: 200,
+          chunkDelayMs: 300,
         },
         match: { model: 'slow-1' },
       });
