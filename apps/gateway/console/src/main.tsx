@@ -1,5 +1,6 @@
 import 'uplot/dist/uPlot.min.css';
 import './console.css';
+import './session.css';
 import { render } from 'preact';
 import { App } from './app';
 
