@@ -2,6 +2,8 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { createGatewayRuntime, type GatewayRuntime } from './compose/create-runtime';
 import type { KeelConfig } from './config/config-schema';
 import { createApp } from './http/create-app';
+import { registerConsoleRoutes } from './http/routes-console';
+import { registerStatsRoutes } from './http/routes-stats';
 import { logTurnEvent } from './observe/log-turn-event';
 import { recoverSessions } from './recover-sessions';
 
@@ -31,7 +33,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const runtime = await createGatewayRuntime(options.config, {
     ...(logger === false ? {} : { onEvent: (event) => logTurnEvent(logger, event) }),
   });
-  const app = await createApp({ runtime, logger, state });
+  const app = await createApp({
+    runtime,
+    logger,
+    state,
+    extend: async (app) => {
+      registerStatsRoutes(app, runtime);
+      await registerConsoleRoutes(app, runtime);
+    },
+  });
   const recovery = new AbortController();
   let startRecovery: () => void = () => undefined;
   const recovered = new Promise<{ sessions: number; answered: number }>((resolve) => {

@@ -35,7 +35,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   if (token !== undefined) {
     const valid = createTokenCheck(token);
     app.addHook('onRequest', async (request, reply) => {
-      if (request.url === '/healthz') return;
+      if (request.url === '/healthz' || request.routeOptions.config.public === true) return;
       if (!valid(request.headers.authorization)) {
         return sendError(reply, 'unauthorized', 'A valid Authorization: Bearer token is required');
       }

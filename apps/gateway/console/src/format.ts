@@ -1,0 +1,40 @@
+import type { ModelTarget } from '@keel/spec';
+
+/** `850 ms`, `1.24 s`, `2 min 5 s`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  const abs = Math.abs(ms);
+  if (abs < 1000) return `${Math.round(ms)} ms`;
+  if (abs < 60_000) return `${(ms / 1000).toFixed(abs < 10_000 ? 2 : 1)} s`;
+  const minutes = Math.floor(abs / 60_000);
+  const seconds = Math.round((abs % 60_000) / 1000);
+  return `${ms < 0 ? '-' : ''}${minutes} min ${seconds} s`;
+}
+
+/** `12 s ago`, `3 min ago`, or the date for older times. */
+export function formatAgo(iso: string | null | undefined, now: number): string {
+  if (iso === null || iso === undefined) return '–';
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return iso;
+  const seconds = Math.max(0, Math.round((now - at) / 1000));
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  return new Date(at).toLocaleDateString();
+}
+
+/** A clock time with milliseconds, e.g. `14:03:07.251`. */
+export function formatClock(at: number): string {
+  const date = new Date(at);
+  const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+}
+
+/** `provider/profile · model`. */
+export function formatTarget(target: ModelTarget): string {
+  return `${target.providerId}/${target.profileId} · ${target.model}`;
+}
+
+export function shortId(id: string): string {
+  return id.length > 8 ? id.slice(0, 8) : id;
+}
