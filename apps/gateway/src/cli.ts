@@ -4,6 +4,7 @@ import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/load-config';
 import { createGateway } from './create-gateway';
 import { parseCliArguments, USAGE } from './parse-args';
+import { PluginLoadError } from './plugins/plugin-error';
 
 /** `keel-gateway`: loads the configuration, serves, and stops gracefully on SIGTERM / SIGINT. */
 async function main(): Promise<number> {
@@ -30,7 +31,16 @@ async function main(): Promise<number> {
   }
   const { config } = loaded;
   const logger = pino({ level: config.logging.level, base: { service: 'keel-gateway' } });
-  const gateway = await createGateway({ config, logger });
+  let gateway: Awaited<ReturnType<typeof createGateway>>;
+  try {
+    gateway = await createGateway({ config, logger, baseDir: loaded.baseDir });
+  } catch (error) {
+    if (PluginLoadError.isInstance(error)) {
+      process.stderr.write(`keel-gateway: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
   const url = await gateway.listen({
     ...(args.host === undefined ? {} : { host: args.host }),
     ...(args.port === undefined ? {} : { port: args.port }),

@@ -9,6 +9,8 @@ import { recoverSessions } from './recover-sessions';
 
 export interface GatewayOptions {
   config: KeelConfig;
+  /** Where relative paths of the configuration (plugins) resolve: the config file's folder. */
+  baseDir?: string;
   /** A pino-compatible logger; `false` logs nothing. */
   logger: FastifyBaseLogger | false;
 }
@@ -31,7 +33,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const state = { stopping: false };
   const { logger } = options;
   const runtime = await createGatewayRuntime(options.config, {
-    ...(logger === false ? {} : { onEvent: (event) => logTurnEvent(logger, event) }),
+    ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }),
+    ...(logger === false
+      ? {}
+      : {
+          onEvent: (event) => logTurnEvent(logger, event),
+          onPluginFailure: (plugin, where, error) =>
+            logger.warn(
+              { plugin, where, err: { type: (error as Error)?.name } },
+              'plugin failed (isolated)',
+            ),
+        }),
   });
   const app = await createApp({
     runtime,

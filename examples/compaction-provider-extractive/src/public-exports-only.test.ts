@@ -27,9 +27,12 @@ const specifiers = sources.flatMap(({ name, text }) =>
 );
 
 describe('the example uses only public exports', () => {
-  it('declares @keel/compaction as an ordinary dependency', () => {
+  it('declares @keel/compaction (and @keel/spec, for the plugin type) as ordinary dependencies', () => {
     const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
-    expect(manifest.dependencies).toEqual({ '@keel/compaction': 'workspace:*' });
+    expect(manifest.dependencies).toEqual({
+      '@keel/compaction': 'workspace:*',
+      '@keel/spec': 'workspace:*',
+    });
     const tsconfig = JSON.parse(readFileSync(join(packageDir, 'tsconfig.json'), 'utf8'));
     expect(tsconfig.compilerOptions?.paths).toBeUndefined();
   });
@@ -41,6 +44,7 @@ describe('the example uses only public exports', () => {
       specifier.startsWith('node:') ||
       [
         '@keel/compaction',
+        '@keel/spec',
         '@keel/testing/vitest',
         '@keel/readme-examples',
         'vitest',

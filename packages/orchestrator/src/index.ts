@@ -3,6 +3,7 @@ export type { BuildContextOptions, ModelContext } from './build-context';
 export { buildModelContext } from './build-context';
 export type { Orchestrator, RunTurnRequest } from './create-orchestrator';
 export { createOrchestrator } from './create-orchestrator';
+export { definePlugin } from './define-plugin';
 export { IncompleteAttemptError } from './incomplete-attempt-error';
 export type { ModelRef, ProviderProfiles } from './model-chain';
 export { parseModelRef } from './model-chain';

@@ -56,6 +56,7 @@ export type {
   TurnHooks,
   TurnOutcome,
 } from './orchestrator';
+export type { KeelPlugin, PluginClassifierRule, PluginTool } from './plugin';
 export type {
   AppendOptions,
   AppendResult,

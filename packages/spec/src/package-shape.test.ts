@@ -18,7 +18,15 @@ describe('@keel/spec stays a spec', () => {
   });
 
   it('imports nothing but its own type modules', () => {
-    const sources = ['content', 'compaction', 'error-kind', 'health', 'model', 'orchestrator']
+    const sources = [
+      'content',
+      'compaction',
+      'error-kind',
+      'health',
+      'model',
+      'orchestrator',
+      'plugin',
+    ]
       .concat(['storage', 'transcript', 'version', 'index'])
       .map((name) => readFileSync(join(packageDir, 'src', `${name}.ts`), 'utf8'));
     for (const source of sources) {

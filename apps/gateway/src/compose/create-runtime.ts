@@ -6,12 +6,13 @@ import {
   parseModelRef,
 } from '@keel/orchestrator';
 import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
-import type { SessionStorage, TurnEvent, TurnHooks } from '@keel/spec';
+import type { SessionStorage, ToolRunner, TurnEvent, TurnHooks } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import type { KeelConfig } from '../config/config-schema';
 import { createEventLog, type EventLog } from '../observe/event-log';
 import { createGatewayMetrics, type GatewayMetrics } from '../observe/metrics';
 import { createTurnTracer } from '../observe/turn-tracer';
+import { setupPlugins } from '../plugins/setup-plugins';
 import { createModelRouter, profileIdsOf } from './create-model-router';
 import { createDemoToolRunner } from './demo-tools';
 
@@ -30,6 +31,10 @@ export interface GatewayRuntime {
 export interface CreateRuntimeOptions {
   /** Extra observers (the gateway's logger). */
   onEvent?: (event: TurnEvent) => void;
+  /** Where relative plugin paths resolve (the config file's folder); default the process's cwd. */
+  baseDir?: string;
+  /** A plugin failed at run time (it is isolated: logged and counted, the turn goes on). */
+  onPluginFailure?: (plugin: string, where: string, error: unknown) => void;
 }
 
 /**
@@ -45,6 +50,8 @@ export async function createGatewayRuntime(
       'storage.kind "postgres" needs @keel/session-store-postgres, which is not wired yet',
     );
   }
+  // Plugins first: a plugin that cannot be loaded stops start-up before anything is started.
+  const plugins = await setupPlugins(config, options);
   const storage = createTranscriptStore({
     sessionsDir: config.sessionsDir,
     fsync: config.storage.fsync,
@@ -65,6 +72,8 @@ export async function createGatewayRuntime(
   const summarizerProfile =
     profiles.find((p) => p.id === summarizer.providerId)?.profiles[0]?.id ?? 'default';
   const compactor = createCompactor({
+    registry: plugins.registry,
+    providers: config.compaction.providers,
     model: await router.connect({ ...summarizer, profileId: summarizerProfile }),
     contextWindowTokens: config.compaction.contextWindowTokens,
     reserveTokens: config.compaction.reserveTokens,
@@ -76,6 +85,13 @@ export async function createGatewayRuntime(
   let orchestrator: Orchestrator | undefined;
   const metrics = createGatewayMetrics({
     queue: () => orchestrator?.stats() ?? { runningTurns: 0, queuedTurns: 0 },
+  });
+  metrics.registry.registerMetric(plugins.errors);
+  compactor.subscribe((event) => {
+    if (event.type !== 'compaction-fallback') return;
+    const owner = plugins.contributions.providerOwners.get(event.producerId);
+    if (owner !== undefined)
+      plugins.report(owner, `compaction-provider:${event.producerId}`, new Error(event.reason));
   });
   health.subscribe(metrics.observeHealth);
   const trace = createTurnTracer();
@@ -97,10 +113,15 @@ export async function createGatewayRuntime(
     models: config.models,
     compactor,
     health,
-    hooks: [observer],
-    ...(config.tools === undefined || config.tools.length === 0
-      ? {}
-      : { tools: createDemoToolRunner(config.tools) }),
+    hooks: [observer, ...plugins.contributions.hooks],
+    classify: plugins.contributions.classify,
+    ...toolsOption(
+      plugins.contributions.tools(
+        config.tools === undefined || config.tools.length === 0
+          ? undefined
+          : createDemoToolRunner(config.tools),
+      ),
+    ),
     retry: config.retry,
     maxSteps: config.turn.maxSteps,
     maxModelSwitches: config.turn.maxModelSwitches,
@@ -125,4 +146,8 @@ export async function createGatewayRuntime(
       await demo?.close();
     },
   };
+}
+
+function toolsOption(tools: ToolRunner | undefined): { tools?: ToolRunner } {
+  return tools === undefined ? {} : { tools };
 }

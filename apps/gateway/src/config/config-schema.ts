@@ -90,7 +90,15 @@ export const configSchema = z
     queue: z.strictObject({ mode: z.enum(['followup', 'steer']).default('followup') }).prefault({}),
     /** Built-in tools offered to the model: the harmless demo tools. */
     tools: z.array(z.enum(['current_time', 'roll_dice'])).optional(),
-    plugins: z.array(z.string().min(1)).default([]),
+    /** Plugin modules (package names, or paths relative to the config file), in load order. */
+    plugins: z
+      .array(
+        z.union([
+          z.string().min(1),
+          z.strictObject({ module: z.string().min(1), options: z.unknown().optional() }),
+        ]),
+      )
+      .default([]),
     compaction: z
       .strictObject({
         providers: z.array(z.string().min(1)).default([]),
