@@ -11,7 +11,7 @@ export const messageBody = {
   type: 'object',
   required: ['text'],
   properties: {
-    text: { type: 'string', minLength: 1 },
+    text: { type: 'string', minLength: 1, pattern: '\\S' },
     clientMessageId: { type: 'string', minLength: 1, maxLength: 200 },
   },
 } as const;
