@@ -137,6 +137,14 @@ describe('every route answers as the contract says (with the bearer token)', () 
     };
     const ends = events.events.filter((event) => event['type'] === 'turn-end');
     expect(ends.map((event) => event['turnId'])).toContain(first.body['turnId']);
+    const limited = (await (await api('/v1/sessions/routes-1/events?limit=2')).json()) as {
+      events: unknown[];
+    };
+    expect(limited.events).toEqual(events.events.slice(-2));
+    const listed = (await (await api('/v1/sessions?limit=1&prefix=routes-1')).json()) as {
+      sessions: Array<{ sessionId: string }>;
+    };
+    expect(listed.sessions.map((s) => s.sessionId)).toEqual(['routes-1']);
     expect(mock.pending()).toBe(0);
   });
 
@@ -345,6 +353,8 @@ describe('bad input: a JSON error, never a turn', () => {
       ['GET', '/v1/sessions/other/events?follow=2', undefined],
       ['GET', '/v1/sessions/other/events?limit=abc', undefined],
       ['GET', '/v1/sessions/other/events?limit=0', undefined],
+      ['GET', '/v1/sessions/other/events?limit=1001', undefined],
+      ['GET', '/v1/sessions/other/events?limit=2.5', undefined],
       ['GET', '/v1/sessions?limit=-1', undefined],
     ];
     for (const [method, path, body] of cases) {
@@ -353,6 +363,17 @@ describe('bad input: a JSON error, never a turn', () => {
         ...(body === undefined ? {} : { headers: JSON_TYPE, body }),
       });
       expectApiError(response.status, await response.text(), 400, 'invalid_request');
+    }
+  });
+
+  it('answers requests Node cannot parse with a 400 JSON error', async () => {
+    for (const path of [
+      '/v1/sessions/a\u001bb/transcript',
+      '/v1/sessions/\u202e/transcript',
+      '/v1/a b',
+    ]) {
+      const response = await rawRequest(gateway.url, { path, headers: AUTH });
+      expectApiError(response.status, response.text, 400, 'invalid_request');
     }
   });
 

@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-import pino from 'pino';
 import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/load-config';
+import { secretsOf } from './config/secrets-of';
 import { createGateway } from './create-gateway';
+import { createGatewayLogger } from './observe/create-logger';
+import { createRedactor } from './observe/create-redactor';
 import { parseCliArguments, USAGE } from './parse-args';
+
+/** Set once the configuration is known: what a start-up failure message must not show. */
+let redact: (text: string) => string = (text) => text;
 
 /** `keel-gateway`: loads the configuration, serves, and stops gracefully on SIGTERM / SIGINT. */
 async function main(): Promise<number> {
@@ -29,7 +34,9 @@ async function main(): Promise<number> {
     throw error;
   }
   const { config } = loaded;
-  const logger = pino({ level: config.logging.level, base: { service: 'keel-gateway' } });
+  const secrets = secretsOf(config, process.env);
+  redact = createRedactor(secrets);
+  const logger = createGatewayLogger({ level: config.logging.level, secrets });
   const gateway = await createGateway({ config, logger });
   const url = await gateway.listen({
     ...(args.host === undefined ? {} : { host: args.host }),
@@ -70,7 +77,9 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`keel-gateway: failed to start: ${(error as Error).message}\n`);
+    process.stderr.write(
+      `keel-gateway: failed to start: ${redact(String((error as Error).message))}\n`,
+    );
     process.exitCode = 1;
   },
 );

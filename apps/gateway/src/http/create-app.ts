@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
-import { frameworkErrors, registerErrorHandling } from './error-handling';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handling';
 import { registerGuardHooks } from './guard-hooks';
 import { registerEventRoutes } from './routes-events';
 import { registerMessageRoutes } from './routes-messages';
@@ -35,6 +35,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     // refused by the router, also with the contract's 400 (`frameworkErrors`).
     routerOptions: { maxParamLength: 1024 },
     frameworkErrors,
+    clientErrorHandler,
   });
   // Only JSON bodies: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');

@@ -39,6 +39,7 @@ function requirement(issue: ValidationIssue, field: string): string {
       if (field === 'sessionId') {
         return 'must be 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit';
       }
+      if (field === 'limit') return 'must be a whole number from 1 to 1000';
       return field === 'text' ? 'must not be blank' : 'has an invalid format';
     case 'enum':
       return `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './api-error';
 import { describeValidation, type ValidationIssue } from './describe-validation';
@@ -67,6 +68,34 @@ export function frameworkErrors(
       : 'The URL is not valid (check its percent-encoding)',
   );
 }
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a raw control or non-ASCII byte
+ * in the URL, a broken request line, oversized headers): the contract's JSON error, then close.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'invalid_request', 'The request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'invalid_request', 'The request took too long to arrive']
+        : [400, 'invalid_request', 'The request is not valid HTTP (check the URL and headers)'];
+  const body = JSON.stringify({ error: { code, message } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 function pathOf(url: string): string {
   const path = url.split('?')[0] ?? '';

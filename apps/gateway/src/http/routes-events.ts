@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
-import { type SessionParams, sessionParams } from './schemas';
+import { limitParam, readLimit, type SessionParams, sessionParams } from './schemas';
 import { openSse, type SseStream } from './sse';
 
 /**
@@ -17,23 +17,23 @@ export function registerEventRoutes(
     type: 'object',
     properties: {
       follow: { type: 'string', enum: ['0', '1', 'true', 'false'] },
-      limit: { type: 'integer', minimum: 1, maximum: 1000 },
+      limit: limitParam,
     },
   } as const;
 
-  app.get<{ Params: SessionParams; Querystring: { follow?: string; limit?: number } }>(
+  app.get<{ Params: SessionParams; Querystring: { follow?: string; limit?: string } }>(
     '/v1/sessions/:sessionId/events',
     { schema: { params: sessionParams, querystring } },
     async (request, reply) => {
       const { sessionId } = request.params;
-      const recent = runtime.events.recent(sessionId, request.query.limit);
+      const recent = runtime.events.recent(sessionId, readLimit(request.query.limit));
       if (!isOn(request.query.follow)) return { events: recent };
       follow(reply, followers, recent, (listener) => runtime.events.follow(sessionId, listener));
       return reply;
     },
   );
 
-  app.get<{ Querystring: { follow?: string; limit?: number } }>(
+  app.get<{ Querystring: { follow?: string; limit?: string } }>(
     '/v1/events',
     { schema: { querystring } },
     async (request, reply) => {
