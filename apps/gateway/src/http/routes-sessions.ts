@@ -96,6 +96,7 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
           focus === undefined ? {} : { focus },
         );
         if (result.status === 'compacted') {
+          runtime.metrics.countCompaction('manual', 'compacted');
           const { provenance } = result.entry;
           return {
             compacted: true,
@@ -111,8 +112,10 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
           ...(result.detail === undefined ? {} : { detail: result.detail }),
         };
       } catch (error) {
-        if ((error as { name?: string }).name === 'CompactionError')
+        if ((error as { name?: string }).name === 'CompactionError') {
+          runtime.metrics.countCompaction('manual', 'failed');
           return { compacted: false, reason: 'failed' };
+        }
         throw error;
       }
     },
