@@ -220,6 +220,14 @@ describe('bad input: a JSON error, never a turn', () => {
       });
       expectApiError(response.status, await response.text(), 400, 'invalid_request');
     }
+    // Asking for an event stream changes nothing: a bad request is a JSON error before any event.
+    const streamed = await api('/v1/sessions/bad-body/messages', {
+      method: 'POST',
+      headers: { ...JSON_TYPE, accept: 'text/event-stream' },
+      body: '{"text": 5}',
+    });
+    expect(streamed.headers.get('content-type')).toMatch(/^application\/json/);
+    expectApiError(streamed.status, await streamed.text(), 400, 'invalid_request');
     const noBody = await api('/v1/sessions/bad-body/messages', { method: 'POST' });
     expectApiError(noBody.status, await noBody.text(), 400, 'invalid_request');
     expect(mock.requests.length).toBe(before);
