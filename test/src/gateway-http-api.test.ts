@@ -80,7 +80,7 @@ describe('every route answers as the contract says (with the bearer token)', () 
       },
     });
 
-    const summary = await (await api('/v1/sessions/routes-1')).json();
+    const summary = (await (await api('/v1/sessions/routes-1')).json()) as { entryCount: number };
     expect(summary).toMatchObject({
       sessionId: 'routes-1',
       selectedModel: 'api/api-model',
