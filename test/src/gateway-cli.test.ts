@@ -215,6 +215,9 @@ describe('the command line', () => {
       [['--port', 'abc'], /--port/],
       [['--port', '70000'], /--port/],
       [['--port', '1.5'], /--port/],
+      [['--port', ''], /--port/],
+      [['--port', '0x1f90'], /--port/],
+      [['--port', '1e3'], /--port/],
       [['--config'], /--config/],
       [['serve'], /serve/],
     ];

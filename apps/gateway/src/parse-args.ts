@@ -38,7 +38,7 @@ export function parseCliArguments(
   });
   let port: number | undefined;
   if (values.port !== undefined) {
-    port = Number(values.port);
+    port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : Number.NaN;
     if (!Number.isInteger(port) || port < 0 || port > 65_535) {
       throw new TypeError(`--port must be a whole number from 0 to 65535, not "${values.port}"`);
     }
