@@ -1,10 +1,15 @@
 #!/usr/bin/env node
-import pino from 'pino';
 import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/load-config';
+import { secretsOf } from './config/secrets-of';
 import { createGateway } from './create-gateway';
+import { createGatewayLogger } from './observe/create-logger';
+import { createRedactor } from './observe/create-redactor';
 import { parseCliArguments, USAGE } from './parse-args';
 import { PluginLoadError } from './plugins/plugin-error';
+
+/** Set once the configuration is known: what a start-up failure message must not show. */
+let redact: (text: string) => string = (text) => text;
 
 /** `keel-gateway`: loads the configuration, serves, and stops gracefully on SIGTERM / SIGINT. */
 async function main(): Promise<number> {
@@ -30,13 +35,15 @@ async function main(): Promise<number> {
     throw error;
   }
   const { config } = loaded;
-  const logger = pino({ level: config.logging.level, base: { service: 'keel-gateway' } });
+  const secrets = secretsOf(config, process.env);
+  redact = createRedactor(secrets);
+  const logger = createGatewayLogger({ level: config.logging.level, secrets });
   let gateway: Awaited<ReturnType<typeof createGateway>>;
   try {
     gateway = await createGateway({ config, logger, baseDir: loaded.baseDir });
   } catch (error) {
     if (PluginLoadError.isInstance(error)) {
-      process.stderr.write(`keel-gateway: ${error.message}\n`);
+      process.stderr.write(`keel-gateway: ${redact(error.message)}\n`);
       return 1;
     }
     throw error;
@@ -83,7 +90,9 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`keel-gateway: failed to start: ${(error as Error).message}\n`);
+    process.stderr.write(
+      `keel-gateway: failed to start: ${redact(String((error as Error).message))}\n`,
+    );
     process.exitCode = 1;
   },
 );

@@ -9,8 +9,16 @@ export interface CliArguments {
 
 export const USAGE = `Usage: keel-gateway [--config keel.config.json] [--host H] [--port N]
 
-Without --config (or KEEL_CONFIG), a key in ANTHROPIC_API_KEY or OPENAI_API_KEY selects that
-provider; with neither, the embedded demo model answers offline. Default bind 127.0.0.1:7420.`;
+Options:
+  -c, --config <file>  the configuration (default: $KEEL_CONFIG, else built from the environment)
+      --host <host>    bind address, over server.host (default 127.0.0.1)
+  -p, --port <port>    port, over server.port (default 7420; 0 picks a free one)
+  -h, --help           print this and exit
+
+Without a configuration file, a key in ANTHROPIC_API_KEY or OPENAI_API_KEY selects that
+provider (model from KEEL_MODEL); with neither, the embedded demo model answers offline.
+KEEL_TOKEN, KEEL_HOST, KEEL_PORT and KEEL_SESSIONS_DIR set the rest. Exit codes: 0 stopped
+cleanly, 1 invalid configuration or failed start, 2 bad command line.`;
 
 /** Reads the command line; throws a `TypeError` with a clear message for anything else. */
 export function parseCliArguments(
@@ -30,7 +38,7 @@ export function parseCliArguments(
   });
   let port: number | undefined;
   if (values.port !== undefined) {
-    port = Number(values.port);
+    port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : Number.NaN;
     if (!Number.isInteger(port) || port < 0 || port > 65_535) {
       throw new TypeError(`--port must be a whole number from 0 to 65535, not "${values.port}"`);
     }

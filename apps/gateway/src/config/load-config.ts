@@ -51,7 +51,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   } catch (error) {
     throw new ConfigError({
       source: path,
-      problems: [{ path: '', message: `not valid JSON: ${(error as Error).message}` }],
+      problems: [{ path: '', message: `not valid JSON${whereJsonBroke(text, error)}` }],
     });
   }
   const problems: ConfigProblem[] = [];
@@ -63,6 +63,17 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     source: 'file',
     baseDir,
   };
+}
+
+/**
+ * ` (line 3, column 14)` when the parser said where, else nothing. Never the parser's message:
+ * V8 quotes the text around the error, which may be a key.
+ */
+function whereJsonBroke(text: string, error: unknown): string {
+  const position = /at position (\d+)/.exec(String((error as Error).message))?.[1];
+  if (position === undefined) return '';
+  const before = text.slice(0, Number(position)).split('\n');
+  return ` (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
 }
 
 function validate(input: unknown, source: string): KeelConfig {

@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
 import { sendError } from './api-error';
-import { compactBody, modelBody, type SessionParams, sessionParams } from './schemas';
+import {
+  compactBody,
+  limitParam,
+  modelBody,
+  readLimit,
+  type SessionParams,
+  sessionParams,
+} from './schemas';
 import { readSummary, type SessionSummary } from './session-summary';
 
 /** Session reads, the live model switch and manual compaction. */
@@ -9,7 +16,7 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
   const { storage, orchestrator, config } = runtime;
   const primary = config.models.primary;
 
-  app.get<{ Querystring: { prefix?: string; limit?: number } }>(
+  app.get<{ Querystring: { prefix?: string; limit?: string } }>(
     '/v1/sessions',
     {
       schema: {
@@ -17,13 +24,14 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
           type: 'object',
           properties: {
             prefix: { type: 'string', maxLength: 128 },
-            limit: { type: 'integer', minimum: 1, maximum: 1000 },
+            limit: limitParam,
           },
         },
       },
     },
     async (request) => {
-      const { prefix = '', limit = 200 } = request.query;
+      const prefix = request.query.prefix ?? '';
+      const limit = readLimit(request.query.limit) ?? 200;
       const ids = (await storage.list()).filter((id) => id.startsWith(prefix));
       const summaries: SessionSummary[] = [];
       for (const id of ids) {
@@ -88,6 +96,7 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
           focus === undefined ? {} : { focus },
         );
         if (result.status === 'compacted') {
+          runtime.metrics.countCompaction('manual', 'compacted');
           const { provenance } = result.entry;
           return {
             compacted: true,
@@ -103,8 +112,10 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
           ...(result.detail === undefined ? {} : { detail: result.detail }),
         };
       } catch (error) {
-        if ((error as { name?: string }).name === 'CompactionError')
+        if ((error as { name?: string }).name === 'CompactionError') {
+          runtime.metrics.countCompaction('manual', 'failed');
           return { compacted: false, reason: 'failed' };
+        }
         throw error;
       }
     },

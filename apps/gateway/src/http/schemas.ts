@@ -11,7 +11,7 @@ export const messageBody = {
   type: 'object',
   required: ['text'],
   properties: {
-    text: { type: 'string', minLength: 1 },
+    text: { type: 'string', minLength: 1, pattern: '\\S' },
     clientMessageId: { type: 'string', minLength: 1, maxLength: 200 },
   },
 } as const;
@@ -26,6 +26,16 @@ export const compactBody = {
   type: ['object', 'null'],
   properties: { focus: { type: 'string', maxLength: 4000 } },
 } as const;
+
+/**
+ * A count in a query string, 1 to 1000. Query values are strings and nothing is coerced, so it
+ * is matched as digits and read with `readLimit`.
+ */
+export const limitParam = { type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|1000)$' } as const;
+
+export function readLimit(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : Number(value);
+}
 
 export interface SessionParams {
   sessionId: string;

@@ -1,4 +1,5 @@
 import type { TurnEvent } from '@keel/spec';
+import { publicEvent } from './public-event';
 
 export interface EventLogOptions {
   /** Events kept per session; default 1000. */
@@ -7,7 +8,10 @@ export interface EventLogOptions {
   sessions?: number;
 }
 
-/** Recent turn events per session, and live followers. Text deltas are not kept, only followed. */
+/**
+ * Recent turn events per session, and live followers. Text deltas are not kept, only followed.
+ * What it keeps and hands out is the public form of each event (`publicEvent`): no provider text.
+ */
 export interface EventLog {
   record(event: TurnEvent): void;
   recent(sessionId: string, limit?: number): TurnEvent[];
@@ -31,7 +35,8 @@ export function createEventLog(options: EventLogOptions = {}): EventLog {
   };
 
   return {
-    record(event) {
+    record(raw) {
+      const event = publicEvent(raw);
       if (!isTextDelta(event)) {
         let list = bySession.get(event.sessionId);
         if (list === undefined) {

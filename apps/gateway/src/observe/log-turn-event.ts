@@ -1,15 +1,26 @@
-import type { TurnEvent } from '@keel/spec';
+import { sanitizeForLog } from '@keel/error-classification';
+import type { CompactionEvent, TurnEvent } from '@keel/spec';
 import type { FastifyBaseLogger } from 'fastify';
 
 /**
- * Logs a turn's story with its turn id on every line: starts, attempt errors (kind, status and
- * the classifier's sanitized message — never user text, never a key), decisions and ends.
+ * Logs a turn's story with its turn id on every line: starts (with the client's message id,
+ * sanitized), attempt errors (kind, status and the classifier's sanitized message — never user
+ * text; keys are redacted by the logger), decisions, compactions and ends.
  */
 export function logTurnEvent(logger: FastifyBaseLogger, event: TurnEvent): void {
   const base = { sessionId: event.sessionId, turnId: event.turnId };
   switch (event.type) {
     case 'turn-start':
-      logger.info({ ...base, messageId: event.messageId }, 'turn started');
+      logger.info(
+        {
+          ...base,
+          messageId: event.messageId,
+          ...(event.clientMessageId === undefined
+            ? {}
+            : { clientMessageId: sanitizeForLog(event.clientMessageId, { maxLength: 200 }) }),
+        },
+        'turn started',
+      );
       return;
     case 'attempt-error':
       logger.warn(
@@ -43,6 +54,9 @@ export function logTurnEvent(logger: FastifyBaseLogger, event: TurnEvent): void 
     case 'health':
       logger.info({ ...base, health: event.event }, 'provider health changed');
       return;
+    case 'compaction':
+      logCompaction(logger, base, event.event);
+      return;
     case 'turn-end':
       logger.info(
         {
@@ -54,6 +68,42 @@ export function logTurnEvent(logger: FastifyBaseLogger, event: TurnEvent): void 
           requests: event.outcome.attempts.filter((attempt) => attempt.requestSent).length,
         },
         'turn ended',
+      );
+      return;
+    default:
+      return;
+  }
+}
+
+function logCompaction(
+  logger: FastifyBaseLogger,
+  base: { sessionId: string; turnId: string },
+  event: CompactionEvent,
+): void {
+  switch (event.type) {
+    case 'compaction-fallback':
+      logger.warn(
+        {
+          ...base,
+          producerId: event.producerId,
+          nextProducerId: event.nextProducerId,
+          detail: sanitizeForLog(event.reason),
+        },
+        'compaction producer failed',
+      );
+      return;
+    case 'compaction-end':
+      logger.info(
+        {
+          ...base,
+          trigger: event.trigger,
+          outcome: event.outcome,
+          producerId: event.entry?.provenance.producerId,
+          tokensBefore: event.entry?.provenance.tokensBefore,
+          tokensAfter: event.entry?.provenance.tokensAfter,
+          failedAttempts: event.attempts.length,
+        },
+        'compaction ended',
       );
       return;
     default:

@@ -1,4 +1,4 @@
-import type { HealthEvent, TurnEvent } from '@keel/spec';
+import type { CompactionTrigger, HealthEvent, TurnEvent } from '@keel/spec';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The gateway's Prometheus metrics, in a registry of its own (one per gateway instance). */
@@ -6,6 +6,8 @@ export interface GatewayMetrics {
   readonly registry: Registry;
   observe(event: TurnEvent): void;
   observeHealth(event: HealthEvent): void;
+  /** A compaction that ended outside a turn (`manual`: `POST .../compact`). */
+  countCompaction(trigger: CompactionTrigger, outcome: string): void;
 }
 
 const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -47,8 +49,8 @@ export function createGatewayMetrics(options: {
   });
   const compactions = new Counter({
     name: 'keel_compactions_total',
-    help: 'Compactions that ended, by outcome.',
-    labelNames: ['outcome'],
+    help: 'Compactions that ended, by outcome and trigger (threshold, overflow, manual).',
+    labelNames: ['outcome', 'trigger'],
     registers: [registry],
   });
   new Gauge({
@@ -73,9 +75,14 @@ export function createGatewayMetrics(options: {
       breaker.set({ provider: event.providerId, model: event.model }, BREAKER_VALUE[event.to]);
   };
 
+  const countCompaction = (trigger: CompactionTrigger, outcome: string) => {
+    compactions.inc({ outcome, trigger });
+  };
+
   return {
     registry,
     observeHealth,
+    countCompaction,
     observe(event) {
       switch (event.type) {
         case 'turn-end': {
@@ -97,7 +104,7 @@ export function createGatewayMetrics(options: {
           return;
         case 'compaction':
           if (event.event.type === 'compaction-end')
-            compactions.inc({ outcome: event.event.outcome });
+            countCompaction(event.event.trigger, event.event.outcome);
           return;
         default:
           return;

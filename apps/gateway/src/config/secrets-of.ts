@@ -1,0 +1,31 @@
+import type { KeelConfig } from './config-schema';
+
+/** Environment variables whose values are treated as secrets even when no config uses them. */
+const SECRET_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD)$/i;
+
+/**
+ * Every secret a configuration holds (provider keys, the bearer token, a storage URL, a CLI
+ * provider's environment) plus the values of secret-named environment variables: what the
+ * logger must never write.
+ */
+export function secretsOf(
+  config: KeelConfig,
+  env: Readonly<Record<string, string | undefined>> = {},
+): string[] {
+  const secrets: string[] = [];
+  if (config.server.authToken !== undefined) secrets.push(config.server.authToken);
+  if (config.storage.kind === 'postgres') secrets.push(config.storage.url);
+  for (const provider of config.providers) {
+    if ('profiles' in provider)
+      for (const profile of provider.profiles ?? []) secrets.push(profile.apiKey);
+    if (provider.api === 'claude-cli') {
+      for (const [name, value] of Object.entries(provider.env ?? {})) {
+        if (SECRET_NAME.test(name)) secrets.push(value);
+      }
+    }
+  }
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && SECRET_NAME.test(name)) secrets.push(value);
+  }
+  return secrets;
+}
