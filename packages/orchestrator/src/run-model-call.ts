@@ -62,6 +62,10 @@ export async function runModelCall(
       });
       if (permit.reason === 'profile-cooling') progress.plan.blockProfile(target, permit.waitMs);
       else progress.plan.skipModel(target, permit.waitMs);
+      progress.lastSkip = {
+        target,
+        kind: permit.reason === 'profile-cooling' ? 'rate_limit' : 'overloaded',
+      };
       continue;
     }
 
@@ -270,7 +274,9 @@ export async function runModelCall(
       progress.plan.newPass();
       return undefined;
     }
-    const kind = progress.lastError?.kind ?? 'overloaded';
+    // Nothing failed in this turn: say why health kept every candidate back.
+    const kind = progress.lastError?.kind ?? progress.lastSkip?.kind ?? 'overloaded';
+    const last = progress.lastTarget ?? progress.lastSkip?.target;
     const retryAfterMs = progress.plan.shortestRetry();
     emit({ ...base(), type: 'decision', label: 'final', reason: kind });
     return {
@@ -278,7 +284,7 @@ export async function runModelCall(
       text: userMessage({ kind }),
       errorKind: kind,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-      ...(progress.lastTarget === undefined ? {} : { target: progress.lastTarget }),
+      ...(last === undefined ? {} : { target: last }),
     };
   }
 

@@ -62,11 +62,13 @@ export async function runTurn(
     const facts = transcriptFacts(turn.entries);
     const prepared = prepare(runtime, turn, input, facts);
     if (prepared.stored !== undefined) {
+      turn.markPrepared();
       await turn.fence.end().catch(() => undefined);
       return prepared.stored;
     }
     start();
     await append(prepared.entries);
+    turn.markPrepared();
     progress = createTurnProgress(facts.selectedModel ?? settings.primary, settings, clock.now);
     const result = await runSteps(runtime, turn, progress);
     ending = result.ending;

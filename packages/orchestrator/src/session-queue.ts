@@ -137,7 +137,14 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   }
 
   async function submit(request: SubmitRequest): Promise<TurnOutcome> {
-    const running = slotOf(request.sessionId).running;
+    let running = slotOf(request.sessionId).running;
+    // A repeat can only be recognised once the running turn holds the whole transcript.
+    while (running !== undefined && request.clientMessageId !== undefined) {
+      const current = running;
+      await current.prepared;
+      running = slotOf(request.sessionId).running;
+      if (running === current) break;
+    }
     if (running !== undefined && request.clientMessageId !== undefined) {
       // A repeat of a message the running turn holds (recovered, or queued through it) joins its answer.
       const known = running.entries.find(
@@ -244,7 +251,13 @@ function createLiveTurn(
   if (signal?.aborted) controller.abort(signal.reason);
   else signal?.addEventListener('abort', onAbort, { once: true });
   const message = input.type === 'existing' ? input.message : undefined;
+  let markPrepared: () => void = () => undefined;
+  const prepared = new Promise<void>((resolve) => {
+    markPrepared = resolve;
+  });
   return {
+    prepared,
+    markPrepared: () => markPrepared(),
     sessionId,
     turnId: runtime.createId(),
     messageId: message?.messageId ?? runtime.createId(),
@@ -258,6 +271,7 @@ function createLiveTurn(
     controller,
     stopReason: undefined,
     dispose() {
+      markPrepared();
       signal?.removeEventListener('abort', onAbort);
     },
   };

@@ -18,6 +18,8 @@ export interface TurnProgress {
   attempts: AttemptRecord[];
   lastError: Classification | undefined;
   lastTarget: ModelTarget | undefined;
+  /** The last target provider health made the turn skip, and why. */
+  lastSkip: { target: ModelTarget; kind: 'overloaded' | 'rate_limit' } | undefined;
 }
 
 /** How a turn ends, before it is stamped with its ids. */
@@ -45,6 +47,7 @@ export function createTurnProgress(
     attempts: [],
     lastError: undefined,
     lastTarget: undefined,
+    lastSkip: undefined,
   };
 }
 

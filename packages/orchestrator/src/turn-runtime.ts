@@ -81,6 +81,13 @@ export interface LiveTurn {
   readonly controller: AbortController;
   /** Why the turn was stopped from outside, when it was. */
   stopReason: 'shutdown' | 'deadline' | undefined;
+  /**
+   * Resolves once `entries` holds the whole transcript (or the turn ended without it): only then
+   * can a repeated `clientMessageId` be told apart from a new message.
+   */
+  readonly prepared: Promise<void>;
+  /** Marks the turn prepared (idempotent). */
+  markPrepared(): void;
 }
 
 /** Stops a turn for shutdown: it ends `aborted` with the restart notice. */

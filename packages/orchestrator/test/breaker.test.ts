@@ -84,4 +84,27 @@ describe('provider health shared by every session', () => {
     expect(harness.decisions()).toEqual(['wait']);
     expect(outcome.attempts.map((attempt) => attempt.outcome)).toEqual(['skipped', 'ok']);
   });
+
+  it('a turn held back only by a cooling profile says rate_limit, naming the model', async () => {
+    harness = await createHarness({
+      models: { primary: 'anthropic/primary' },
+      providers: [{ id: 'anthropic', profiles: [{ id: 'k1' }] }],
+    });
+    await harness.orchestrator.health.report({
+      type: 'failure',
+      target: { providerId: 'anthropic', profileId: 'k1', model: 'primary' },
+      kind: 'rate_limit',
+      probe: false,
+      retryAfterMs: 120_000,
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 'a', input: 'one' });
+    expect(outcome).toMatchObject({
+      kind: 'error',
+      errorKind: 'rate_limit',
+      retryAfterMs: 120_000,
+      model: 'anthropic/primary',
+      provider: 'anthropic',
+    });
+    expect(harness.sent()).toEqual([]);
+  });
 });

@@ -234,4 +234,59 @@ describe('sessions: takeover, busy sessions, stops, queues, repeats', () => {
     expect(third.kind).toBe('reply');
     expect(JSON.stringify(harness.mock.requests.at(-1)?.body)).toContain('from elsewhere');
   });
+
+  it('a repeat that arrives while a recovered turn is still reading the transcript joins its message, never writes it twice', async () => {
+    let reads = 0;
+    let releaseRead: () => void = () => undefined;
+    const readGate = new Promise<void>((resolve) => {
+      releaseRead = resolve;
+    });
+    let turnReading: () => void = () => undefined;
+    const reading = new Promise<void>((resolve) => {
+      turnReading = resolve;
+    });
+    harness = await createHarness({
+      wrapStorage: (storage) => ({
+        ...storage,
+        read: async (...args: Parameters<typeof storage.read>) => {
+          reads += 1;
+          if (reads === 2) {
+            turnReading();
+            await readGate;
+          }
+          return storage.read(...args);
+        },
+      }),
+    });
+    const stamp = new Date().toISOString();
+    const user = (id: string, clientMessageId: string, text: string) => ({
+      type: 'message' as const,
+      id,
+      messageId: id,
+      clientMessageId,
+      timestamp: stamp,
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text }],
+    });
+    // A crash left two messages unanswered: the first with its turn started, the second queued.
+    await harness.storage.append('s1', [
+      user('m1', 'c1', 'first'),
+      { type: 'turn', id: 'ts', turnId: 't0', phase: 'start', messageId: 'm1', timestamp: stamp },
+      user('m2', 'c2', 'second'),
+    ]);
+    const recovered = harness.orchestrator.recover('s1');
+    await reading;
+    // The client retries the second message while the turn for the first is still reading.
+    const repeat = harness.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'second',
+      clientMessageId: 'c2',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    releaseRead();
+    const [outcomes, again] = await Promise.all([recovered, repeat]);
+    expect(again).toMatchObject({ kind: 'reply', messageId: 'm2', turnId: outcomes[1]?.turnId });
+    expect(userTexts(await harness.entries('s1'))).toEqual(['first', 'second']);
+    expect(harness.sent()).toHaveLength(2);
+  });
 });
