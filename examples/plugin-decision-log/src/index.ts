@@ -1,0 +1,6 @@
+export type { DecisionLogLine, DecisionLogOptions } from './decision-log-plugin';
+export {
+  decisionLine,
+  decisionLogPlugin,
+  decisionLogPlugin as default,
+} from './decision-log-plugin';
