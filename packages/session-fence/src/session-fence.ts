@@ -1,6 +1,4 @@
 import type {
-  AppendResult,
-  FenceCallOptions,
   LeaseEvent,
   SessionFenceStatus,
   SessionLease,
@@ -8,7 +6,6 @@ import type {
   SessionTakeoverPhase,
   SessionFence as SpecSessionFence,
   TranscriptChangeKind,
-  TranscriptEntry,
   TranscriptState,
 } from '@keel/spec';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
