@@ -8,7 +8,7 @@ export interface TestDatabase {
   readonly url: string;
   readonly name: string;
   /** A new pool on it (one per simulated gateway); every pool is ended after the file. */
-  pool(options?: { max?: number }): pg.Pool;
+  pool(options?: { max?: number; applicationName?: string }): pg.Pool;
   /** Runs one statement as the superuser on this database. */
   query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
 }
@@ -28,7 +28,13 @@ export function useTestDatabase(): TestDatabase {
     },
     name,
     pool(options = {}) {
-      const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+      const pool = new pg.Pool({
+        connectionString: url,
+        max: options.max ?? 10,
+        ...(options.applicationName === undefined
+          ? {}
+          : { application_name: options.applicationName }),
+      });
       pool.on('error', () => {});
       pools.push(pool);
       return pool;
