@@ -1,7 +1,7 @@
+import { useTestDatabase } from '@keel/postgres-test-server';
 import { createSessionFence } from '@keel/session-fence';
 import { describe, expect, it } from 'vitest';
 import { takeoverOf } from '../test/takeover-of';
-import { useTestDatabase } from '../test/test-database';
 import { assistantText, sessionIdFor, userText } from '../test/transcript-fixtures';
 import { createPostgresSessionStorage } from './postgres-session-storage';
 

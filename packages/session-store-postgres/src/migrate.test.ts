@@ -1,5 +1,5 @@
+import { useTestDatabase } from '@keel/postgres-test-server';
 import { describe, expect, it } from 'vitest';
-import { useTestDatabase } from '../test/test-database';
 import { migrate, migratePool } from './migrate';
 import { createPostgresSessionStorage } from './postgres-session-storage';
 import { PostgresStoreError } from './postgres-store-error';

@@ -8,8 +8,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { useTestDatabase } from '@keel/postgres-test-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '../test/test-database';
 import { sessionIdFor, userText } from '../test/transcript-fixtures';
 import { createPostgresSessionStorage } from './postgres-session-storage';
 

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
+import { useTestDatabase } from '@keel/postgres-test-server';
 import type { LeaseEvent } from '@keel/spec';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { takeoverOf } from '../test/takeover-of';
-import { useTestDatabase } from '../test/test-database';
 import { sessionIdFor, userText } from '../test/transcript-fixtures';
 import { createPostgresSessionStorage } from './postgres-session-storage';
 import { PostgresStoreError, SessionLeaseTimeoutError } from './postgres-store-error';

@@ -3,10 +3,11 @@
  * expectations, against the rows in PostgreSQL. Time is a fake clock handed to the store (the
  * database's clock cannot be moved); `provider-health-gateways.test.ts` runs on the database's.
  */
+
+import { useTestDatabase } from '@keel/postgres-test-server';
 import type { HealthEvent, ModelTarget } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../test/fake-clock';
-import { useTestDatabase } from '../test/test-database';
 import {
   createPostgresProviderHealth,
   type PostgresProviderHealthOptions,

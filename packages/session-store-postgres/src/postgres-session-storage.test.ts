@@ -1,5 +1,5 @@
+import { useTestDatabase } from '@keel/postgres-test-server';
 import { describeSessionStorageBehaviour } from '../test/session-storage-behaviour';
-import { useTestDatabase } from '../test/test-database';
 import { createPostgresSessionStorage } from './postgres-session-storage';
 
 const database = useTestDatabase();

@@ -2,10 +2,11 @@
  * Provider health shared by several gateways (each with its own pool and its own health object)
  * over one database, on the database's own clock.
  */
+
+import { useTestDatabase } from '@keel/postgres-test-server';
 import type { HealthEvent, HealthPermit, ModelTarget } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../test/fake-clock';
-import { useTestDatabase } from '../test/test-database';
 import {
   createPostgresProviderHealth,
   type PostgresProviderHealthOptions,

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { useTestDatabase } from '@keel/postgres-test-server';
 import { fencedBlocks, itRunsReadmeBlocks, readExports, unmentioned } from '@keel/readme-examples';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestDatabase } from '../test/test-database';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');

@@ -1,7 +1,7 @@
 /**
- * One PostgreSQL server for the whole test run (each test file makes its own database on it,
- * see `test-database.ts`), always stopped at the end. With `KEEL_TEST_DATABASE_URL` set (a
- * superuser URL), that server is used instead and nothing is started.
+ * One PostgreSQL server for the whole test run (`@keel/postgres-test-server`: each test file
+ * makes its own database on it with `useTestDatabase`), always stopped at the end. With
+ * `KEEL_TEST_DATABASE_URL` set (a superuser URL), that server is used instead.
  *
  * The child-process tests import this package's built `dist/`, so it must match `src/`: in CI
  * (`CI` set) the build ran before the tests and a missing `dist/` fails here; locally it is
@@ -10,14 +10,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { providePostgres } from '@keel/postgres-test-server';
 import type { TestProject } from 'vitest/node';
-import { startPostgresServer } from './postgres-server';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    postgresAdminUrl: string;
-  }
-}
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -60,10 +54,5 @@ async function ensureBuilt(): Promise<void> {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await ensureBuilt();
-  const external = process.env['KEEL_TEST_DATABASE_URL'];
-  const server = external ? undefined : await startPostgresServer();
-  project.provide('postgresAdminUrl', external || (server?.adminUrl ?? ''));
-  return async () => {
-    await server?.stop();
-  };
+  return providePostgres(project);
 }

