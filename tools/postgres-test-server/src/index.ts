@@ -1,6 +1,6 @@
 export type { CreatedDatabase } from './create-database';
 export { createDatabase } from './create-database';
-export type { PostgresServer } from './postgres-server';
+export type { PostgresServer, StartPostgresServerOptions } from './postgres-server';
 export { postgresBinDir, startPostgresServer } from './postgres-server';
 export { providePostgres } from './provide-postgres';
 export type { TestDatabase } from './test-database';

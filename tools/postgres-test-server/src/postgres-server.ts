@@ -73,7 +73,17 @@ function run(command: string, args: string[], user: ReturnType<typeof serverUser
   });
 }
 
-export async function startPostgresServer(): Promise<PostgresServer> {
+export interface StartPostgresServerOptions {
+  /**
+   * Keep PostgreSQL's durability settings (`fsync`, `full_page_writes`) on, as a production
+   * server has them (benchmarks). Default false: tests do not need writes to survive a power cut.
+   */
+  durable?: boolean;
+}
+
+export async function startPostgresServer(
+  options: StartPostgresServerOptions = {},
+): Promise<PostgresServer> {
   const bin = postgresBinDir();
   const user = serverUser();
   const dataDir = await mkdtemp(join(tmpdir(), 'keel-pg-'));
@@ -91,11 +101,8 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     '-c',
     'listen_addresses=',
     '-c',
-    'fsync=off',
-    '-c',
-    'full_page_writes=off',
-    '-c',
     'max_connections=300',
+    ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
   ];
   const postgres = join(bin, 'postgres');
   const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find(
