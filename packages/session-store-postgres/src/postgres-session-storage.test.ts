@@ -1,9 +1,32 @@
 import { useTestDatabase } from '@keel/postgres-test-server';
+import { describe, expect, it } from 'vitest';
 import { describeSessionStorageBehaviour } from '../test/session-storage-behaviour';
+import { userText } from '../test/transcript-fixtures';
 import { createPostgresSessionStorage } from './postgres-session-storage';
 
 const database = useTestDatabase();
+const pools: ReturnType<typeof database.pool>[] = [];
 let next = 0;
+let schemas = 0;
+
+function gatewayPool(index: number) {
+  pools[index] ??= database.pool();
+  return pools[index];
+}
+
+/**
+ * A fresh, empty storage (a schema of its own) and its cleanup: the shape `@keel/testing`'s
+ * `describeSessionStorageConformance(name, create)` takes, so that the kit joins with
+ * `describeSessionStorageConformance('postgres', freshStorage)` once it is on this branch.
+ */
+async function freshStorage() {
+  schemas += 1;
+  const storage = createPostgresSessionStorage({
+    pool: database.pool({ max: 4 }),
+    schema: `fresh_${schemas}`,
+  });
+  return { storage, cleanup: () => storage.close() };
+}
 
 // Each handle is one "gateway": its own store (leases, heartbeats) over one of three pools.
 describeSessionStorageBehaviour('postgres', {
@@ -13,8 +36,17 @@ describeSessionStorageBehaviour('postgres', {
   },
 });
 
-const pools: ReturnType<typeof database.pool>[] = [];
-function gatewayPool(index: number) {
-  pools[index] ??= database.pool();
-  return pools[index];
-}
+describe('schemas', () => {
+  it('keep stores apart: a fresh schema holds no session of another', async () => {
+    const first = await freshStorage();
+    const second = await freshStorage();
+    try {
+      await first.storage.append('only-in-first', [userText('hello')]);
+      expect(await first.storage.list()).toEqual(['only-in-first']);
+      expect(await second.storage.list()).toEqual([]);
+      expect((await second.storage.read('only-in-first')).exists).toBe(false);
+    } finally {
+      await Promise.all([first.cleanup(), second.cleanup()]);
+    }
+  });
+});
