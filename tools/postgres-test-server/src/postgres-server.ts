@@ -13,11 +13,11 @@
  *   dies without cleaning up (even `kill -9`); an `exit` handler covers the rest.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmod, chown, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 
@@ -81,11 +81,33 @@ export interface StartPostgresServerOptions {
   durable?: boolean;
 }
 
+/**
+ * `bin` itself when `nobody` can reach it. Otherwise (a checkout under a directory only root may
+ * enter, such as `/root`), a copy of the installation (`bin`, `lib`, `share`: PostgreSQL finds
+ * them relative to its executable) in the temp directory, made once and reused.
+ */
+async function reachableBinDir(bin: string, user: ReturnType<typeof serverUser>) {
+  if (user === undefined) return bin;
+  const ancestors: string[] = [];
+  for (let dir = resolve(bin); dirname(dir) !== dir; dir = dirname(dir)) ancestors.push(dir);
+  const reachable = ancestors.every((dir) => (statSync(dir).mode & 0o005) === 0o005);
+  if (reachable) return bin;
+  const installation = dirname(resolve(bin));
+  const copy = join(tmpdir(), `keel-pg-installation-${statSync(join(bin, 'postgres')).size}`);
+  if (!existsSync(join(copy, 'complete'))) {
+    await rm(copy, { recursive: true, force: true });
+    await cp(installation, copy, { recursive: true, verbatimSymlinks: true });
+    await chmod(copy, 0o755);
+    await writeFile(join(copy, 'complete'), '');
+  }
+  return join(copy, basename(resolve(bin)));
+}
+
 export async function startPostgresServer(
   options: StartPostgresServerOptions = {},
 ): Promise<PostgresServer> {
-  const bin = postgresBinDir();
   const user = serverUser();
+  const bin = await reachableBinDir(postgresBinDir(), user);
   const dataDir = await mkdtemp(join(tmpdir(), 'keel-pg-'));
   if (user !== undefined) await chown(dataDir, user.uid, user.gid);
   await run(
