@@ -4,6 +4,7 @@ import type { LeaseEvent } from '@keel/spec';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { takeoverOf } from '../test/takeover-of';
 import { sessionIdFor, userText } from '../test/transcript-fixtures';
+import type { PostgresPool } from './postgres-pool';
 import { createPostgresSessionStorage } from './postgres-session-storage';
 import { PostgresStoreError, SessionLeaseTimeoutError } from './postgres-store-error';
 
@@ -212,6 +213,45 @@ describe('leases over PostgreSQL', () => {
       [sessionId],
     );
     expect(BigInt(tokens.rows[0]?.token)).toBe(BigInt(lease.token) + 1n);
+  });
+
+  it('a lease granted as its caller aborts is let go at once, never left held', async () => {
+    const controller = new AbortController();
+    const real = database.pool();
+    // The caller aborts while the transaction that grants the lease is running.
+    const pool: PostgresPool = {
+      query: (text, values) => real.query(text, values),
+      end: () => real.end(),
+      async connect() {
+        const client = await real.connect();
+        return {
+          release: (error) => client.release(error),
+          async query(text, values) {
+            const result = await client.query(text, values);
+            if (text.includes('INSERT INTO "keel".session_leases'))
+              controller.abort(new Error('stop'));
+            return result;
+          },
+        };
+      },
+    };
+    const storage = createPostgresSessionStorage({ pool });
+    const sessionId = sessionIdFor('abort-granted');
+    await expect(storage.lease(sessionId, { signal: controller.signal })).rejects.toThrow('stop');
+    const next = await gateway().lease(sessionId, { timeoutMs: 0 });
+    await next.release();
+  });
+
+  it("a waiting lease rejects with the signal's own reason", async () => {
+    const sessionId = sessionIdFor('abort-reason');
+    const held = await gateway().lease(sessionId);
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    const waiting = gateway().lease(sessionId, { signal: controller.signal, timeoutMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    controller.abort(reason);
+    expect(await waiting.catch((error: unknown) => error)).toBe(reason);
+    await held.release();
   });
 
   it('close() releases live leases at once and refuses later calls; a store it opened ends its pool', async () => {

@@ -57,7 +57,13 @@ export async function acquireLease(
       tryAcquire(client, context, sessionId, ttlMs),
     );
     if (attempt.token !== undefined) {
-      return createLease(context, { sessionId, token: attempt.token, ttlMs, options });
+      const lease = createLease(context, { sessionId, token: attempt.token, ttlMs, options });
+      if (signal?.aborted) {
+        // Granted as the caller gave up: nobody would release it, and its heartbeat would keep it.
+        await lease.release();
+        throw signal.reason;
+      }
+      return lease;
     }
     const remaining = deadline - performance.now();
     if (remaining <= 0) {
@@ -66,6 +72,8 @@ export async function acquireLease(
     const poll = context.lease.pollMs * (0.5 + Math.random());
     await delay(Math.max(1, Math.min(remaining, attempt.expiresInMs, poll)), undefined, {
       ...(signal === undefined ? {} : { signal }),
+    }).catch((error: unknown) => {
+      throw signal?.aborted ? signal.reason : error;
     });
   }
 }
