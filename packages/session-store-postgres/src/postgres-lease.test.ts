@@ -102,16 +102,21 @@ describe('leases over PostgreSQL', () => {
   it('a held lease stays alive past its ttl by its heartbeat', async () => {
     const holder = gateway();
     const sessionId = sessionIdFor('heartbeat');
-    const lease = await holder.lease(sessionId, { ttlMs: 300 });
+    // Renewed every ~700 ms; four renewals later (> 2 s) it is past its first expiry.
+    const lease = await holder.lease(sessionId, { ttlMs: 2_000 });
     const expiries = new Set<string>();
-    while (expiries.size < 5) {
+    let expired = false;
+    while (expiries.size < 5 && !expired) {
       const { rows } = await database.query(
-        'SELECT expires_at::text AS at FROM keel.session_leases WHERE session_id = $1',
+        `SELECT expires_at::text AS at, expires_at <= clock_timestamp() AS expired
+          FROM keel.session_leases WHERE session_id = $1`,
         [sessionId],
       );
       expiries.add(String(rows[0]?.at));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      expired = rows[0]?.expired === true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    expect(expired, 'the lease expired while held').toBe(false);
     expect(await lease.isHeld()).toBe(true);
     await expect(gateway().lease(sessionId, { timeoutMs: 0 })).rejects.toThrow(/Timed out/);
     await holder.append(sessionId, [userText('still mine')], { lease });
