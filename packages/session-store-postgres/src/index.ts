@@ -1,0 +1,49 @@
+export type {
+  AppendOptions,
+  AppendResult,
+  HealthEvent,
+  HealthPermit,
+  HealthReport,
+  HealthSnapshot,
+  LeaseEvent,
+  LeaseOptions,
+  ModelTarget,
+  ProviderHealth,
+  SessionLease,
+  SessionStorage,
+  TranscriptChangeKind,
+  TranscriptRead,
+  TranscriptState,
+} from '@keel/spec';
+export type { MigrateOptions, MigrateResult } from './migrate';
+export { migrate } from './migrate';
+export type {
+  PostgresClient,
+  PostgresConnectionOptions,
+  PostgresPool,
+  PostgresQueryResult,
+} from './postgres-pool';
+export type {
+  PostgresProviderHealth,
+  PostgresProviderHealthOptions,
+} from './postgres-provider-health';
+export { createPostgresProviderHealth } from './postgres-provider-health';
+export type {
+  PostgresSessionStorage,
+  PostgresSessionStorageOptions,
+} from './postgres-session-storage';
+export { createPostgresSessionStorage } from './postgres-session-storage';
+export type {
+  InvalidTranscriptEntryErrorOptions,
+  PostgresStoreErrorOptions,
+  SessionLeaseTimeoutErrorOptions,
+  SessionTakeoverErrorOptions,
+} from './postgres-store-error';
+export {
+  InvalidSessionIdError,
+  InvalidTranscriptEntryError,
+  PostgresStoreError,
+  SessionLeaseTimeoutError,
+  SessionTakeoverError,
+} from './postgres-store-error';
+export { SCHEMA_VERSION } from './schema-migrations';

@@ -1,0 +1,125 @@
+import pg from 'pg';
+import { abortable } from './abortable';
+import { PostgresStoreError } from './postgres-store-error';
+
+/** A query's answer, as `pg` gives it: `int8` and `numeric` columns arrive as strings. */
+export interface PostgresQueryResult {
+  rows: Array<Record<string, unknown>>;
+  rowCount: number | null;
+}
+
+/** One connection checked out of a pool (what `pg`'s `PoolClient` offers and this package uses). */
+export interface PostgresClient {
+  query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+  /** Returns the connection to the pool; with an error (or `true`) the connection is closed instead. */
+  release(error?: Error | boolean): void;
+}
+
+/** A connection pool: a `pg.Pool` fits (declared here so that `@types/pg` is not needed to use this package). */
+export interface PostgresPool {
+  connect(): Promise<PostgresClient>;
+  query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+  end(): Promise<void>;
+}
+
+/** Where to connect: a pool shared with the caller, or a connection string this package opens a pool for. */
+export type PostgresConnectionOptions =
+  | {
+      /** Used as is; `close()` leaves it open (its owner ends it). */
+      pool: PostgresPool;
+      connectionString?: undefined;
+    }
+  | {
+      /** `postgresql://user:password@host:port/database`; `close()` ends the pool opened for it. */
+      connectionString: string;
+      /** Connections of the pool opened for `connectionString`; default 10. */
+      maxConnections?: number;
+      pool?: undefined;
+    };
+
+/** The pool to use and whether `close()` must end it. */
+export interface ResolvedPool {
+  pool: PostgresPool;
+  owned: boolean;
+}
+
+export function resolvePool(options: PostgresConnectionOptions): ResolvedPool {
+  if (options.pool !== undefined) return { pool: options.pool, owned: false };
+  if (typeof options.connectionString !== 'string' || options.connectionString === '') {
+    throw new PostgresStoreError({ message: 'Give either a pool or a connectionString' });
+  }
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+  });
+  // An idle connection that breaks (a server restart) must not crash the process: the next
+  // query on it fails instead and is reported to its caller.
+  pool.on('error', () => {});
+  return { pool, owned: true };
+}
+
+/** Checks a connection out of the pool; rejects as soon as `signal` aborts (a late connection goes back). */
+export async function checkOut(
+  pool: PostgresPool,
+  signal: AbortSignal | undefined,
+): Promise<PostgresClient> {
+  signal?.throwIfAborted();
+  const connecting = pool.connect();
+  try {
+    return await abortable(connecting, signal);
+  } catch (error) {
+    connecting.then(
+      (client) => client.release(),
+      () => {},
+    );
+    throw error;
+  }
+}
+
+/**
+ * Runs `work` in one transaction on one connection: `COMMIT` when it resolves, `ROLLBACK` when it
+ * throws. A connection whose `BEGIN`, `COMMIT` or `ROLLBACK` failed is closed rather than reused.
+ */
+export async function inTransaction<T>(
+  pool: PostgresPool,
+  signal: AbortSignal | undefined,
+  work: (client: PostgresClient) => Promise<T>,
+): Promise<T> {
+  const client = await checkOut(pool, signal);
+  let reusable = false;
+  try {
+    await client.query('BEGIN');
+    let result: T;
+    try {
+      result = await work(client);
+    } catch (error) {
+      await client.query('ROLLBACK').then(
+        () => {
+          reusable = true;
+        },
+        () => {},
+      );
+      throw error;
+    }
+    await client.query('COMMIT');
+    reusable = true;
+    return result;
+  } finally {
+    client.release(!reusable);
+  }
+}
+
+/** A schema name as an SQL identifier; only plain lower-case names are accepted. */
+export function quoteSchema(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new PostgresStoreError({
+      message: `Invalid schema name ${JSON.stringify(schema)}: use 1-63 characters [a-z0-9_], not starting with a digit`,
+    });
+  }
+  return `"${schema}"`;
+}
+
+/** A `bigint` column as `pg` returns it (a decimal string), as a JavaScript number: only for sizes and clock ms, never tokens. */
+export function toNumber(value: unknown): number {
+  return typeof value === 'number' ? value : Number(value as string);
+}

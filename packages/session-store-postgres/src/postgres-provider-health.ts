@@ -1,0 +1,210 @@
+import type {
+  ErrorKind,
+  HealthEvent,
+  HealthPermit,
+  HealthReport,
+  HealthSnapshot,
+  ModelTarget,
+  ProviderHealth,
+} from '@keel/spec';
+import { type BreakerRow, createBreakerStep, type HealthSettings } from './breaker-transitions';
+import { createHealthQueries } from './health-queries';
+import { type PostgresConnectionOptions, resolvePool } from './postgres-pool';
+import { createSchemaGate } from './schema-gate';
+
+export type PostgresProviderHealthOptions = PostgresConnectionOptions & {
+  /** The PostgreSQL schema that holds the tables; default `keel`. */
+  schema?: string;
+  /** Migrate the schema on first use (default true). */
+  migrate?: boolean;
+  /**
+   * Tests only: judge time by this clock instead of the database's `clock_timestamp()`. Every
+   * gateway that shares the rows must use the same time source.
+   */
+  clock?: { now(): number };
+  /** How long a breaker stays open when the provider gave no `retry-after`; default 10 000 ms. */
+  breakerCooldownMs?: number;
+  /** The longest breaker cooldown after repeated failed probes (it doubles each time); default 300 000 ms. */
+  maxBreakerCooldownMs?: number;
+  /** Server errors or connection failures, across every gateway, that open a model's breaker; default 5… */
+  burstThreshold?: number;
+  /** …within this window; default 30 000 ms. */
+  burstWindowMs?: number;
+  /** How long a rate-limited profile cools for a model when no `retry-after` came; default 30 000 ms. */
+  rateLimitCooldownMs?: number;
+  /** How long a profile cools after an auth or billing failure; default 900 000 ms. */
+  authCooldownMs?: number;
+  /** A probe not reported within this time is handed to the next caller; default 60 000 ms. */
+  probeTimeoutMs?: number;
+};
+
+/** `ProviderHealth` over PostgreSQL rows, plus `close()`. */
+export interface PostgresProviderHealth extends ProviderHealth {
+  /** Ends the pool if this health opened it (a given pool is left open). */
+  close(): Promise<void>;
+}
+
+/**
+ * Provider health shared by every gateway on one database: a breaker row per provider and model,
+ * a cooldown row per profile (and model, for rate limits). The rules are the in-process health's
+ * (`@keel/orchestrator`'s `createProviderHealth`); time comes from the database. Half-open lets
+ * exactly one probe through across all gateways: the probe is claimed by a conditional `UPDATE`
+ * that only one caller's row lock can satisfy. A report changes a breaker under its row lock;
+ * a cooldown is only ever extended. `subscribe` sees the changes this process made.
+ */
+export function createPostgresProviderHealth(
+  options: PostgresProviderHealthOptions,
+): PostgresProviderHealth {
+  const settings: HealthSettings = {
+    breakerCooldownMs: options.breakerCooldownMs ?? 10_000,
+    maxBreakerCooldownMs: options.maxBreakerCooldownMs ?? 300_000,
+    burstThreshold: options.burstThreshold ?? 5,
+    burstWindowMs: options.burstWindowMs ?? 30_000,
+    rateLimitCooldownMs: options.rateLimitCooldownMs ?? 30_000,
+    authCooldownMs: options.authCooldownMs ?? 900_000,
+    probeTimeoutMs: options.probeTimeoutMs ?? 60_000,
+  };
+  const { pool, owned } = resolvePool(options);
+  const context = createSchemaGate({
+    pool,
+    schema: options.schema ?? 'keel',
+    migrate: options.migrate ?? true,
+  });
+  const queries = createHealthQueries(context.schema, () => options.clock?.now() ?? null);
+  const listeners = new Set<(event: HealthEvent) => void>();
+
+  function emit(events: readonly HealthEvent[]): void {
+    for (const event of events) {
+      for (const listener of listeners) {
+        try {
+          listener(event);
+        } catch {
+          // An observer never breaks health bookkeeping.
+        }
+      }
+    }
+  }
+
+  async function permit(target: ModelTarget, signal?: AbortSignal): Promise<HealthPermit> {
+    await context.ready(signal);
+    const look = await queries.look(pool, target);
+    const { now } = look;
+    if (look.coolingUntil !== undefined) {
+      return { allowed: false, reason: 'profile-cooling', waitMs: look.coolingUntil - now };
+    }
+    if (look.breaker === undefined || look.breaker.state === 'closed') {
+      return { allowed: true, probe: false };
+    }
+    if (look.breaker.state === 'open' && now < look.breaker.openUntil) {
+      return { allowed: false, reason: 'breaker-open', waitMs: look.breaker.openUntil - now };
+    }
+    signal?.throwIfAborted();
+    if (await queries.halfOpen(pool, target, now)) {
+      emit([
+        {
+          type: 'breaker-change',
+          providerId: target.providerId,
+          model: target.model,
+          from: 'open',
+          to: 'half-open',
+          reason: 'cooldown-elapsed',
+        },
+      ]);
+    }
+    if (await queries.claimProbe(pool, target, now, settings.probeTimeoutMs)) {
+      return { allowed: true, probe: true };
+    }
+    // Another caller claimed the probe (or closed or reopened the breaker) meanwhile.
+    const after = await queries.breaker(pool, target);
+    if (after === undefined || after.state === 'closed') return { allowed: true, probe: false };
+    if (after.state === 'open' && now < after.openUntil) {
+      return { allowed: false, reason: 'breaker-open', waitMs: after.openUntil - now };
+    }
+    return {
+      allowed: false,
+      reason: 'probe-in-flight',
+      waitMs: Math.max(1, after.probeUntil - now),
+    };
+  }
+
+  async function report(report: HealthReport, signal?: AbortSignal): Promise<void> {
+    await context.ready(signal);
+    if (report.type === 'success' && !report.probe) {
+      await queries.clearBurst(pool, report.target);
+      return;
+    }
+    const events: HealthEvent[] = await queries.changeBreaker(
+      pool,
+      report.target,
+      signal,
+      (row: BreakerRow, now: number) => {
+        const step = createBreakerStep(report.target, settings, now);
+        switch (report.type) {
+          case 'success':
+            step.success(row, report.probe);
+            break;
+          case 'failure':
+            step.failure(row, report.kind, report.probe, report.retryAfterMs);
+            break;
+          case 'overloaded':
+            step.overloaded(row, report.retryAfterMs);
+            break;
+          default:
+            assertNever(report);
+        }
+        return step.events;
+      },
+    );
+    if (report.type === 'failure') {
+      const cooldown = cooldownFor(report.kind, report.retryAfterMs);
+      if (cooldown !== undefined) {
+        const until = await queries.extendCooldown(pool, report.target, report.kind, cooldown);
+        if (until !== undefined) {
+          events.push({
+            type: 'cooldown-start',
+            providerId: report.target.providerId,
+            profileId: report.target.profileId,
+            ...(cooldown.model === undefined ? {} : { model: cooldown.model }),
+            kind: report.kind,
+            until,
+          });
+        }
+      }
+    }
+    emit(events);
+
+    function cooldownFor(kind: ErrorKind, retryAfterMs: number | undefined) {
+      if (kind === 'rate_limit') {
+        return { model: report.target.model, ms: retryAfterMs ?? settings.rateLimitCooldownMs };
+      }
+      if (kind === 'auth' || kind === 'billing') {
+        return { model: undefined, ms: Math.max(retryAfterMs ?? 0, settings.authCooldownMs) };
+      }
+      return undefined;
+    }
+  }
+
+  return {
+    permit: (target, callOptions = {}) => permit(target, callOptions.signal),
+    report: (healthReport, callOptions = {}) => report(healthReport, callOptions.signal),
+    async snapshot(callOptions = {}): Promise<HealthSnapshot> {
+      await context.ready(callOptions.signal);
+      return queries.snapshot(pool);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    async close() {
+      if (context.closed) return;
+      context.closed = true;
+      if (owned) await pool.end();
+    },
+  };
+}
+
+function assertNever(value: never): never {
+  throw new TypeError(`Unexpected health report ${JSON.stringify(value)}`);
+}

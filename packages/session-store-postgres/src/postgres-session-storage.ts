@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { SessionStorage, StorageCallOptions } from '@keel/spec';
+import { appendEntries } from './append-entries';
+import { type MigrateResult, migratePool } from './migrate';
+import { acquireLease } from './postgres-lease';
+import { type PostgresConnectionOptions, type PostgresPool, resolvePool } from './postgres-pool';
+import { assertValidSessionId } from './postgres-store-error';
+import {
+  compareTranscript,
+  listSessions,
+  readTranscript,
+  transcriptState,
+} from './read-transcript';
+import { createStoreContext } from './store-context';
+import { DEFAULT_INSPECT_BYTES, inspectTrailingToolUses } from './trailing-tool-uses';
+
+export type PostgresSessionStorageOptions = PostgresConnectionOptions & {
+  /** The PostgreSQL schema that holds the tables; default `keel`. */
+  schema?: string;
+  /** Migrate the schema on first use (default true); with false, call `migrate()` first. */
+  migrate?: boolean;
+  lease?: {
+    /** A lease's time to live without a heartbeat (by the database's clock); default 10 000 ms. */
+    ttlMs?: number;
+    /** How long `lease()` waits for the current holder; default 30 000 ms. */
+    timeoutMs?: number;
+    /** How often a waiting `lease()` looks again (jittered); default 50 ms. */
+    pollMs?: number;
+    /** How often a held lease is renewed; default a third of its ttl. */
+    heartbeatMs?: number;
+    /** How this process names itself in lease rows (shown in lease timeouts); default `host:pid:random`. */
+    holder?: string;
+  };
+};
+
+/** The PostgreSQL-backed `SessionStorage`, plus its schema's migration and `close()`. */
+export interface PostgresSessionStorage extends SessionStorage {
+  /** The schema the tables live in. */
+  readonly schema: string;
+  /** The pool this store queries (the one given, or the one opened for `connectionString`). */
+  readonly pool: PostgresPool;
+  /** Creates or upgrades the schema now (`createPostgresSessionStorage` does it on first use). */
+  migrate(options?: StorageCallOptions): Promise<MigrateResult>;
+  /**
+   * Stops every lease heartbeat, releases this store's live leases (so other gateways need not
+   * wait for them to expire) and ends the pool if this store opened it. Later calls reject.
+   */
+  close(): Promise<void>;
+}
+
+const DEFAULT_READ_TAIL_BYTES = 1024 * 1024;
+
+/** Creates the `SessionStorage` over PostgreSQL that several gateways share. */
+export function createPostgresSessionStorage(
+  options: PostgresSessionStorageOptions,
+): PostgresSessionStorage {
+  const schema = options.schema ?? 'keel';
+  const { pool, owned } = resolvePool(options);
+  const context = createStoreContext({
+    pool,
+    schema,
+    migrate: options.migrate ?? true,
+    lease: {
+      ttlMs: options.lease?.ttlMs ?? 10_000,
+      timeoutMs: options.lease?.timeoutMs ?? 30_000,
+      pollMs: options.lease?.pollMs ?? 50,
+      heartbeatMs: options.lease?.heartbeatMs,
+      holder: options.lease?.holder ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    },
+  });
+
+  return {
+    schema,
+    pool,
+    migrate: (callOptions = {}) => migratePool(pool, schema, callOptions.signal),
+
+    read: (sessionId, callOptions = {}) =>
+      readTranscript(context, sessionId, undefined, callOptions.signal),
+
+    readTail: (sessionId, callOptions = {}) =>
+      readTranscript(
+        context,
+        sessionId,
+        callOptions.maxBytes ?? DEFAULT_READ_TAIL_BYTES,
+        callOptions.signal,
+      ),
+
+    state: (sessionId, callOptions = {}) => transcriptState(context, sessionId, callOptions.signal),
+
+    compare: (sessionId, expected, callOptions = {}) =>
+      compareTranscript(context, sessionId, expected, callOptions.signal),
+
+    async lease(sessionId, leaseOptions = {}) {
+      assertValidSessionId(sessionId);
+      await context.ready(leaseOptions.signal);
+      return acquireLease(context, sessionId, leaseOptions);
+    },
+
+    append: (sessionId, entries, appendOptions) =>
+      appendEntries(context, sessionId, entries, appendOptions),
+
+    inspectTrailingToolUses: (sessionId, inspectOptions = {}) =>
+      inspectTrailingToolUses(
+        context,
+        sessionId,
+        inspectOptions.maxBytes ?? DEFAULT_INSPECT_BYTES,
+        inspectOptions.signal,
+      ),
+
+    list: (callOptions = {}) => listSessions(context, callOptions.signal),
+
+    async close() {
+      if (context.closed) return;
+      const live = [...context.liveLeases.values()];
+      for (const stop of [...context.heartbeats]) stop();
+      await Promise.allSettled(live.map((lease) => lease.release()));
+      context.closed = true;
+      if (owned) await pool.end();
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import type {
+  TranscriptChangeKind,
+  TranscriptEntry,
+  TranscriptHeader,
+  TranscriptIssue,
+  TranscriptRead,
+  TranscriptState,
+} from '@keel/spec';
+import { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
+import { entryProblem } from './entry-problem';
+import { toNumber } from './postgres-pool';
+import { assertValidSessionId } from './postgres-store-error';
+import type { StoreContext } from './store-context';
+import {
+  changeFrom,
+  expectedSeq,
+  missingState,
+  selectTranscriptRow,
+  stateOf,
+  transcriptRowOf,
+} from './transcript-state';
+
+/**
+ * Every entry (`maxBytes` undefined), or those whose JSONL lines fit in the last `maxBytes` of
+ * the transcript: one statement, so the header and the entries are read at the same moment.
+ * A row that does not parse or is not a valid entry is reported in `issues` (offset: its
+ * sequence number; line, on a whole read: as if exported to JSONL after its header) and skipped.
+ */
+export async function readTranscript(
+  context: StoreContext,
+  sessionId: string,
+  maxBytes: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<TranscriptRead> {
+  assertValidSessionId(sessionId);
+  await context.ready(signal);
+  const s = context.schema;
+  const { rows } = await context.pool.query(
+    `SELECT t.format_version, t.created_at, e.seq, e.entry, e.format_version AS entry_version
+      FROM ${s}.transcripts t
+      LEFT JOIN ${s}.transcript_entries e ON e.session_id = t.session_id
+        AND e.byte_offset >= t.total_bytes - coalesce($2::bigint, t.total_bytes)
+      WHERE t.session_id = $1
+      ORDER BY e.byte_offset`,
+    [sessionId, maxBytes === undefined ? null : Math.max(0, Math.floor(maxBytes))],
+  );
+  signal?.throwIfAborted();
+  const first = rows[0];
+  if (first === undefined) {
+    return {
+      header: undefined,
+      version: TRANSCRIPT_FORMAT_VERSION,
+      entries: [],
+      issues: [],
+      exists: false,
+    };
+  }
+  const header: TranscriptHeader = {
+    type: 'header',
+    version: Number(first['format_version']),
+    sessionId,
+    createdAt: (first['created_at'] as Date).toISOString(),
+  };
+  const entries: TranscriptEntry[] = [];
+  const issues: TranscriptIssue[] = [];
+  for (const row of rows) {
+    if (row['seq'] === null) continue;
+    const seq = toNumber(row['seq']);
+    const where = maxBytes === undefined ? { line: seq + 1, offset: seq } : { offset: seq };
+    const parsed = parseEntry(String(row['entry']), Number(row['entry_version']));
+    if (parsed.ok) entries.push(parsed.entry);
+    else issues.push({ ...where, reason: parsed.reason, detail: parsed.detail });
+  }
+  return { header, version: header.version, entries, issues, exists: true };
+}
+
+type Parsed =
+  | { ok: true; entry: TranscriptEntry }
+  | { ok: false; reason: 'invalid-json' | 'invalid-entry'; detail: string };
+
+/**
+ * One stored entry, read back. Rows are written in the current format only; a row of a newer
+ * format (written by a newer package) is reported rather than guessed at.
+ */
+function parseEntry(text: string, version: number): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: 'invalid-json', detail: (error as Error).message };
+  }
+  if (version !== TRANSCRIPT_FORMAT_VERSION) {
+    return {
+      ok: false,
+      reason: 'invalid-entry',
+      detail: `unsupported transcript format version ${version}`,
+    };
+  }
+  const problem = entryProblem(value);
+  return problem === undefined
+    ? { ok: true, entry: value as TranscriptEntry }
+    : { ok: false, reason: 'invalid-entry', detail: problem };
+}
+
+/** The transcript's state now: one indexed row. */
+export async function transcriptState(
+  context: StoreContext,
+  sessionId: string,
+  signal: AbortSignal | undefined,
+): Promise<TranscriptState> {
+  assertValidSessionId(sessionId);
+  await context.ready(signal);
+  const { rows } = await context.pool.query(selectTranscriptRow(context.schema, false), [
+    sessionId,
+    0,
+  ]);
+  const row = transcriptRowOf(rows[0]);
+  return row === undefined ? missingState : stateOf(row);
+}
+
+/** What changed since `expected`: the transcript row and the digest at `expected.size`, one statement. */
+export async function compareTranscript(
+  context: StoreContext,
+  sessionId: string,
+  expected: TranscriptState,
+  signal: AbortSignal | undefined,
+): Promise<TranscriptChangeKind | undefined> {
+  assertValidSessionId(sessionId);
+  await context.ready(signal);
+  const { rows } = await context.pool.query(selectTranscriptRow(context.schema, false), [
+    sessionId,
+    expectedSeq(expected),
+  ]);
+  return changeFrom(expected, transcriptRowOf(rows[0]));
+}
+
+/** Every session id with a transcript. */
+export async function listSessions(
+  context: StoreContext,
+  signal: AbortSignal | undefined,
+): Promise<string[]> {
+  await context.ready(signal);
+  const { rows } = await context.pool.query(`SELECT session_id FROM ${context.schema}.transcripts`);
+  signal?.throwIfAborted();
+  return rows.map((row) => String(row['session_id']));
+}
