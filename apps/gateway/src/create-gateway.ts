@@ -58,8 +58,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   let startRecovery: () => void = () => undefined;
   const recovered = new Promise<{ sessions: number; answered: number }>((resolve) => {
     startRecovery = () => {
+      // Shared sessions (PostgreSQL): a young unanswered message may be in a turn on another gateway.
       recoverSessions(runtime.storage, runtime.orchestrator, app.log, {
         signal: recovery.signal,
+        ...(runtime.shared ? { minAgeMs: options.config.turn.timeoutMs + 60_000 } : {}),
       }).then(resolve, () => resolve({ sessions: 0, answered: 0 }));
     };
   });

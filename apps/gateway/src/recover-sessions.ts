@@ -10,7 +10,7 @@ export async function recoverSessions(
   storage: SessionStorage,
   orchestrator: Orchestrator,
   logger: FastifyBaseLogger,
-  options: { concurrency?: number; signal?: AbortSignal } = {},
+  options: { concurrency?: number; signal?: AbortSignal; minAgeMs?: number } = {},
 ): Promise<{ sessions: number; answered: number }> {
   const ids = await storage.list(options.signal === undefined ? {} : { signal: options.signal });
   let next = 0;
@@ -19,10 +19,10 @@ export async function recoverSessions(
     while (next < ids.length && options.signal?.aborted !== true) {
       const sessionId = ids[next++] as string;
       try {
-        const outcomes = await orchestrator.recover(
-          sessionId,
-          options.signal === undefined ? {} : { signal: options.signal },
-        );
+        const outcomes = await orchestrator.recover(sessionId, {
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          ...(options.minAgeMs === undefined ? {} : { minAgeMs: options.minAgeMs }),
+        });
         answered += outcomes.length;
         if (outcomes.length > 0)
           logger.info({ sessionId, answered: outcomes.length }, 'recovered unanswered messages');

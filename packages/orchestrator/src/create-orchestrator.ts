@@ -45,8 +45,15 @@ export interface Orchestrator {
    * running turn's fence when a turn runs, which then switches at its next attempt boundary.
    */
   selectModel(sessionId: string, model: string, options?: { signal?: AbortSignal }): Promise<void>;
-  /** Answers, in order, every user message of the session that no turn answered (after a crash). */
-  recover(sessionId: string, options?: { signal?: AbortSignal }): Promise<TurnOutcome[]>;
+  /**
+   * Answers, in order, every user message of the session that no turn answered (after a crash).
+   * With `minAgeMs`, only messages written at least that long ago: when other gateways share the
+   * sessions, a younger one may still be in a turn over there.
+   */
+  recover(
+    sessionId: string,
+    options?: { signal?: AbortSignal; minAgeMs?: number },
+  ): Promise<TurnOutcome[]>;
   /**
    * Compacts the session now (`manual`), between its turns, through a fence of its own. Resolves
    * with what the compactor did; rejects when no compactor is configured or every producer failed
@@ -144,9 +151,16 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     },
 
     async recover(sessionId, callOptions = {}) {
-      const read = await runtime.storage.read(sessionId, callOptions);
+      const read = await runtime.storage.read(
+        sessionId,
+        callOptions.signal === undefined ? {} : { signal: callOptions.signal },
+      );
       const outcomes: TurnOutcome[] = [];
-      for (const message of transcriptFacts(read.entries).unanswered) {
+      const cutoff = clock.now() - (callOptions.minAgeMs ?? 0);
+      const due = transcriptFacts(read.entries).unanswered.filter(
+        (message) => callOptions.minAgeMs === undefined || Date.parse(message.timestamp) <= cutoff,
+      );
+      for (const message of due) {
         outcomes.push(await queue.answer(sessionId, message, callOptions.signal));
       }
       return outcomes;

@@ -289,4 +289,34 @@ describe('sessions: takeover, busy sessions, stops, queues, repeats', () => {
     expect(userTexts(await harness.entries('s1'))).toEqual(['first', 'second']);
     expect(harness.sent()).toHaveLength(2);
   });
+
+  it('recover with minAgeMs leaves messages younger than that for the gateway that may be answering them', async () => {
+    harness = await createHarness();
+    const at = (ms: number) => new Date(harness!.clock.now() - ms).toISOString();
+    const user = (id: string, age: number) => ({
+      type: 'message' as const,
+      id,
+      messageId: id,
+      timestamp: at(age),
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text: id }],
+    });
+    await harness.storage.append('s1', [
+      {
+        type: 'turn',
+        id: 't',
+        turnId: 't0',
+        phase: 'start',
+        messageId: 'x',
+        timestamp: at(60_000),
+      },
+      user('old', 60_000),
+      user('young', 1_000),
+    ]);
+    const outcomes = await harness.orchestrator.recover('s1', { minAgeMs: 30_000 });
+    expect(outcomes.map((outcome) => outcome.messageId)).toEqual(['old']);
+    expect((await harness.orchestrator.recover('s1')).map((outcome) => outcome.messageId)).toEqual([
+      'young',
+    ]);
+  });
 });

@@ -1,11 +1,6 @@
 import { createCompactor } from '@keel/compaction';
-import {
-  createOrchestrator,
-  createProviderHealth,
-  type Orchestrator,
-  parseModelRef,
-} from '@keel/orchestrator';
-import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
+import { createOrchestrator, type Orchestrator, parseModelRef } from '@keel/orchestrator';
+import { createSessionFence } from '@keel/session-fence';
 import type { SessionStorage, ToolRunner, TurnEvent, TurnHooks } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import type { KeelConfig } from '../config/config-schema';
@@ -14,6 +9,7 @@ import { createGatewayMetrics, type GatewayMetrics } from '../observe/metrics';
 import { createTurnTracer } from '../observe/turn-tracer';
 import { setupPlugins } from '../plugins/setup-plugins';
 import { createModelRouter, profileIdsOf } from './create-model-router';
+import { createStorage } from './create-storage';
 import { createDemoToolRunner } from './demo-tools';
 
 /** Everything a gateway runs on, composed from its configuration. */
@@ -25,6 +21,8 @@ export interface GatewayRuntime {
   readonly metrics: GatewayMetrics;
   /** The embedded demo model, when a provider uses it. */
   readonly demo: MockProvider | undefined;
+  /** Whether other gateways share these sessions (PostgreSQL). */
+  readonly shared: boolean;
   close(): Promise<void>;
 }
 
@@ -45,17 +43,10 @@ export async function createGatewayRuntime(
   config: KeelConfig,
   options: CreateRuntimeOptions = {},
 ): Promise<GatewayRuntime> {
-  if (config.storage.kind !== 'file') {
-    throw new Error(
-      'storage.kind "postgres" needs @keel/session-store-postgres, which is not wired yet',
-    );
-  }
   // Plugins first: a plugin that cannot be loaded stops start-up before anything is started.
   const plugins = await setupPlugins(config, options);
-  const storage = createTranscriptStore({
-    sessionsDir: config.sessionsDir,
-    fsync: config.storage.fsync,
-  });
+  const stores = createStorage(config);
+  const { storage, health } = stores;
   const usesDemo = config.providers.some((provider) => provider.api === 'demo');
   const demo = usesDemo ? await createMockProvider({ demo: true }) : undefined;
   const router = createModelRouter({
@@ -81,7 +72,6 @@ export async function createGatewayRuntime(
   });
 
   const events = createEventLog();
-  const health = createProviderHealth();
   let orchestrator: Orchestrator | undefined;
   const metrics = createGatewayMetrics({
     queue: () => orchestrator?.stats() ?? { runningTurns: 0, queuedTurns: 0 },
@@ -142,8 +132,9 @@ export async function createGatewayRuntime(
     events,
     metrics,
     demo,
+    shared: stores.shared,
     async close() {
-      await demo?.close();
+      await Promise.allSettled([demo?.close(), stores.close()]);
     },
   };
 }

@@ -1,0 +1,45 @@
+import { createProviderHealth } from '@keel/orchestrator';
+import { createTranscriptStore } from '@keel/session-fence';
+import {
+  createPostgresProviderHealth,
+  createPostgresSessionStorage,
+} from '@keel/session-store-postgres';
+import type { ProviderHealth, SessionStorage } from '@keel/spec';
+import type { KeelConfig } from '../config/config-schema';
+
+/** Where sessions and provider health live, and how to let go of them at shutdown. */
+export interface StorageSetup {
+  storage: SessionStorage;
+  health: ProviderHealth;
+  /** Whether other gateways may share these sessions (then recovery waits before answering). */
+  shared: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * The file store and in-process health (one gateway, the default), or PostgreSQL for both —
+ * sessions, leases with fencing tokens and provider health every gateway on the database shares.
+ */
+export function createStorage(config: KeelConfig): StorageSetup {
+  if (config.storage.kind === 'postgres') {
+    const storage = createPostgresSessionStorage({ connectionString: config.storage.url });
+    const health = createPostgresProviderHealth({ connectionString: config.storage.url });
+    return {
+      storage,
+      health,
+      shared: true,
+      async close() {
+        await Promise.allSettled([storage.close(), health.close()]);
+      },
+    };
+  }
+  return {
+    storage: createTranscriptStore({
+      sessionsDir: config.sessionsDir,
+      fsync: config.storage.fsync,
+    }),
+    health: createProviderHealth(),
+    shared: false,
+    async close() {},
+  };
+}
