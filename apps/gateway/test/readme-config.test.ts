@@ -1,0 +1,35 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/load-config';
+
+const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+const section = readme.slice(readme.indexOf('## Configuration'));
+const example = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+
+describe("the README's configuration example", () => {
+  it('is a valid configuration, as printed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'keel-readme-config-'));
+    try {
+      const path = join(dir, 'keel.config.json');
+      await writeFile(path, example);
+      const env = {
+        ANTHROPIC_API_KEY: 'sk-ant-1',
+        ANTHROPIC_API_KEY_2: 'sk-ant-2',
+        OPENAI_API_KEY: 'sk-1',
+      };
+      const { config } = await loadConfig({ path, env });
+      expect(config.providers.map((provider) => provider.api)).toEqual([
+        'anthropic-messages',
+        'openai-chat',
+        'openai-chat',
+        'claude-cli',
+      ]);
+      expect(config.server.authToken).toBeUndefined();
+      expect(config.sessionsDir).toBe(join(dir, '.keel/sessions'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
