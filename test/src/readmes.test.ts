@@ -72,6 +72,7 @@ describe('the root README', () => {
 
   itRunsReadmeBlocks(fencedBlocks(useOnePackage?.body ?? ''), {
     ...examples,
+    isolateTmpdir: true, // the examples' mkdtemp folders go with them
     title: '"Use one package" example %i runs and prints what it says',
   });
 });
