@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findPackageDirectory } from '../test/consumer-project';
+import { findPackageDirectory } from '../test/find-package-directory';
 
 const packageDirectory = fileURLToPath(new URL('..', import.meta.url));
 
