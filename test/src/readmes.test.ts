@@ -8,8 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { useTestDatabase } from '@keel/postgres-test-server';
 import { fencedBlocks, itRunsReadmeBlocks, typeCheckReadmeBlocks } from '@keel/readme-examples';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   codeBlocks,
   importedPackages,
@@ -21,6 +22,12 @@ import {
   unshippedLinks,
 } from './support/readme-rules';
 import { publishedPackages, REPOSITORY_ROOT } from './support/workspace-packages';
+
+// The PostgreSQL examples read DATABASE_URL: this file's own database on the run's test server.
+const database = useTestDatabase();
+beforeAll(() => {
+  process.env['DATABASE_URL'] = database.url;
+});
 
 const rootReadme = readFileSync(join(REPOSITORY_ROOT, 'README.md'), 'utf8');
 const published = publishedPackages();
