@@ -30,8 +30,8 @@ describe(`chaos over PostgreSQL, 3 gateways (seed ${SEED})`, () => {
       group,
       storage: {
         name: 'PostgreSQL',
-        // A short lease: a killed gateway's sessions are free again two seconds after it died.
-        config: { storage: { kind: 'postgres', url: database.url, leaseTtlMs: 2_000 } },
+        // A short lease: a killed gateway's sessions are free again five seconds after it died.
+        config: { storage: { kind: 'postgres', url: database.url, leaseTtlMs: 5_000 } },
         read: (sessionId) => reader.read(sessionId),
         leftLeases: async () => (await leaseRows(database)).map((lease) => lease.sessionId),
       },

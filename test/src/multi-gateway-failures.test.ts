@@ -56,7 +56,7 @@ describe('a gateway that dies or freezes mid-turn', () => {
       mock,
       databaseUrl: database.url,
       model,
-      leaseTtlMs: 1_500,
+      leaseTtlMs: 3_000,
       plugins: [gates.plugin],
       turn: { firstTokenTimeoutMs: 600_000 },
     });
@@ -135,7 +135,7 @@ describe('a gateway that dies or freezes mid-turn', () => {
       mock,
       databaseUrl: database.url,
       model,
-      leaseTtlMs: 1_000,
+      leaseTtlMs: 3_000,
       plugins: [gates.plugin],
     });
     const a = await group.start({ config });
@@ -145,7 +145,7 @@ describe('a gateway that dies or freezes mid-turn', () => {
     const holdingTool = await a.waitForLog(holding('paused'));
     const held = await leaseOf('paused');
     expect(held).toMatchObject({ live: true });
-    expect(held.remainingMs).toBeLessThanOrEqual(1_000); // storage.leaseTtlMs, renewed by A
+    expect(held.remainingMs).toBeLessThanOrEqual(3_000); // storage.leaseTtlMs, renewed by A
     expect(held.holder).toContain(`:${a.child.pid}:`);
 
     group.pause(a); // frozen: no heartbeat renews its lease
