@@ -3,8 +3,8 @@
 // append's transaction locked the session's fencing counter — a transaction left open by a
 // frozen process. Once continued, it reports what became of that append. One JSON line per step.
 // Usage: node paused-writer-child.mjs <databaseUrl> <sessionId> <ttlMs>
-import pg from 'pg';
 import { createPostgresSessionStorage } from '../dist/index.js';
+import { freezingPool } from './freezing-pool.mjs';
 
 const [databaseUrl, sessionId, ttlMs] = process.argv.slice(2);
 const say = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
@@ -17,33 +17,13 @@ const entry = (text) => ({
   content: [{ type: 'text', text }],
 });
 
-// The store's pool, with one change: the connection it checks out stops this process right
-// after the statement that locks the counter for a write, once `freezeInWrite` is set.
-let freezeInWrite = false;
-const pool = new pg.Pool({ connectionString: databaseUrl });
-pool.on('error', () => {});
-const connect = pool.connect.bind(pool);
-pool.connect = async () => {
-  const client = await connect();
-  if (client.unfrozenQuery === undefined) {
-    client.unfrozenQuery = client.query.bind(client);
-    client.query = async (text, values) => {
-      const result = await client.unfrozenQuery(text, values);
-      if (freezeInWrite && /FOR SHARE/.test(text)) {
-        freezeInWrite = false;
-        say({ frozen: true });
-        process.kill(process.pid, 'SIGSTOP');
-      }
-      return result;
-    };
-  }
-  return client;
-};
+let writing = false;
+const pool = freezingPool(databaseUrl, /FOR SHARE/, () => writing, say);
 const storage = createPostgresSessionStorage({ pool, lease: { ttlMs: Number(ttlMs) } });
 const lease = await storage.lease(sessionId);
 await storage.append(sessionId, [entry('before the freeze')], { lease });
 say({ ready: lease.token });
-freezeInWrite = true;
+writing = true;
 try {
   await storage.append(sessionId, [entry('in the frozen write')], { lease });
   say({ appended: true });
