@@ -1,9 +1,15 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HealthEvent, HealthPermit, HealthReport, ModelTarget } from '@keel/spec';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 
+/** The events of the health call running in this async context (see `attributed`). */
+const causedBy = new AsyncLocalStorage<HealthEvent[]>();
+
 /**
  * Calls provider health and re-emits, as this turn's `health` events, the changes the call
- * caused (those the health store announces while taking it).
+ * caused (those the health store announces while taking it). A shared store (PostgreSQL)
+ * announces them after its round trips, and other turns' calls run meanwhile: an announcement
+ * belongs to the call in whose async context the store makes it.
  */
 async function attributed<T>(
   runtime: TurnRuntime,
@@ -11,16 +17,13 @@ async function attributed<T>(
   call: () => Promise<T>,
 ): Promise<T> {
   const caused: HealthEvent[] = [];
-  const unsubscribe = runtime.health.subscribe((event) => caused.push(event));
-  let pending: Promise<T>;
+  const unsubscribe = runtime.health.subscribe((event) => {
+    if (causedBy.getStore() === caused) caused.push(event);
+  });
   try {
-    pending = call();
+    return await causedBy.run(caused, call);
   } finally {
     unsubscribe();
-  }
-  try {
-    return await pending;
-  } finally {
     for (const event of caused) {
       runtime.emitter.emit({
         sessionId: turn.sessionId,

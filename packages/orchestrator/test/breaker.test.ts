@@ -1,5 +1,8 @@
+import { setImmediate as nextTurnOfTheLoop } from 'node:timers/promises';
+import type { ProviderHealth } from '@keel/spec';
 import { mockFaults } from '@keel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createProviderHealth } from '../src/index';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;
@@ -106,5 +109,34 @@ describe('provider health shared by every session', () => {
       provider: 'anthropic',
     });
     expect(harness.sent()).toEqual([]);
+  });
+
+  it('a health store that answers after a round trip (a shared database): its changes are still the turn’s events', async () => {
+    // As the PostgreSQL health does, this one announces a change only after an await.
+    const inner = createProviderHealth();
+    const remote: ProviderHealth = {
+      async permit(target, options) {
+        await nextTurnOfTheLoop();
+        return inner.permit(target, options);
+      },
+      async report(report, options) {
+        await nextTurnOfTheLoop();
+        return inner.report(report, options);
+      },
+      snapshot: (options) => inner.snapshot(options),
+      subscribe: (listener) => inner.subscribe(listener),
+    };
+    harness = await createHarness({
+      script: [1, 2].map(() => ({ behavior: mockFaults.overloaded(), match: primary })),
+      overrides: { health: remote },
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 'a', input: 'one' });
+    expect(outcome.model).toBe('backup/fallback');
+    const opened = harness.events.flatMap((event) =>
+      event.type === 'health' && event.event.type === 'breaker-change'
+        ? [`${event.turnId} ${event.event.model} ${event.event.to}`]
+        : [],
+    );
+    expect(opened).toEqual([`${outcome.turnId} primary open`]);
   });
 });

@@ -66,8 +66,13 @@ export async function appendEntries(
     }
   }
   try {
-    return await inTransaction(context.pool, signal, (client) =>
-      writeChecked(client, context, { sessionId, prepared, lease, expected, signal }),
+    // A transaction left idle as long as a lease lives belongs to a frozen process: the server
+    // ends it, so that its lock on the fencing counter never keeps the session from others.
+    return await inTransaction(
+      context.pool,
+      signal,
+      (client) => writeChecked(client, context, { sessionId, prepared, lease, expected, signal }),
+      { idleTimeoutMs: context.lease.ttlMs },
     );
   } finally {
     await temporary?.release();

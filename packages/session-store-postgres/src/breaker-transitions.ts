@@ -9,6 +9,7 @@ export interface HealthSettings {
   rateLimitCooldownMs: number;
   authCooldownMs: number;
   probeTimeoutMs: number;
+  transactionIdleTimeoutMs: number;
 }
 
 /** One breaker row, times in clock ms. */

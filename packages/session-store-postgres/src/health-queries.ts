@@ -77,42 +77,51 @@ export function createHealthQueries(schema: string, clockNow: () => number | nul
       );
     },
 
-    /** Locks the target's breaker row (creating it closed), applies `step` at the database's time, writes it back. */
+    /**
+     * Locks the target's breaker row (creating it closed), applies `step` at the database's time,
+     * writes it back; a transaction its process leaves idle `idleTimeoutMs` is ended by the server.
+     */
     async changeBreaker(
       pool: PostgresPool,
       target: ModelTarget,
-      signal: AbortSignal | undefined,
+      options: { signal: AbortSignal | undefined; idleTimeoutMs: number },
       step: (row: BreakerRow, at: number) => BreakerChange[],
     ): Promise<HealthEvent[]> {
-      return inTransaction(pool, signal, async (client) => {
-        const key = [target.providerId, target.model];
-        const lock = `SELECT state, open_until, failed_probes, probe_until, burst FROM ${breakers}
+      const { signal, idleTimeoutMs } = options;
+      return inTransaction(
+        pool,
+        signal,
+        async (client) => {
+          const key = [target.providerId, target.model];
+          const lock = `SELECT state, open_until, failed_probes, probe_until, burst FROM ${breakers}
           WHERE provider_id = $1 AND model = $2 FOR UPDATE`;
-        let { rows } = await client.query(lock, key);
-        if (rows.length === 0) {
-          await client.query(
-            `INSERT INTO ${breakers} (provider_id, model, state) VALUES ($1, $2, 'closed')
+          let { rows } = await client.query(lock, key);
+          if (rows.length === 0) {
+            await client.query(
+              `INSERT INTO ${breakers} (provider_id, model, state) VALUES ($1, $2, 'closed')
               ON CONFLICT DO NOTHING`,
-            key,
-          );
-          ({ rows } = await client.query(lock, key));
-        }
-        const row = breakerOf(rows[0] ?? {});
-        if (row === undefined) return [];
-        // The time is read once the row is locked, so that a wait for the lock is not lost.
-        const clock = await client.query(`SELECT ${now(1)} AS now`, [clockNow()]);
-        const before = JSON.stringify(row);
-        const events = step(row, toNumber(clock.rows[0]?.['now']));
-        if (JSON.stringify(row) !== before) {
-          await client.query(
-            `UPDATE ${breakers} SET state = $3, open_until = $4, failed_probes = $5,
+              key,
+            );
+            ({ rows } = await client.query(lock, key));
+          }
+          const row = breakerOf(rows[0] ?? {});
+          if (row === undefined) return [];
+          // The time is read once the row is locked, so that a wait for the lock is not lost.
+          const clock = await client.query(`SELECT ${now(1)} AS now`, [clockNow()]);
+          const before = JSON.stringify(row);
+          const events = step(row, toNumber(clock.rows[0]?.['now']));
+          if (JSON.stringify(row) !== before) {
+            await client.query(
+              `UPDATE ${breakers} SET state = $3, open_until = $4, failed_probes = $5,
               probe_until = $6, burst = $7::bigint[]
               WHERE provider_id = $1 AND model = $2`,
-            [...key, row.state, row.openUntil, row.failedProbes, row.probeUntil, row.burst],
-          );
-        }
-        return events;
-      });
+              [...key, row.state, row.openUntil, row.failedProbes, row.probeUntil, row.burst],
+            );
+          }
+          return events;
+        },
+        { idleTimeoutMs },
+      );
     },
 
     /** Cools the profile (for `model`, or all its models) until now + `ms`, unless it already cools longer; the new end, or `undefined`. */

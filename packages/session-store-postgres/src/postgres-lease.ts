@@ -53,8 +53,11 @@ export async function acquireLease(
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     signal?.throwIfAborted();
-    const attempt = await inTransaction(context.pool, signal, (client) =>
-      tryAcquire(client, context, sessionId, ttlMs),
+    const attempt = await inTransaction(
+      context.pool,
+      signal,
+      (client) => tryAcquire(client, context, sessionId, ttlMs),
+      { idleTimeoutMs: context.lease.ttlMs },
     );
     if (attempt.token !== undefined) {
       const lease = createLease(context, { sessionId, token: attempt.token, ttlMs, options });

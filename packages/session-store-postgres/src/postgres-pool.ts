@@ -13,6 +13,9 @@ export interface PostgresClient {
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
   /** Returns the connection to the pool; with an error (or `true`) the connection is closed instead. */
   release(error?: Error | boolean): void;
+  /** `pg`'s client emits `error` when its connection dies while it is checked out (see `checkOut`). */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** A connection pool: a `pg.Pool` fits (declared here so that `@types/pg` is not needed to use this package). */
@@ -58,7 +61,18 @@ export function resolvePool(options: PostgresConnectionOptions): ResolvedPool {
   return { pool, owned: true };
 }
 
-/** Checks a connection out of the pool; rejects as soon as `signal` aborts (a late connection goes back). */
+/**
+ * What a checked-out `pg` client's `error` event is given. The pool listens to its idle clients
+ * only: a connection that dies between two statements of a transaction (the server ended an idle
+ * transaction, restarted, or a backend was terminated) would otherwise be an unhandled `error`
+ * event and crash the process. The failure reaches the caller anyway: the next query rejects.
+ */
+function ignoreCheckedOutError(): void {}
+
+/**
+ * Checks a connection out of the pool; rejects as soon as `signal` aborts (a late connection goes
+ * back). Give it back with `checkIn`.
+ */
 export async function checkOut(
   pool: PostgresPool,
   signal: AbortSignal | undefined,
@@ -66,7 +80,9 @@ export async function checkOut(
   signal?.throwIfAborted();
   const connecting = pool.connect();
   try {
-    return await abortable(connecting, signal);
+    const client = await abortable(connecting, signal);
+    client.on?.('error', ignoreCheckedOutError);
+    return client;
   } catch (error) {
     connecting.then(
       (client) => client.release(),
@@ -79,16 +95,26 @@ export async function checkOut(
 /**
  * Runs `work` in one transaction on one connection: `COMMIT` when it resolves, `ROLLBACK` when it
  * throws. A connection whose `BEGIN`, `COMMIT` or `ROLLBACK` failed is closed rather than reused.
+ *
+ * With `idleTimeoutMs`, the server ends the transaction (and its connection) when this process
+ * leaves it idle that long between two statements: a process frozen inside it (SIGSTOP, a VM
+ * paused, a partition) would otherwise hold its row locks — a session's fencing counter — until
+ * it runs again, and no other gateway could take the session meanwhile.
  */
 export async function inTransaction<T>(
   pool: PostgresPool,
   signal: AbortSignal | undefined,
   work: (client: PostgresClient) => Promise<T>,
+  options: { idleTimeoutMs?: number } = {},
 ): Promise<T> {
   const client = await checkOut(pool, signal);
   let reusable = false;
   try {
-    await client.query('BEGIN');
+    await client.query(
+      options.idleTimeoutMs === undefined
+        ? 'BEGIN'
+        : `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.ceil(options.idleTimeoutMs))}`,
+    );
     let result: T;
     try {
       result = await work(client);
@@ -105,8 +131,14 @@ export async function inTransaction<T>(
     reusable = true;
     return result;
   } finally {
-    client.release(!reusable);
+    checkIn(client, !reusable);
   }
+}
+
+/** Gives a connection from `checkOut` back to the pool (closed instead when `broken`). */
+function checkIn(client: PostgresClient, broken: boolean): void {
+  client.removeListener?.('error', ignoreCheckedOutError);
+  client.release(broken);
 }
 
 /** A schema name as an SQL identifier; only plain lower-case names are accepted. */

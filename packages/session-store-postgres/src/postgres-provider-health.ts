@@ -36,6 +36,12 @@ export type PostgresProviderHealthOptions = PostgresConnectionOptions & {
   authCooldownMs?: number;
   /** A probe not reported within this time is handed to the next caller; default 60 000 ms. */
   probeTimeoutMs?: number;
+  /**
+   * A report's transaction (it locks the model's breaker row) left idle this long by its process
+   * — frozen: SIGSTOP, a paused VM, a partition — is ended by the server, so that it never keeps
+   * every other gateway's reports and probes waiting; default 10 000 ms.
+   */
+  transactionIdleTimeoutMs?: number;
 };
 
 /** `ProviderHealth` over PostgreSQL rows, plus `close()`. */
@@ -63,6 +69,7 @@ export function createPostgresProviderHealth(
     rateLimitCooldownMs: options.rateLimitCooldownMs ?? 30_000,
     authCooldownMs: options.authCooldownMs ?? 900_000,
     probeTimeoutMs: options.probeTimeoutMs ?? 60_000,
+    transactionIdleTimeoutMs: options.transactionIdleTimeoutMs ?? 10_000,
   };
   const { pool, owned } = resolvePool(options);
   const context = createSchemaGate({
@@ -136,7 +143,7 @@ export function createPostgresProviderHealth(
     const events: HealthEvent[] = await queries.changeBreaker(
       pool,
       report.target,
-      signal,
+      { signal, idleTimeoutMs: settings.transactionIdleTimeoutMs },
       (row: BreakerRow, now: number) => {
         const step = createBreakerStep(report.target, settings, now);
         switch (report.type) {

@@ -22,8 +22,12 @@ export interface StorageSetup {
  */
 export function createStorage(config: KeelConfig): StorageSetup {
   if (config.storage.kind === 'postgres') {
-    const storage = createPostgresSessionStorage({ connectionString: config.storage.url });
-    const health = createPostgresProviderHealth({ connectionString: config.storage.url });
+    const { url, leaseTtlMs } = config.storage;
+    const storage = createPostgresSessionStorage({
+      connectionString: url,
+      ...(leaseTtlMs === undefined ? {} : { lease: { ttlMs: leaseTtlMs } }),
+    });
+    const health = createPostgresProviderHealth({ connectionString: url });
     return {
       storage,
       health,

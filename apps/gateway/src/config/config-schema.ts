@@ -84,7 +84,16 @@ export const configSchema = z
     storage: z
       .discriminatedUnion('kind', [
         z.strictObject({ kind: z.literal('file'), fsync: z.boolean().default(true) }),
-        z.strictObject({ kind: z.literal('postgres'), url: z.string().min(1) }),
+        z.strictObject({
+          kind: z.literal('postgres'),
+          url: z.string().min(1),
+          /**
+           * How long a session lease lives without its heartbeat (renewed every third of it), by
+           * the database's clock: how soon another gateway may take the sessions of one that died
+           * or froze. Default 10 000 ms.
+           */
+          leaseTtlMs: z.number().int().min(100).optional(),
+        }),
       ])
       .prefault({ kind: 'file' }),
     queue: z.strictObject({ mode: z.enum(['followup', 'steer']).default('followup') }).prefault({}),
