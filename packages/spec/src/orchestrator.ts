@@ -195,8 +195,9 @@ export interface BeforeToolCallContext extends ToolCallContext {
 export interface TurnHooks {
   /**
    * Runs before each model call, after the request is built from the transcript and repaired,
-   * while the session is still held (just before it is let go for the call). May return a changed request (what it returns is sent as
-   * it is: keep tool_use / tool_result pairs intact) or `undefined` to leave it. May throw: the
+   * while the session is still held (just before it is let go for the call). May return a
+   * changed request (what it returns is sent as it is: keep tool_use / tool_result pairs intact)
+   * or `undefined` to leave it. May throw: the
    * turn then ends with `error` (kind `unknown`), as for any failure outside the model call.
    */
   beforeModelCall?(
