@@ -1,6 +1,4 @@
 import type {
-  AppendResult,
-  FenceCallOptions,
   LeaseEvent,
   SessionFenceStatus,
   SessionLease,
@@ -8,7 +6,6 @@ import type {
   SessionTakeoverPhase,
   SessionFence as SpecSessionFence,
   TranscriptChangeKind,
-  TranscriptEntry,
   TranscriptState,
 } from '@keel/spec';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
@@ -92,13 +89,17 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     return expected;
   }
 
-  /** Compares with the expected state (and, while held, that the lease is still current). */
+  /**
+   * Compares with the expected state (and, while held, that the lease is still current, unless
+   * it was taken just now: the next owned write checks the lease again, atomically).
+   */
   async function verify(
     phase: SessionTakeoverPhase,
     signal: AbortSignal | undefined,
+    leaseJustTaken = false,
   ): Promise<void> {
     const state = currentExpected();
-    const held = status === 'held' ? lease : undefined;
+    const held = status === 'held' && !leaseJustTaken ? lease : undefined;
     const [leaseHeld, change] = await Promise.all([
       held === undefined ? true : held.isHeld({ signal }),
       storage.compare(sessionId, state, { signal }),
@@ -149,7 +150,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
         assertStatus(['released'], 'reacquire');
         lease = await takeLease(callOptions.signal);
         status = 'held';
-        await verify('prompt_reacquire', callOptions.signal);
+        await verify('prompt_reacquire', callOptions.signal, true);
       });
     },
 
