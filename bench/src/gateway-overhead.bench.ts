@@ -248,14 +248,14 @@ await publish({
       goal: '< 1 ms',
       measured: `${ms(keelOverhead)} ms`,
       met: keelOverhead < 1,
-      why: 'two fsyncs per message (the user message before the model call, the reply before the answer) and the lease files; see "Where the time goes"',
+      why: 'two fsyncs on the critical path (the user message before the model call, the reply before the answer; each as dear as the plain-fs baseline\'s fsync, see issue 8 §3), an extra loopback HTTP hop, and the turn; see "Where the time goes"',
     },
     {
       name: `throughput at ${IN_FLIGHT} in flight`,
       goal: '≥ 80 % of direct',
       measured: `${(keelShareAtMany * 100).toFixed(0)} %`,
       met: keelShareAtMany >= 0.8,
-      why: 'each message also runs a turn in the gateway process (HTTP, fence, transcript) on the same two cores as the client and the provider',
+      why: 'the gateway process is CPU-bound: per message it makes its own upstream SDK call (as much work as the direct client), serves HTTP and runs the turn, on the two cores the client and the provider use too',
     },
     {
       name: 'throughput at 1 in flight',

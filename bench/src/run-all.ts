@@ -52,12 +52,41 @@ if (only.length === 0 && !SMOKE && crashed.length === 0) {
   const target = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
   writeFileSync(target, document(results, endLoad, minutes));
   console.log(`\nwrote ${target}`);
+  quoteInReadme(results);
 }
 console.log(
   `\nbenchmarks: ${files.length - crashed.length} ran, ${crashed.length} crashed${SMOKE ? ' (smoke: targets are not checked)' : ''}`,
 );
 for (const file of crashed) console.log(`crashed: ${file}`);
 process.exit(crashed.length === 0 ? 0 : 1);
+
+/** The README's quote of rows 1, 2 and 4, between its `keel-bench` markers (left alone without them). */
+function quoteInReadme(list: BenchResult[]): void {
+  const readme = fileURLToPath(new URL('../../README.md', import.meta.url));
+  const text = readFileSync(readme, 'utf8');
+  const start = '<!-- keel-bench:start -->';
+  const end = '<!-- keel-bench:end -->';
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from === -1 || to < from) return;
+  const quoted = list.filter((result) => [1, 2, 4].includes(result.order));
+  const table = renderTable({
+    columns: ['row', 'target', 'goal', 'measured', 'result'],
+    rows: quoted.flatMap((result) =>
+      result.targets.map((target) => [
+        result.title,
+        target.name,
+        target.goal,
+        target.measured,
+        target.met ? 'met' : 'not met',
+      ]),
+    ),
+  });
+  const load = loadText(machine.load);
+  const block = `${start}\n_${machine.date.slice(0, 10)}, ${machine.cpu} × ${machine.cores} cores, load ${load} at start, Node ${machine.node} (\`pnpm bench\` rewrites this quote)._\n\n${table}\n${end}`;
+  writeFileSync(readme, text.slice(0, from) + block + text.slice(to + end.length));
+  console.log(`quoted rows 1, 2 and 4 in ${readme}`);
+}
 
 function document(list: BenchResult[], load: readonly number[], duration: string): string {
   const summary = list.flatMap((result) =>
@@ -101,7 +130,7 @@ function document(list: BenchResult[], load: readonly number[], duration: string
       ],
     }),
     '',
-    "The machine is shared: other engineers' test runs kept its load between 5 and 12 while these figures were taken, and its disk's fsync latency varies with them. That is why every row compares variants measured side by side.",
+    "The machine is shared with other engineers' test runs (the load averages above), and its disk's fsync latency varies with them: that is why every row compares variants measured side by side, and why absolute times differ from run to run.",
     '',
     '## Targets',
     '',

@@ -60,8 +60,15 @@ export function mockGatewayConfig(options: {
   };
 }
 
-/** Starts the gateway on an ephemeral loopback port with `config` (in `dir`, or a new folder). */
-export async function startKeelGateway(config: GatewayConfig, dir?: string): Promise<KeelGateway> {
+/**
+ * Starts the gateway on an ephemeral loopback port with `config` (in `dir`, or a new folder);
+ * `nodeOptions` go to its `node` (e.g. `--cpu-prof` to profile it).
+ */
+export async function startKeelGateway(
+  config: GatewayConfig,
+  dir?: string,
+  nodeOptions: string[] = [],
+): Promise<KeelGateway> {
   if (!existsSync(GATEWAY_CLI)) {
     throw new Error(`${GATEWAY_CLI} is missing: run \`pnpm build\` first`);
   }
@@ -71,6 +78,7 @@ export async function startKeelGateway(config: GatewayConfig, dir?: string): Pro
   const service = startService([GATEWAY_CLI, '--config', configPath, '--port', '0'], {
     cwd: home,
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production' },
+    nodeOptions,
   });
   const [, url = ''] = await service.waitForLine(
     /"url":"(http:\/\/[^"]+)".*keel gateway listening/,

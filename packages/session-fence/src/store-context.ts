@@ -74,7 +74,8 @@ export function createStoreContext(options: {
   async function syncDirectoryAt(directory: string): Promise<void> {
     let fd: number | undefined;
     try {
-      fd = await fileSystem.open(directory, constants.O_RDONLY);
+      // O_NONBLOCK: the open is synchronous (see `nodeFileSystem`), and must never wait on a FIFO.
+      fd = await fileSystem.open(directory, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
       await fileSystem.fsync(fd);
     } catch (error) {
       // Some platforms and file systems refuse fsync on a directory; the file itself is synced.
