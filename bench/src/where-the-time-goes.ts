@@ -42,6 +42,10 @@ durable append to under 3× (issue 8 §3 above).
 called, and the reply before the client is answered. Each is as dear as the plain \`fs\` baseline's
 fsync (the disk, not Keel); on this machine, under the other engineers' runs, that alone is more
 than the 1 ms that issue 9 and row 1 allow, which is why those targets are not met with fsync on.
+(\`fdatasync\` measures the same as \`fsync\` for these appends on ext4. The one way left under 1 ms
+on this disk would be to let the message's fsync run during the model call, durable before the
+answer instead of before the call; not done: the design promises the message durable before the
+turn starts, and a client told \`turn-start\` may rely on it.)
 Two leases (a lease is a \`link\`; letting it go a \`rename\`, an \`lstat\` and an \`unlink\`: the safe
 removal that never unlinks a successor's lock), and about 35 metadata calls of a few microseconds.
 Then the orchestrator's own work per turn (queueing, building the request from the transcript,
