@@ -1,15 +1,17 @@
 /**
- * Planning time of `planCompaction` for transcripts of about 10k, 100k and 1M estimated tokens.
- * Target: linear in size, under 50 ms at 1M tokens (the exit code is 1 when over). Also shown, not
- * targeted: the token estimate of 1M characters of mixed Japanese and English text (the per-
- * character path; all-Latin text is measured by its length).
- * Run: `pnpm exec tsx src/compaction-plan.bench.ts`.
+ * Row 6: planning time of `planCompaction` for transcripts of about 10k, 100k and 1M estimated
+ * tokens. Target: linear in size, under 50 ms at 1M tokens. Also shown, not targeted: the token
+ * estimate of 1M characters of mixed Japanese and English text (the per-character path; all-Latin
+ * text is measured by its length). Run: `pnpm bench compaction`.
  */
 import type { MessageEntry, TranscriptEntry } from '@keel/compaction';
 import { estimateMessageTokens, estimateTextTokens, planCompaction } from '@keel/compaction';
+import { pick } from './lib/env';
+import { publish } from './lib/result';
+import { ms, ratio } from './lib/stats';
 
-const SIZES = [10_000, 100_000, 1_000_000];
-const RUNS = 15;
+const SIZES = pick([10_000, 100_000, 1_000_000], [10_000, 100_000]);
+const RUNS = pick(15, 3);
 
 /** A coding-agent-like transcript: requests, tool calls with results, answers, turn records. */
 function buildTranscript(targetTokens: number): TranscriptEntry[] {
@@ -77,33 +79,59 @@ for (const size of SIZES) {
   };
   for (let warm = 0; warm < 3; warm += 1) planCompaction(transcript, options);
   const times: number[] = [];
-  let chunks = 0;
   for (let run = 0; run < RUNS; run += 1) {
     const start = performance.now();
-    const plan = planCompaction(transcript, options);
+    planCompaction(transcript, options);
     times.push(performance.now() - start);
-    chunks = plan.chunks.length;
   }
-  const ms = median(times);
-  results.push({ tokens: size, entries: transcript.length, ms });
-  console.log(
-    `${String(size).padStart(9)} tokens  ${String(transcript.length).padStart(7)} entries  ${ms.toFixed(2).padStart(8)} ms (median of ${RUNS})  ${chunks} chunks`,
-  );
+  results.push({ tokens: size, entries: transcript.length, ms: median(times) });
 }
 
-const [small, medium, large] = results;
-if (small && medium && large) {
-  console.log(`ratio 100k/10k: ${(medium.ms / small.ms).toFixed(1)}x (size 10x)`);
-  console.log(`ratio 1M/100k:  ${(large.ms / medium.ms).toFixed(1)}x (size 10x)`);
-  console.log(
-    `1M tokens: ${large.ms.toFixed(2)} ms (target < 50 ms): ${large.ms < 50 ? 'ok' : 'OVER TARGET'}`,
-  );
-  if (large.ms >= 50) process.exitCode = 1;
-}
-const mixed = '日本語のテキストを要約します。Some English in between. '.repeat(25_000);
+const mixed = '日本語のテキストを要約します。Some English in between. '.repeat(pick(25_000, 2_500));
 for (let warm = 0; warm < 3; warm += 1) estimateTextTokens(mixed);
 const estimateStart = performance.now();
 const mixedTokens = estimateTextTokens(mixed);
-console.log(
-  `${mixed.length} characters of Japanese and English: ${mixedTokens} tokens estimated in ${(performance.now() - estimateStart).toFixed(2)} ms`,
-);
+const estimateMs = performance.now() - estimateStart;
+
+const [small] = results;
+const large = results[results.length - 1];
+if (small === undefined || large === undefined) throw new Error('no sizes');
+const growth = large.ms / small.ms;
+const sizeGrowth = large.tokens / small.tokens;
+await publish({
+  order: 6,
+  title: '6. Compaction planning',
+  method: `\`planCompaction\` (pure: cut points that never split a tool call from its result) on coding-agent-like transcripts (requests, tool calls with results, answers, turn records) of about ${SIZES.map((size) => `${size / 1000}k`).join(', ')} estimated tokens; median of ${RUNS} runs after 3 warm-up runs each.`,
+  baseline: `the ${small.tokens / 1000}k-token transcript: linear growth is ${sizeGrowth}× the time for ${sizeGrowth}× the tokens.`,
+  tables: [
+    {
+      table: {
+        columns: ['tokens', 'entries', 'ms (median)', 'vs smallest', 'ms per 100k tokens'],
+        rows: results.map((result) => [
+          String(result.tokens),
+          String(result.entries),
+          ms(result.ms),
+          ratio(result.ms, small.ms),
+          ms((result.ms / result.tokens) * 100_000),
+        ]),
+      },
+    },
+  ],
+  targets: [
+    {
+      name: `planning at ${large.tokens / 1000}k tokens`,
+      goal: '< 50 ms',
+      measured: `${ms(large.ms)} ms`,
+      met: large.ms < 50,
+    },
+    {
+      name: `growth from ${small.tokens / 1000}k to ${large.tokens / 1000}k tokens`,
+      goal: `linear (≤ ${sizeGrowth * 1.5}×, the size ×1.5)`,
+      measured: `${growth.toFixed(1)}×`,
+      met: growth <= sizeGrowth * 1.5,
+    },
+  ],
+  notes: [
+    `Not targeted: the token estimate of ${mixed.length} characters of mixed Japanese and English text took ${ms(estimateMs)} ms (${mixedTokens} tokens).`,
+  ],
+});

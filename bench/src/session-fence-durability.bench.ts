@@ -8,7 +8,8 @@
  *   append (target ≤ 4×);
  * - lock acquire + release vs open('wx') + close + unlink (target ≤ 2×).
  *
- * It also counts the file system requests each operation issues (async_hooks sees each one).
+ * It also counts the thread-pool round trips (async fs requests) each operation makes
+ * (async_hooks sees each one; the store's synchronous metadata calls make none).
  * Run: `pnpm bench durability` (uses the built dist).
  */
 import { createHook } from 'node:async_hooks';
@@ -21,9 +22,12 @@ import {
   createTranscriptStore,
   type MessageEntry,
 } from '@keel/session-fence';
+import { pick } from './lib/env';
+import { publish } from './lib/result';
+import { ms, ratio, spread, summarize } from './lib/stats';
 
-const warmup = 50;
-const rounds = Number(process.env['KEEL_BENCH_ROUNDS'] ?? 400);
+const warmup = pick(50, 5);
+const rounds = pick(400, 30);
 
 const entry = (id: string): MessageEntry => ({
   type: 'message',
@@ -40,16 +44,6 @@ createHook({
     if (type === 'FSREQCALLBACK' || type === 'FSREQPROMISE') fsRequests += 1;
   },
 }).enable();
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
-}
 
 interface Variant {
   name: string;
@@ -135,27 +129,60 @@ try {
     Variant,
     Variant,
   ];
-  console.log(
-    `@keel/session-fence durability, ${rounds} rounds after ${warmup} warm-up, interleaved`,
-  );
-  console.table(
-    variants.map((variant) => ({
-      operation: variant.name,
-      'median ms': median(variant.times).toFixed(3),
-      'p90 ms': percentile(variant.times, 0.9).toFixed(3),
-      'fs requests': variant.requests,
-    })),
-  );
-  for (const [label, measured, baseline, target] of [
-    ['durable append / plain append', storeAppend, plainAppend, 1.5],
-    ['fence cycle / durable append', fenceCycle, storeAppend, 4],
-    ['lock acquire+release / plain lock', lockCycle, plainLock, 2],
-  ] as const) {
-    const ratio = median(measured.times) / median(baseline.times);
-    console.log(
-      `${label}: ${ratio.toFixed(2)}× ${ratio <= target ? `(within the ${target}× target)` : `(OVER the ${target}× target)`}`,
-    );
-  }
+  const p50 = (variant: Variant) => summarize(variant.times).p50;
+  const baselineOf = new Map<Variant, Variant>([
+    [storeAppend, plainAppend],
+    [fenceCycle, storeAppend],
+    [lockCycle, plainLock],
+  ]);
+  const checks = [
+    ['durable append', storeAppend, plainAppend, 1.5],
+    ["a turn's fence cycle", fenceCycle, storeAppend, 4],
+    ['lock acquire + release', lockCycle, plainLock, 2],
+  ] as const;
+  await publish({
+    order: 10,
+    title: 'Issue 8 §3: the cost of durability',
+    method: `Each operation against the plain \`fs\` calls that do the same work, measured in the same run: ${rounds} rounds after ${warmup} warm-up rounds, the order rotating each round; fsync on (the store's default). "Thread-pool round trips" counts the async fs requests an operation makes (each one a libuv thread-pool round trip).`,
+    baseline:
+      "plain async `open` + `appendFile` + `sync` + `close` of the same line for an append; one durable append for the fence cycle; `open('wx')` + `close` + `unlink` for the lock.",
+    tables: [
+      {
+        table: {
+          columns: [
+            'operation',
+            'p50 ms',
+            'p10–p90 ms',
+            'vs its baseline',
+            'thread-pool round trips',
+          ],
+          rows: variants.map((variant) => {
+            const base = baselineOf.get(variant);
+            return [
+              variant.name,
+              ms(p50(variant)),
+              spread(summarize(variant.times)),
+              base === undefined
+                ? 'baseline'
+                : `${ratio(p50(variant), p50(base))} of ${base.name.split(':')[0]}`,
+              String(variant.requests),
+            ];
+          }),
+        },
+      },
+    ],
+    targets: checks.map(([label, measured, base, goal]) => {
+      const value = p50(measured) / p50(base);
+      return {
+        name: `${label} / ${base.name.split(':')[0]}`,
+        goal: `≤ ${goal}×`,
+        measured: `${value.toFixed(2)}×`,
+        met: value <= goal,
+        why: 'see the p10–p90 spread: fsync latency on this shared disk varies with the other runs',
+      };
+    }),
+    notes: [],
+  });
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

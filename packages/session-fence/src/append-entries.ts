@@ -17,7 +17,7 @@ import { isRecord } from './migrate-transcript-entry';
 import { mayBeTorn, repairTornTail } from './repair-torn-tail';
 import { errorCode, unsafePathError } from './safe-file';
 import { InvalidTranscriptEntryError } from './session-fence-error';
-import { createSessionLockWith, type SessionLockHandle } from './session-lock';
+import type { SessionLockHandle } from './session-lock';
 import { type StoreContext, serialized } from './store-context';
 import type { TranscriptFile } from './transcript-files';
 import {
@@ -65,10 +65,9 @@ export async function appendEntries(
   if (expected !== undefined && live === undefined) {
     // No lease in this process: the check and the write still need the lock, briefly.
     await context.ensureDirectory();
-    temporary = await createSessionLockWith(context.fileSystem, {
-      ...context.lock,
-      path: lockPath,
-    }).acquire({ ...(signal === undefined ? {} : { signal }) });
+    temporary = await context
+      .sessionLock(sessionId)
+      .acquire({ ...(signal === undefined ? {} : { signal }) });
   }
   const guard: Guard =
     live !== undefined
@@ -104,7 +103,8 @@ interface OpenTranscript {
 
 async function appendUnderGuard(context: StoreContext, job: AppendJob): Promise<AppendResult> {
   job.signal?.throwIfAborted();
-  const guess = job.expected?.exists ? job.expected.size : context.knownSizes.get(job.sessionId);
+  const known = context.knownStates.get(job.sessionId);
+  const guess = job.expected?.exists ? job.expected.size : known?.exists ? known.size : undefined;
   const lengths =
     job.expected?.exists === true
       ? expectedLengths(job.expected)
@@ -256,8 +256,8 @@ async function writeBatch(
     snapshot = { ...snapshot, identity: identityOf(stats) };
   }
   const after = snapshotAfter(snapshot, written, context.window);
-  context.rememberSize(job.sessionId, after.size);
-  const state = stateOf(after);
+  const state = stateOf(after, job.expected ?? context.knownStates.get(job.sessionId));
+  context.rememberState(job.sessionId, state);
   return repaired === undefined ? { state } : { state, repaired };
 }
 

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { type FileSystem, readFully, writeFully } from './file-system';
-import { unsafePathError } from './safe-file';
+import { errorCode, unsafePathError } from './safe-file';
 import { SessionFenceError } from './session-fence-error';
 
 const { O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
@@ -16,13 +16,17 @@ const { O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
  */
 export async function openFenceCounter(fileSystem: FileSystem, path: string): Promise<number> {
   // O_NOFOLLOW refuses a symlink; a FIFO or a device fails its first read (O_NONBLOCK), a
-  // directory the open itself. No fstat needed.
+  // directory the open itself. No fstat needed. The counter exists after a session's first
+  // lease, so it is opened without O_CREAT first: an O_CREAT open takes the directory's lock
+  // for writing even when the file exists, which costs several times a plain open.
+  const flags = constants.O_RDWR | O_NOFOLLOW | O_NONBLOCK;
   try {
-    return await fileSystem.open(
-      path,
-      constants.O_RDWR | constants.O_CREAT | O_NOFOLLOW | O_NONBLOCK,
-      0o644,
-    );
+    try {
+      return await fileSystem.open(path, flags);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+      return await fileSystem.open(path, flags | constants.O_CREAT, 0o644);
+    }
   } catch (error) {
     throw unsafePathError(error, path) ?? error;
   }

@@ -10,12 +10,7 @@ import { openFenceCounter, readFenceCounter, writeFenceCounter } from './fence-c
 import type { FileSystem } from './file-system';
 import { openRegularFileIfExists } from './safe-file';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
-import {
-  createSessionLockWith,
-  type SessionLockEvent,
-  type SessionLockHandle,
-  type SessionLockOptions,
-} from './session-lock';
+import type { InternalSessionLock, SessionLockEvent, SessionLockHandle } from './session-lock';
 
 /** Where one session's lease lives. */
 export interface LeasePaths {
@@ -23,7 +18,8 @@ export interface LeasePaths {
   sessionId: string;
   lockPath: string;
   fencePath: string;
-  lock: Omit<SessionLockOptions, 'path'>;
+  /** The session's lock (the store keeps one per session, with its spare file). */
+  lock: InternalSessionLock;
 }
 
 interface LeaseState {
@@ -60,10 +56,7 @@ export async function acquireLease(
       // A throwing listener is ignored (LeaseOptions.onEvent).
     }
   };
-  const lockAcquire = createSessionLockWith(fileSystem, {
-    ...paths.lock,
-    path: paths.lockPath,
-  }).take({
+  const lockAcquire = paths.lock.take({
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),

@@ -13,9 +13,10 @@ export interface ReadableFile {
 }
 
 /**
- * The file system calls the store and the lock make, one async request each, on raw file
- * descriptors (cheaper than `FileHandle`). Internal: tests wrap it to count requests or to inject
- * the faults a real file system produces (an NFS reply lost after the operation happened).
+ * The file system calls the store and the lock make, on raw file descriptors (cheaper than
+ * `FileHandle`), each behind a promise (`nodeFileSystem` says which really run asynchronously).
+ * Internal: tests wrap it to count requests or to inject the faults a real file system produces
+ * (an NFS reply lost after the operation happened).
  */
 export interface FileSystem {
   open(path: string, flags: number, mode?: number): Promise<number>;
@@ -48,14 +49,6 @@ export interface FileSystem {
   readdir(path: string): Promise<string[]>;
 }
 
-const fstatBig = promisify(
-  (fd: number, callback: (error: Error | null, stats: BigIntStats) => void) =>
-    fs.fstat(fd, { bigint: true }, callback),
-);
-const lstatBig = promisify(
-  (path: string, callback: (error: Error | null, stats: BigIntStats) => void) =>
-    fs.lstat(path, { bigint: true }, callback),
-);
 const mkdirRecursive = promisify(
   (path: string, callback: (error: Error | null, first?: string) => void) =>
     fs.mkdir(path, { recursive: true }, callback),
@@ -65,30 +58,73 @@ const readdirNames = promisify(
     fs.readdir(path, callback),
 );
 
-/** The real file system. */
+/**
+ * Reads and writes up to this many bytes run synchronously (see `nodeFileSystem`); larger ones
+ * go to the thread pool, so a long scan still yields to the event loop (and sees an abort) between
+ * its chunks.
+ */
+export const SYNC_IO_BYTES = 16 * 1024;
+
+/** Runs `call` now and hands its result (or error) over as a settled promise. */
+function now<T>(call: () => T): Promise<T> {
+  try {
+    return Promise.resolve(call());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * The real file system.
+ *
+ * Why most calls are synchronous: an async `fs` call is a round trip through libuv's thread pool
+ * (queue the request, wake a worker thread, run the system call there, post the result back,
+ * wake the event loop). On a busy machine that round trip costs 50–200 µs, while the system
+ * calls the store and the lock make are metadata operations on a few files that the kernel
+ * answers from its caches in 2–10 µs (an lstat, a 4 KiB read, a 40-byte write, a futimes). A
+ * turn makes dozens of them, so the round trips, not the work, were most of a turn's cost (the
+ * `session-fence-durability` row in `bench/` measures both). `link`, `rename` and `unlink`
+ * change a directory in 20–60 µs on ext4 and stay synchronous too.
+ *
+ * What stays asynchronous: `fsync` (milliseconds on real disks: never on the event loop); an
+ * `O_CREAT` open (allocating an inode waits for the journal, up to a millisecond or more while
+ * other writers fsync; it happens once per new transcript, counter or lock file); reads and
+ * writes above `SYNC_IO_BYTES` (a long scan yields between chunks); `mkdir` and `readdir` (rare,
+ * and unbounded in size). On a network file system a metadata call can take a network round
+ * trip; a store there blocks the event loop for it (use a local `sessionsDir`).
+ */
 export const nodeFileSystem: FileSystem = {
-  open: promisify(fs.open) as (path: string, flags: number, mode?: number) => Promise<number>,
-  close: promisify(fs.close),
+  open: (path, flags, mode) =>
+    (flags & fs.constants.O_CREAT) === 0
+      ? now(() => fs.openSync(path, flags, mode))
+      : new Promise((resolve, reject) => {
+          fs.open(path, flags, mode, (error, fd) => (error ? reject(error) : resolve(fd)));
+        }),
+  close: (fd) => now(() => fs.closeSync(fd)),
   read: (fd, buffer, offset, length, position) =>
-    new Promise((resolve, reject) => {
-      fs.read(fd, buffer, offset, length, position, (error, bytesRead) =>
-        error ? reject(error) : resolve(bytesRead),
-      );
-    }),
+    length <= SYNC_IO_BYTES
+      ? now(() => fs.readSync(fd, buffer, offset, length, position))
+      : new Promise((resolve, reject) => {
+          fs.read(fd, buffer, offset, length, position, (error, bytesRead) =>
+            error ? reject(error) : resolve(bytesRead),
+          );
+        }),
   write: (fd, buffer, offset, length, position) =>
-    new Promise((resolve, reject) => {
-      fs.write(fd, buffer, offset, length, position ?? null, (error, written) =>
-        error ? reject(error) : resolve(written),
-      );
-    }),
-  fstat: fstatBig,
+    length <= SYNC_IO_BYTES
+      ? now(() => fs.writeSync(fd, buffer, offset, length, position ?? null))
+      : new Promise((resolve, reject) => {
+          fs.write(fd, buffer, offset, length, position ?? null, (error, written) =>
+            error ? reject(error) : resolve(written),
+          );
+        }),
+  fstat: (fd) => now(() => fs.fstatSync(fd, { bigint: true })),
   fsync: promisify(fs.fsync),
-  ftruncate: promisify(fs.ftruncate) as (fd: number, length: number) => Promise<void>,
-  futimes: promisify(fs.futimes),
-  lstat: lstatBig,
-  link: promisify(fs.link),
-  rename: promisify(fs.rename),
-  unlink: promisify(fs.unlink),
+  ftruncate: (fd, length) => now(() => fs.ftruncateSync(fd, length)),
+  futimes: (fd, atime, mtime) => now(() => fs.futimesSync(fd, atime, mtime)),
+  lstat: (path) => now(() => fs.lstatSync(path, { bigint: true })),
+  link: (existing, created) => now(() => fs.linkSync(existing, created)),
+  rename: (from, to) => now(() => fs.renameSync(from, to)),
+  unlink: (path) => now(() => fs.unlinkSync(path)),
   mkdir: mkdirRecursive,
   readdir: readdirNames,
 };

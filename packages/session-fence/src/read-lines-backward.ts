@@ -1,12 +1,13 @@
-import type { ReadableFile } from './file-system';
+import { type ReadableFile, SYNC_IO_BYTES } from './file-system';
 import type { FileLine, ReadLinesOptions } from './read-lines';
 
 const newline = 0x0a;
+const FIRST_CHUNK_BYTES = SYNC_IO_BYTES;
 
 /**
  * Yields the lines of `file` between byte `start` and `end` from the last to the first, reading
- * `chunkSize` bytes at a time from the end, so a caller that stops early reads only what it
- * needed. A partial first line (when `start` is not at a line start) is not yielded. The last
+ * from the end in chunks that double from 16 KiB up to `chunkSize`, so a caller that stops early
+ * reads only what it needed. A partial first line (when `start` is not at a line start) is not yielded. The last
  * line is `terminated: false` when the range does not end in `\n`.
  *
  * Linear in the bytes it reads, however long a line is: each chunk is searched once, and the
@@ -19,6 +20,9 @@ export async function* readLinesBackward(
   options: ReadLinesOptions = {},
 ): AsyncGenerator<FileLine> {
   const chunkSize = options.chunkSize ?? 64 * 1024;
+  // The first read is small (one synchronous read, see `SYNC_IO_BYTES`): the last lines of a
+  // transcript are usually short. Each next read doubles, up to `chunkSize`.
+  let readSize = Math.min(FIRST_CHUNK_BYTES, chunkSize);
   const { signal } = options;
   let position = range.end;
   /** The pieces of the line being assembled, last piece first. */
@@ -31,7 +35,8 @@ export async function* readLinesBackward(
   };
   while (position > range.start) {
     signal?.throwIfAborted();
-    const readStart = Math.max(range.start, position - chunkSize);
+    const readStart = Math.max(range.start, position - readSize);
+    readSize = Math.min(readSize * 2, chunkSize);
     const chunk = Buffer.allocUnsafe(position - readStart);
     let filled = 0;
     while (filled < chunk.length) {

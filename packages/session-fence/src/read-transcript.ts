@@ -55,7 +55,8 @@ export async function transcriptState(
   const { fileSystem, window } = context;
   return context.files.use(context.transcriptPath(sessionId), async (file) => {
     if (file === undefined) return missingState;
-    const guess = context.knownSizes.get(sessionId);
+    const known = context.knownStates.get(sessionId);
+    const guess = known?.exists ? known.size : undefined;
     const [stats, read] = await Promise.all([
       file.stats,
       guess === undefined
@@ -70,8 +71,9 @@ export async function transcriptState(
       read !== undefined && guess === size && !read.longer
         ? { identity, size, head: read.head, tail: read.tail }
         : await snapshotAt(fileSystem, file.fd, identity, size, window);
-    context.rememberSize(sessionId, size);
-    return stateOf(snapshot);
+    const state = stateOf(snapshot, known);
+    context.rememberState(sessionId, state);
+    return state;
   });
 }
 

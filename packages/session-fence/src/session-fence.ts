@@ -89,13 +89,17 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     return expected;
   }
 
-  /** Compares with the expected state (and, while held, that the lease is still current). */
+  /**
+   * Compares with the expected state (and, while held, that the lease is still current, unless
+   * it was taken just now: the next owned write checks the lease again, atomically).
+   */
   async function verify(
     phase: SessionTakeoverPhase,
     signal: AbortSignal | undefined,
+    leaseJustTaken = false,
   ): Promise<void> {
     const state = currentExpected();
-    const held = status === 'held' ? lease : undefined;
+    const held = status === 'held' && !leaseJustTaken ? lease : undefined;
     const [leaseHeld, change] = await Promise.all([
       held === undefined ? true : held.isHeld({ signal }),
       storage.compare(sessionId, state, { signal }),
@@ -146,7 +150,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
         assertStatus(['released'], 'reacquire');
         lease = await takeLease(callOptions.signal);
         status = 'held';
-        await verify('prompt_reacquire', callOptions.signal);
+        await verify('prompt_reacquire', callOptions.signal, true);
       });
     },
 

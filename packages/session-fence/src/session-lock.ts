@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
 import { abortableDelay } from './abortable-delay';
-import { type FileSystem, nodeFileSystem, writeFully } from './file-system';
-import { type LockFile, type ObservedLock, observeLock, removeLockFile } from './lock-file';
+import { type FileSystem, nodeFileSystem } from './file-system';
+import { type Candidate, createCandidates } from './lock-candidate';
+import { type ObservedLock, observeLock, removeLockFile } from './lock-file';
 import { startHeartbeat } from './lock-heartbeat';
-import { type LockOwner, processIdentity } from './lock-owner';
+import type { LockOwner } from './lock-owner';
 import { errorCode } from './safe-file';
 import { SessionLockTimeoutError } from './session-fence-error';
 
@@ -68,16 +67,6 @@ export interface SessionLock {
   readOwner(options?: LockCallOptions): Promise<LockOwner | undefined>;
 }
 
-/** A would-be lock: a private file, ready to be linked; its owner record written once needed. */
-interface Candidate extends LockFile {
-  owner: LockOwner;
-  createdAt: number;
-  /** The owner record is in the file (written before a retry, or right after the link). */
-  recorded: Promise<void> | undefined;
-  /** `dev` and `ino` are set. */
-  identified: Promise<void> | undefined;
-}
-
 /** A lock just taken: its owner record may still be on its way into the file. */
 export interface TakenLock {
   handle: SessionLockHandle;
@@ -92,7 +81,8 @@ export interface TakenLock {
  *   private file `<path>.<token>.tmp`, which is then hard-linked to `path`; `link` fails with
  *   EEXIST while the lock exists, so readers never see a half-written lock. An EEXIST whose lock
  *   turns out to be our own file (a retransmitted `link` on NFS whose first reply was lost)
- *   counts as success. The private name is kept while the lock is held and removed on release.
+ *   counts as success. The private name is kept while the lock is held, and after its release
+ *   with the descriptor open, for the next hold of this lock object (see `createCandidates`).
  * - Holding it: a heartbeat refreshes the file's mtime through the holder's descriptor, and
  *   checks that `path` still names the holder's file; a failure of either is reported
  *   (`heartbeat-failed`, `lock-lost`), never swallowed.
@@ -110,6 +100,8 @@ export function createSessionLock(options: SessionLockOptions): SessionLock {
 export interface InternalSessionLock extends SessionLock {
   /** `acquire`, returning as soon as the lock is linked (see `TakenLock`). */
   take(options?: SessionLockAcquireOptions): Promise<TakenLock>;
+  /** Removes the private file kept for the next hold (see `createCandidates`). */
+  dispose(): Promise<void>;
 }
 
 /** `createSessionLock` over a given file system (the store passes its own). */
@@ -122,64 +114,8 @@ export function createSessionLockWith(
   const defaultTimeoutMs = options.timeoutMs ?? 30_000;
   const pollMs = options.pollMs ?? 25;
   const lockFile = { fileSystem, path, staleMs };
-
-  async function createCandidate(ttlMs: number): Promise<Candidate> {
-    const self = processIdentity();
-    const owner: LockOwner = {
-      pid: process.pid,
-      host: self.host,
-      ...(self.bootId === undefined ? {} : { bootId: self.bootId }),
-      ...(self.pidNamespace === undefined ? {} : { pidNamespace: self.pidNamespace }),
-      token: randomUUID(),
-      acquiredAt: new Date().toISOString(),
-      ttlMs,
-    };
-    const privatePath = `${path}.${owner.token}.tmp`;
-    // A fresh name with O_EXCL: never an existing file or symlink.
-    const fd = await fileSystem.open(
-      privatePath,
-      constants.O_CREAT | constants.O_EXCL | constants.O_RDWR,
-      0o644,
-    );
-    // Its identity is learned while the first link is tried (see `attempt`).
-    return {
-      owner,
-      fd,
-      privatePath,
-      dev: 0n,
-      ino: 0n,
-      identified: undefined,
-      createdAt: Date.now(),
-      recorded: undefined,
-    };
-  }
-
-  /** The candidate's device and inode (one fstat, started once). */
-  function identify(candidate: Candidate): Promise<void> {
-    candidate.identified ??= fileSystem.fstat(candidate.fd).then((stats) => {
-      candidate.dev = stats.dev;
-      candidate.ino = stats.ino;
-    });
-    return candidate.identified;
-  }
-
-  /** Writes the owner record into the candidate, once. */
-  function record(candidate: Candidate): Promise<void> {
-    candidate.recorded ??= writeFully(
-      fileSystem,
-      candidate.fd,
-      Buffer.from(`${JSON.stringify(candidate.owner)}\n`),
-      0,
-    );
-    return candidate.recorded;
-  }
-
-  async function discard(candidate: { fd: number; privatePath: string }): Promise<void> {
-    await Promise.all([
-      fileSystem.close(candidate.fd),
-      fileSystem.unlink(candidate.privatePath).catch(() => {}),
-    ]);
-  }
+  const candidates = createCandidates(fileSystem, path);
+  const { identify, record } = candidates;
 
   /** One try to link the candidate at `path`; the last lock seen when someone else holds it. */
   async function attempt(
@@ -276,10 +212,13 @@ export function createSessionLockWith(
         await candidate.recorded?.catch(() => {});
         // The descriptor stays open until the removal has compared inodes: while it is open, no
         // other file can be given this inode number.
+        let removed = false;
         try {
           await removeLockFile(lockFile, candidate, `${path}.${candidate.owner.token}.tomb`);
+          removed = true;
         } finally {
-          await discard(candidate);
+          // Kept for the next hold only once it is known not to be at the lock path.
+          await (removed ? candidates.keep(candidate) : candidates.discard(candidate));
         }
       },
     };
@@ -295,12 +234,21 @@ export function createSessionLockWith(
     const timeoutMs = acquireOptions.timeoutMs ?? defaultTimeoutMs;
     const ttlMs = acquireOptions.ttlMs ?? staleMs;
     const deadline = Date.now() + timeoutMs;
-    const candidate = await createCandidate(ttlMs);
+    let candidate = await candidates.take(ttlMs);
     let result: TakenLock | undefined;
     try {
       for (;;) {
         signal?.throwIfAborted();
-        const attempted = await tryWith(candidate, acquireOptions);
+        let attempted: SessionLockHandle | ObservedLock | undefined;
+        try {
+          attempted = await tryWith(candidate, acquireOptions);
+        } catch (error) {
+          // A spare whose private name is gone (removed with a lock of ours taken over as stale).
+          if (!candidate.reused || errorCode(error) !== 'ENOENT') throw error;
+          await candidates.discard(candidate);
+          candidate = await candidates.create(ttlMs);
+          continue;
+        }
         if (isHandle(attempted)) {
           result = { handle: attempted, recorded: record(candidate) };
           break;
@@ -322,11 +270,11 @@ export function createSessionLockWith(
         }
       }
     } catch (error) {
-      await discard(candidate);
+      await candidates.discard(candidate);
       throw error;
     }
     if (result === undefined) {
-      await discard(candidate);
+      await candidates.keep(candidate);
       return undefined;
     }
     if (signal?.aborted) {
@@ -367,7 +315,7 @@ export function createSessionLockWith(
     return lock.handle;
   }
 
-  return {
+  const lock: InternalSessionLock = {
     path,
     take: async (acquireOptions = {}) => {
       const lock = await take(acquireOptions, false);
@@ -386,7 +334,10 @@ export function createSessionLockWith(
       if (handle === undefined) throw new Error('unreachable: a waiting acquire returned nothing');
       return handle;
     },
+    dispose: () => candidates.dispose(),
   };
+  candidates.watch(lock);
+  return lock;
 }
 
 function isHandle(value: unknown): value is SessionLockHandle {

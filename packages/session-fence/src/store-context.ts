@@ -1,9 +1,15 @@
 import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { TranscriptState } from '@keel/spec';
 import type { FileSystem } from './file-system';
 import { errorCode } from './safe-file';
 import { assertValidSessionId } from './session-id';
-import type { SessionLockOptions } from './session-lock';
+import {
+  createSessionLockWith,
+  type InternalSessionLock,
+  type SessionLockOptions,
+} from './session-lock';
+import { sweepAbandonedLockFiles } from './sweep-abandoned-lock-files';
 import { createTranscriptFiles, type TranscriptFiles } from './transcript-files';
 import type { DigestWindow } from './transcript-snapshot';
 
@@ -17,7 +23,11 @@ export interface StoreContext {
   transcriptPath(sessionId: string): string;
   lockPath(sessionId: string): string;
   fencePath(sessionId: string): string;
-  /** Creates `sessionsDir` once (and makes its new entries durable); again after it vanished. */
+  /**
+   * Creates `sessionsDir` once (and makes its new entries durable); again after it vanished. The
+   * first time, it also starts removing, in the background, the spare lock files a killed process
+   * of this host left there (`sweepAbandonedLockFiles`).
+   */
   ensureDirectory(): Promise<void>;
   /** Forgets that the directory exists (an operation found it gone). */
   directoryGone(): void;
@@ -25,12 +35,22 @@ export interface StoreContext {
   syncDirectory(): Promise<void>;
   /** Transcripts kept open between operations. */
   files: TranscriptFiles;
-  /** The size each session's transcript had after the last operation here: a guess, always checked. */
-  knownSizes: Map<string, number>;
-  rememberSize(sessionId: string, size: number): void;
+  /**
+   * The lock of a session, one object per session for the most recently used ones, so a released
+   * lock's file is reused by the next hold (see `createCandidates`).
+   */
+  sessionLock(sessionId: string): InternalSessionLock;
+  /**
+   * The state each session's transcript had after the last operation here: its size is a guess
+   * of where to read (always checked), its digests spare hashing bytes seen before.
+   */
+  knownStates: Map<string, TranscriptState>;
+  rememberState(sessionId: string, state: TranscriptState): void;
 }
 
-const MAX_KNOWN_SIZES = 1024;
+const MAX_KNOWN_STATES = 1024;
+/** Session locks (each with at most one spare file and descriptor) kept per store. */
+const MAX_SESSION_LOCKS = 256;
 
 export function createStoreContext(options: {
   fileSystem: FileSystem;
@@ -41,16 +61,21 @@ export function createStoreContext(options: {
 }): StoreContext {
   const { fileSystem, sessionsDir, durable } = options;
   let ready: Promise<void> | undefined;
-  const knownSizes = new Map<string, number>();
+  let swept = false;
+  const knownStates = new Map<string, TranscriptState>();
+  const locks = new Map<string, InternalSessionLock>();
   const pathOf = (extension: string) => (sessionId: string) => {
     assertValidSessionId(sessionId);
     return join(sessionsDir, `${sessionId}${extension}`);
   };
 
+  const lockPath = pathOf('.lock');
+
   async function syncDirectoryAt(directory: string): Promise<void> {
     let fd: number | undefined;
     try {
-      fd = await fileSystem.open(directory, constants.O_RDONLY);
+      // O_NONBLOCK: the open is synchronous (see `nodeFileSystem`), and must never wait on a FIFO.
+      fd = await fileSystem.open(directory, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
       await fileSystem.fsync(fd);
     } catch (error) {
       // Some platforms and file systems refuse fsync on a directory; the file itself is synced.
@@ -81,13 +106,19 @@ export function createStoreContext(options: {
     window: options.window,
     lock: options.lock,
     transcriptPath: pathOf('.jsonl'),
-    lockPath: pathOf('.lock'),
+    lockPath,
     fencePath: pathOf('.fence'),
     ensureDirectory() {
-      ready ??= createDirectory().catch((error: unknown) => {
-        ready = undefined;
-        throw error;
-      });
+      if (ready === undefined) {
+        ready = createDirectory().catch((error: unknown) => {
+          ready = undefined;
+          throw error;
+        });
+        if (!swept) {
+          swept = true;
+          void ready.then(() => sweepAbandonedLockFiles(fileSystem, sessionsDir)).catch(() => {});
+        }
+      }
       return ready;
     },
     directoryGone() {
@@ -95,13 +126,29 @@ export function createStoreContext(options: {
     },
     syncDirectory: () => syncDirectoryAt(sessionsDir),
     files: createTranscriptFiles(fileSystem),
-    knownSizes,
-    rememberSize(sessionId, size) {
-      knownSizes.delete(sessionId);
-      knownSizes.set(sessionId, size);
-      if (knownSizes.size > MAX_KNOWN_SIZES) {
-        const oldest = knownSizes.keys().next().value;
-        if (oldest !== undefined) knownSizes.delete(oldest);
+    sessionLock(sessionId) {
+      const path = lockPath(sessionId);
+      let lock = locks.get(path);
+      if (lock === undefined) {
+        lock = createSessionLockWith(fileSystem, { ...options.lock, path });
+      } else {
+        locks.delete(path);
+      }
+      locks.set(path, lock);
+      if (locks.size > MAX_SESSION_LOCKS) {
+        const [oldest, evicted] = locks.entries().next().value as [string, InternalSessionLock];
+        locks.delete(oldest);
+        void evicted.dispose().catch(() => {});
+      }
+      return lock;
+    },
+    knownStates,
+    rememberState(sessionId, state) {
+      knownStates.delete(sessionId);
+      knownStates.set(sessionId, state);
+      if (knownStates.size > MAX_KNOWN_STATES) {
+        const oldest = knownStates.keys().next().value;
+        if (oldest !== undefined) knownStates.delete(oldest);
       }
     },
   };

@@ -26,6 +26,8 @@ export interface TranscriptFile {
 
 interface Cached {
   fd: number;
+  /** The descriptor's file, once its first fstat has answered. */
+  identity: { dev: bigint; ino: bigint } | undefined;
   users: number;
   writable: boolean;
   /** No longer the path's kept descriptor: closed once its last user is done. */
@@ -36,10 +38,10 @@ interface Cached {
 class MovedError extends Error {}
 
 /**
- * Keeps a transcript open between operations, so that each one costs an lstat of the path (in
- * parallel with its fstat and reads) instead of an open and a close. The lstat proves the path
- * still names the kept file (a transcript replaced by rename or removed is reopened, never
- * written through a stale descriptor).
+ * Keeps a transcript open between operations, so that each one costs an lstat of the path
+ * instead of an open, an fstat and a close. The lstat proves the path still names the kept file
+ * (a transcript replaced by rename or removed is reopened, never written through a stale
+ * descriptor), and being that file's, it is also the descriptor's fstat.
  */
 export interface TranscriptFiles {
   /**
@@ -111,28 +113,34 @@ export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
       fd = await fileSystem.open(path, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
       writable = false;
     }
-    return { fd, users: 0, writable, forgotten: false };
+    return { fd, identity: undefined, users: 0, writable, forgotten: false };
   }
 
-  async function regularStats(path: string, fd: number): Promise<BigIntStats> {
-    const stats = await fileSystem.fstat(fd);
+  async function regularStats(path: string, cached: Cached): Promise<BigIntStats> {
+    const stats = await fileSystem.fstat(cached.fd);
     if (!stats.isFile()) throw new UnsafeTranscriptPathError({ path, reason: 'not-regular' });
+    cached.identity = { dev: stats.dev, ino: stats.ino };
     return stats;
   }
 
-  /** The kept descriptor's stats, once the path is shown to still name its file. */
-  async function verifiedStats(path: string, fd: number): Promise<BigIntStats> {
+  /**
+   * The kept descriptor's stats, once the path is shown to still name its file: one lstat of the
+   * path, which is the descriptor's own fstat when it names the same device and inode.
+   */
+  async function verifiedStats(path: string, cached: Cached): Promise<BigIntStats> {
+    const known = cached.identity;
     const [named, stats] = await Promise.all([
       fileSystem.lstat(path).catch((error: unknown) => {
         if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
         throw error;
       }),
-      fileSystem.fstat(fd),
+      known === undefined ? fileSystem.fstat(cached.fd) : undefined,
     ]);
-    if (named === undefined || named.dev !== stats.dev || named.ino !== stats.ino) {
+    const identity = stats ?? known;
+    if (named === undefined || named.dev !== identity?.dev || named.ino !== identity.ino) {
       throw new MovedError();
     }
-    return stats;
+    return named;
   }
 
   return {
@@ -142,7 +150,7 @@ export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
         // Move it to the end: most recently used.
         open.delete(path);
         open.set(path, kept);
-        const stats = verifiedStats(path, kept.fd);
+        const stats = verifiedStats(path, kept);
         // Handled by the task; this only keeps a task that never looked from leaving it unhandled.
         stats.catch(() => {});
         const file = lend(kept, stats);
@@ -158,7 +166,7 @@ export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
       }
       const fresh = await openFresh(path);
       if (fresh === undefined) return task(undefined);
-      const stats = regularStats(path, fresh.fd);
+      const stats = regularStats(path, fresh);
       // A non-regular file is never kept.
       stats.catch(() => {});
       const current = open.get(path);
@@ -189,9 +197,15 @@ export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
     adopt(path, fd) {
       const current = open.get(path);
       if (current !== undefined) forget(path, current);
-      const cached: Cached = { fd, users: 0, writable: true, forgotten: false };
+      const cached: Cached = {
+        fd,
+        identity: undefined,
+        users: 0,
+        writable: true,
+        forgotten: false,
+      };
       open.set(path, cached);
-      const stats = regularStats(path, fd);
+      const stats = regularStats(path, cached);
       stats.catch(() => {});
       return lend(cached, stats);
     },

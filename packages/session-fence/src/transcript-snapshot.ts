@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TranscriptChangeKind, TranscriptState } from '@keel/spec';
-import { type FileSystem, readFully } from './file-system';
+import { type FileSystem, readFully, SYNC_IO_BYTES } from './file-system';
 
 /** Default number of trailing bytes whose digest the fence keeps. */
 export const DEFAULT_TAIL_DIGEST_BYTES = 4096;
@@ -50,20 +50,58 @@ function digest(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-export function stateOf(snapshot: Snapshot): TranscriptState {
+/**
+ * Bytes whose digest this process computed lately, by digest. A check whose bytes equal the
+ * bytes a digest was computed from (a `memcmp`) needs no hashing: a turn's states mostly cover
+ * bytes seen before (the head never moves once the file outgrows it; a state is compared with
+ * the bytes it was taken from). Bounded in entries and in the bytes kept per entry.
+ */
+const knownDigests = new Map<string, Buffer>();
+const MAX_KNOWN_DIGESTS = 512;
+const MAX_KNOWN_DIGEST_BYTES = 16 * 1024;
+
+function remember(value: string, bytes: Uint8Array): void {
+  if (bytes.length > MAX_KNOWN_DIGEST_BYTES) return;
+  knownDigests.delete(value);
+  knownDigests.set(value, Buffer.from(bytes));
+  if (knownDigests.size > MAX_KNOWN_DIGESTS) {
+    const oldest = knownDigests.keys().next().value;
+    if (oldest !== undefined) knownDigests.delete(oldest);
+  }
+}
+
+/** Whether `bytes` has the digest `expected`, without hashing when they are bytes seen before. */
+function hasDigest(bytes: Uint8Array, expected: string): boolean {
+  if (knownDigests.get(expected)?.equals(bytes)) return true;
+  const actual = digest(bytes);
+  if (actual !== expected) return false;
+  remember(actual, bytes);
+  return true;
+}
+
+/** The digest of `bytes`; `hint`, a digest they may have (an earlier state's), spares the hashing. */
+function digestOf(bytes: Uint8Array, hint: string | undefined): string {
+  if (hint !== undefined && knownDigests.get(hint)?.equals(bytes)) return hint;
+  const value = digest(bytes);
+  remember(value, bytes);
+  return value;
+}
+
+/** The state of `snapshot`; `earlier`, a state of the same transcript, may spare the hashing. */
+export function stateOf(snapshot: Snapshot, earlier?: TranscriptState): TranscriptState {
   return {
     exists: true,
     identity: snapshot.identity,
     size: snapshot.size,
     tailLength: snapshot.tail.length,
-    tailDigest: digest(snapshot.tail),
+    tailDigest: digestOf(snapshot.tail, earlier?.tailDigest),
     headLength: snapshot.head.length,
-    headDigest: snapshot.head.length > 0 ? digest(snapshot.head) : '',
+    headDigest: snapshot.head.length > 0 ? digestOf(snapshot.head, earlier?.headDigest) : '',
   };
 }
 
-/** Files up to this size are read whole in one request instead of two ranges. */
-const WHOLE_FILE_READ_BYTES = 64 * 1024;
+/** Files this small are read whole in one call instead of two ranges (a synchronous read). */
+const WHOLE_FILE_READ_BYTES = SYNC_IO_BYTES - 1;
 
 /** The bytes at given head and tail lengths of a file assumed `size` bytes long (both read at once). */
 export interface RangeRead {
@@ -131,9 +169,9 @@ export function changeFrom(
   if (current.size < expected.size) return 'truncated';
   if (atExpected === undefined || atExpected.tail.length !== expected.tailLength)
     return 'truncated';
-  if (digest(atExpected.tail) !== expected.tailDigest) return 'rewritten';
+  if (!hasDigest(atExpected.tail, expected.tailDigest)) return 'rewritten';
   const headLength = expected.headLength ?? 0;
-  if (headLength > 0 && digest(atExpected.head) !== expected.headDigest) return 'rewritten';
+  if (headLength > 0 && !hasDigest(atExpected.head, expected.headDigest ?? '')) return 'rewritten';
   return current.size > expected.size ? 'appended' : undefined;
 }
 

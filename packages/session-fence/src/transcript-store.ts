@@ -95,7 +95,7 @@ export function createTranscriptStoreWith(
         sessionId,
         lockPath: context.lockPath(sessionId),
         fencePath: context.fencePath(sessionId),
-        lock: context.lock,
+        lock: context.sessionLock(sessionId),
       };
       leaseOptions.signal?.throwIfAborted();
       await context.ensureDirectory();

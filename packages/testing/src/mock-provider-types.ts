@@ -153,6 +153,11 @@ export interface MockProviderOptions {
    * tool results with a sentence using them; anything else gets the default reply. Deterministic.
    */
   demo?: boolean;
+  /**
+   * Milliseconds every model request waits before its answer starts (a provider's time to first
+   * byte, e.g. for load tests); default 0. `count_tokens` and other paths answer at once.
+   */
+  latencyMs?: number;
 }
 
 export interface MockProvider {

@@ -1,6 +1,7 @@
+import { request as httpRequest } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMockProvider } from './mock-provider';
 import type { MockProvider, MockProviderOptions } from './mock-provider-types';
 
@@ -276,5 +277,41 @@ describe('waitForRequests', () => {
     await expect(mock.waitForRequests(-1)).rejects.toBeInstanceOf(RangeError);
     controller.abort();
     expect(await hanging).toBeInstanceOf(OpenAI.APIUserAbortError);
+  });
+});
+
+describe('latencyMs', () => {
+  it('holds each model request that long before its answer starts', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const mock = await start({ latencyMs: 50_000, defaultReply: () => 'late' });
+      let status: number | undefined;
+      const answered = new Promise<string>((resolve, reject) => {
+        const outgoing = httpRequest(
+          `${mock.openaiBaseUrl}/chat/completions`,
+          { method: 'POST', headers: { 'content-type': 'application/json' } },
+          (response) => {
+            status = response.statusCode;
+            let body = '';
+            response.on('data', (chunk: Buffer) => {
+              body += chunk.toString('utf8');
+            });
+            response.on('end', () => resolve(body));
+          },
+        );
+        outgoing.on('error', reject);
+        outgoing.end(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
+      });
+      await mock.waitForRequests(1);
+      await vi.advanceTimersByTimeAsync(49_999);
+      // A request answered at once, sent after it: an answer without the wait would be here first.
+      expect((await fetch(mock.url, { method: 'HEAD' })).status).toBe(200);
+      expect(status).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(JSON.parse(await answered).choices[0].message.content).toBe('late');
+      expect(status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

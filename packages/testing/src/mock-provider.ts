@@ -39,6 +39,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
   queue.add(options.script ?? []);
   const log = createRequestLog();
   const defaultReply = options.defaultReply ?? defaultMockReply;
+  const latencyMs = options.latencyMs ?? 0;
   let requestCounter = 0;
   let toolCounter = 0;
   const nextToolNumber = () => {
@@ -108,6 +109,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
     const defaultText = defaultReply(record);
     behavior ??= options.demo ? demoBehavior(api, record, defaultText) : { type: 'ok' };
     record.behavior = behavior.type;
+    if (latencyMs > 0 && !(await writer.wait(latencyMs))) return;
     await respondWithBehavior({
       api,
       wire: wires[api],

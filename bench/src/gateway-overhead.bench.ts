@@ -1,0 +1,300 @@
+/**
+ * Rows 1 and 2: a one-turn message through the Keel gateway (durable, fsync on) and the same
+ * request through Portkey's open-source gateway, each against the same request sent directly
+ * with the official `openai` SDK, all to the mock provider in its own process (zero delay).
+ */
+import OpenAI from 'openai';
+import { pick, SMOKE } from './lib/env';
+import { interleave, type Variant } from './lib/interleave';
+import { mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import { closedLoop } from './lib/load';
+import { startMockProcess } from './lib/mock-process';
+import { portkeyHeaders, startPortkey } from './lib/portkey';
+import { publish } from './lib/result';
+import { median, ms, ratio, spread, summarize } from './lib/stats';
+
+const ROUNDS = pick(300, 12);
+const WARMUP = pick(40, 3);
+const THROUGHPUT_ROUNDS = pick(5, 1);
+const BLOCK_AT_1 = pick(60, 5);
+const BLOCK_AT_64 = pick(640, 64);
+const IN_FLIGHT = pick(64, 8);
+const MODEL = 'bench-model';
+const REPLY = 'ok';
+
+type Message = { role: 'user' | 'assistant'; content: string };
+
+const mock = await startMockProcess({ reply: REPLY });
+const gateway = await startKeelGateway(
+  mockGatewayConfig({
+    baseUrl: mock.openaiBaseUrl,
+    sessionsDir: 'sessions',
+    providers: [{ id: 'mock', keys: ['sk-bench'] }],
+    primary: `mock/${MODEL}`,
+  }),
+);
+const portkey = await startPortkey();
+const direct = new OpenAI({ apiKey: 'sk-bench', baseURL: mock.openaiBaseUrl, maxRetries: 0 });
+const viaPortkey = new OpenAI({
+  apiKey: 'sk-bench',
+  baseURL: `${portkey.url}/v1`,
+  maxRetries: 0,
+  defaultHeaders: portkeyHeaders(mock.openaiBaseUrl),
+});
+
+/** The request the gateway's transport sends upstream for these messages, sent by `client`. */
+async function streamed(client: OpenAI, messages: Message[]): Promise<void> {
+  const stream = await client.chat.completions.create({
+    model: MODEL,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+    max_completion_tokens: 64,
+  });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+  if (text !== REPLY) throw new Error(`unexpected reply ${JSON.stringify(text)}`);
+}
+
+/** The same request, not streamed (the JSON answer at once). */
+async function whole(client: OpenAI, messages: Message[]): Promise<void> {
+  const completion = await client.chat.completions.create({
+    model: MODEL,
+    messages,
+    max_completion_tokens: 64,
+  });
+  if (completion.choices[0]?.message.content !== REPLY) throw new Error('unexpected reply');
+}
+
+/**
+ * Sessions that already hold a conversation: the gateway sends the session's history upstream, so
+ * the direct and Portkey variants send the same history (kept here, turn by turn) with the message.
+ */
+function conversations(prefix: string) {
+  const histories = new Map<number, Message[]>();
+  return {
+    /** The messages a turn of `session` sends upstream for `text`, before the turn runs. */
+    upstream(session: number, text: string): Message[] {
+      return [...(histories.get(session) ?? []), { role: 'user', content: text }];
+    },
+    async keel(session: number, text: string): Promise<void> {
+      const answer = await gateway.send(`${prefix}-${session}`, text);
+      if (answer.outcome !== 'reply' || answer.text !== REPLY)
+        throw new Error(`unexpected outcome ${JSON.stringify(answer)}`);
+      const history = histories.get(session) ?? [];
+      history.push({ role: 'user', content: text }, { role: 'assistant', content: REPLY });
+      histories.set(session, history);
+    },
+  };
+}
+
+// Latency at 1 in flight: each round sends one message per variant, in a rotating order; the
+// round's conversation has the same history for all of them (snapshotted before the round).
+const SESSIONS = 8;
+const latency = conversations('latency');
+let fresh = 0;
+const roundMessages = new Map<number, { session: number; text: string; messages: Message[] }>();
+const roundOf = (round: number) => {
+  let entry = roundMessages.get(round);
+  if (entry === undefined) {
+    const session = round % SESSIONS;
+    const text = `message ${round}`;
+    entry = { session, text, messages: latency.upstream(session, text) };
+    roundMessages.set(round, entry);
+    roundMessages.delete(round - 2);
+  }
+  return entry;
+};
+const variants: Variant[] = [
+  { name: 'direct SDK', run: (round) => streamed(direct, roundOf(round).messages) },
+  {
+    name: 'Keel gateway (durable)',
+    run: async (round) => {
+      const { session, text } = roundOf(round);
+      await latency.keel(session, text);
+    },
+  },
+  {
+    name: 'Keel gateway (durable), new session',
+    run: async (round) => {
+      fresh += 1;
+      const answer = await gateway.send(`fresh-${fresh}`, roundOf(round).text);
+      if (answer.outcome !== 'reply') throw new Error(`unexpected outcome ${answer.outcome}`);
+    },
+  },
+  { name: 'Portkey gateway', run: (round) => streamed(viaPortkey, roundOf(round).messages) },
+  { name: 'direct SDK, not streamed', run: (round) => whole(direct, roundOf(round).messages) },
+  {
+    name: 'Portkey gateway, not streamed',
+    run: (round) => whole(viaPortkey, roundOf(round).messages),
+  },
+];
+/** Measured for latency only (row 2's note on Portkey's streamed responses). */
+const latencyOnly = new Set(['direct SDK, not streamed', 'Portkey gateway, not streamed']);
+// The Keel variant must run first in its round's snapshot: take the snapshot before any variant.
+const times = await interleave(
+  variants.map((variant) => ({
+    ...variant,
+    run: async (round: number) => {
+      roundOf(round);
+      await variant.run(round);
+    },
+  })),
+  { rounds: ROUNDS, warmup: WARMUP },
+);
+
+// Throughput: blocks of requests with 1 and with 64 in flight, variants in rotating order.
+const throughput = new Map<string, { at1: number[]; atMany: number[] }>(
+  variants
+    .filter((variant) => !latencyOnly.has(variant.name))
+    .map((variant) => [variant.name, { at1: [], atMany: [] }]),
+);
+const blocks = conversations('throughput');
+let blockSerial = 0;
+async function block(name: string, concurrency: number, total: number): Promise<number> {
+  blockSerial += 1;
+  const serial = blockSerial;
+  const { perSecond } = await closedLoop({ total, concurrency }, async (index, worker) => {
+    const text = `block ${serial} message ${index}`;
+    // One worker spreads its messages over the sessions; many each keep to their own session.
+    const session = concurrency === 1 ? index % IN_FLIGHT : worker;
+    switch (name) {
+      case 'direct SDK':
+        return streamed(direct, blocks.upstream(session, text));
+      case 'Portkey gateway':
+        return streamed(viaPortkey, blocks.upstream(session, text));
+      case 'Keel gateway (durable)':
+        return blocks.keel(session, text);
+      default: {
+        const answer = await gateway.send(`block-${serial}-${index}`, text);
+        if (answer.outcome !== 'reply') throw new Error(`unexpected outcome ${answer.outcome}`);
+      }
+    }
+  });
+  return perSecond;
+}
+for (let round = 0; round < THROUGHPUT_ROUNDS; round += 1) {
+  const order = [...throughput.keys()];
+  for (let index = 0; index < order.length; index += 1) {
+    const name = order[(index + round) % order.length] as string;
+    throughput.get(name)?.at1.push(await block(name, 1, BLOCK_AT_1));
+    throughput.get(name)?.atMany.push(await block(name, IN_FLIGHT, BLOCK_AT_64));
+  }
+}
+
+const summaries = new Map([...times].map(([name, values]) => [name, summarize(values)] as const));
+const base = summaries.get('direct SDK');
+const keel = summaries.get('Keel gateway (durable)');
+const peer = summaries.get('Portkey gateway');
+if (base === undefined || keel === undefined || peer === undefined)
+  throw new Error('missing variant');
+const tput = (name: string, key: 'at1' | 'atMany') => median(throughput.get(name)?.[key] ?? []);
+const baseAt1 = tput('direct SDK', 'at1');
+const baseAtMany = tput('direct SDK', 'atMany');
+const rows = variants.map((variant) => {
+  const summary = summaries.get(variant.name) ?? summarize([]);
+  return [
+    variant.name,
+    ms(summary.p50),
+    spread(summary),
+    ms(summary.p99),
+    variant.name === 'direct SDK' ? '–' : `+${ms(summary.p50 - base.p50)}`,
+    ratio(summary.p50, base.p50),
+    latencyOnly.has(variant.name)
+      ? '–'
+      : `${tput(variant.name, 'at1').toFixed(0)} (${ratio(tput(variant.name, 'at1'), baseAt1)})`,
+    latencyOnly.has(variant.name)
+      ? '–'
+      : `${tput(variant.name, 'atMany').toFixed(0)} (${ratio(tput(variant.name, 'atMany'), baseAtMany)})`,
+  ];
+});
+const keelOverhead = keel.p50 - base.p50;
+const directWhole = summaries.get('direct SDK, not streamed')?.p50 ?? Number.NaN;
+const portkeyWhole = summaries.get('Portkey gateway, not streamed')?.p50 ?? Number.NaN;
+const peerOverhead = peer.p50 - base.p50;
+const keelShareAtMany = tput('Keel gateway (durable)', 'atMany') / baseAtMany;
+const keelShareAt1 = tput('Keel gateway (durable)', 'at1') / baseAt1;
+const columns = [
+  'variant',
+  'p50 ms',
+  'p10–p90 ms',
+  'p99 ms',
+  'p50 overhead ms',
+  'p50 ratio',
+  'req/s at 1 in flight (ratio)',
+  `req/s at ${IN_FLIGHT} in flight (ratio)`,
+];
+const method = `Each round sends one message per variant, in a rotating order, ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one at a time; then ${THROUGHPUT_ROUNDS} rounds of throughput blocks per variant (${BLOCK_AT_1} requests one at a time, ${BLOCK_AT_64} requests with ${IN_FLIGHT} in flight; median of the rounds). The mock provider (\`@keel/testing\`, zero delay, reply "${REPLY}") runs in its own process, as do the Keel gateway (\`apps/gateway\`, file store with fsync on, log level warn) and Portkey (\`@portkey-ai/gateway\` ${portkey.version}, headless, on 127.0.0.1). The Keel variant posts to \`/v1/sessions/:id/messages\` (JSON answer) in ${SESSIONS} sessions that hold their conversation so far, so the gateway sends the history upstream with each message: the direct and Portkey variants send that same history and message (streamed Chat Completions, as the gateway's transport does). "New session" posts the first message of a new session (its transcript, counter and lock files are created).`;
+
+await publish({
+  order: 1,
+  title: '1. Gateway overhead',
+  method,
+  baseline:
+    'the same Chat Completions request sent directly with the official `openai` SDK (streamed, read to the end), in the same run.',
+  tables: [
+    {
+      table: {
+        columns,
+        rows: rows.filter(
+          (row) => !String(row[0]).includes('Portkey') && !latencyOnly.has(String(row[0])),
+        ),
+      },
+    },
+  ],
+  targets: [
+    {
+      name: 'p50 overhead of a message, 1 in flight',
+      goal: '< 1 ms',
+      measured: `${ms(keelOverhead)} ms`,
+      met: keelOverhead < 1,
+      why: 'two fsyncs on the critical path (the user message before the model call, the reply before the answer; each as dear as the plain-fs baseline\'s fsync, see issue 8 §3), an extra loopback HTTP hop, and the turn; see "Where the time goes"',
+    },
+    {
+      name: `throughput at ${IN_FLIGHT} in flight`,
+      goal: '≥ 80 % of direct',
+      measured: `${(keelShareAtMany * 100).toFixed(0)} %`,
+      met: keelShareAtMany >= 0.8,
+      why: 'the gateway process is CPU-bound: per message it makes its own upstream SDK call (as much work as the direct client), serves HTTP and runs the turn, on the two cores the client and the provider use too',
+    },
+    {
+      name: 'throughput at 1 in flight',
+      goal: '≥ 80 % of direct',
+      measured: `${(keelShareAt1 * 100).toFixed(0)} %`,
+      met: keelShareAt1 >= 0.8,
+      why: 'one at a time, throughput is the inverse of latency: the fsyncs on the critical path',
+    },
+  ],
+  notes: [],
+});
+
+await publish({
+  order: 2,
+  title: '2. Peer gateway: Portkey',
+  method: `Measured in the same run and rounds as row 1 (see there). Portkey ${portkey.version} forwards each request as a stateless proxy (\`x-portkey-provider: openai\`, \`x-portkey-custom-host\` pointing at the mock): it keeps no transcript and writes nothing to disk. See \`src/lib/portkey-launch.mjs\` for how it is started (loopback only, and the one workaround its streamed responses need on Node 20).`,
+  baseline: 'the same request sent directly with the official `openai` SDK, in the same run.',
+  tables: [
+    {
+      table: {
+        columns,
+        rows: rows.filter((row) => row[0] !== 'Keel gateway (durable), new session'),
+      },
+    },
+  ],
+  targets: [
+    {
+      name: 'Keel p50 overhead below Portkey p50 overhead (Keel durable)',
+      goal: `< ${ms(peerOverhead)} ms`,
+      measured: `${ms(keelOverhead)} ms`,
+      met: keelOverhead < peerOverhead,
+      why: `Keel's overhead holds two fsyncs, which a proxy that stores nothing does not pay`,
+    },
+  ],
+  notes: [
+    `Portkey's streamed answers: in its process, the first byte of the answer is written ~25 ms after the upstream response's headers arrive on this machine (it reads the upstream stream to its end first; timed by wrapping \`fetch\` and \`res.write\` around its unchanged code). Not streamed, its p50 overhead is ${ms(portkeyWhole - directWhole)} ms over the direct non-streamed request (${ms(portkeyWhole)} vs ${ms(directWhole)} ms): Keel's ${ms(keelOverhead)} ms is ${keelOverhead < portkeyWhole - directWhole ? 'below' : 'above'} that too.`,
+    `Keel at ${IN_FLIGHT} in flight: ${tput('Keel gateway (durable)', 'atMany').toFixed(0)} req/s; Portkey: ${tput('Portkey gateway', 'atMany').toFixed(0)} req/s; direct: ${baseAtMany.toFixed(0)} req/s.`,
+    `p99: Keel ${ms(keel.p99)} ms, Portkey ${ms(peer.p99)} ms, direct ${ms(base.p99)} ms (${ROUNDS} messages each${SMOKE ? ', smoke' : ''}).`,
+  ],
+});
+
+await Promise.all([gateway.close(), portkey.service.stop(), mock.close()]);
