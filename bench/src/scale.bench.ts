@@ -3,9 +3,11 @@
  * with a provider that takes 50 ms to start each answer. Throughput, latency, peak RSS, against
  * the same conversations sent directly with the SDK.
  *
- * The deployments measured are a list: a PostgreSQL store (1 and 3 gateways sharing it) is one
- * entry each once `@keel/session-store-postgres` is wired into the gateway (see `DEPLOYMENTS`).
+ * The deployments measured are a list (`DEPLOYMENTS`): one gateway on the file store, and one and
+ * three gateways sharing a PostgreSQL store (a throwaway local server, fsync on, unless
+ * `DATABASE_URL` names one).
  */
+import { createDatabase, startPostgresServer } from '@keel/postgres-test-server';
 import OpenAI from 'openai';
 import { pick } from './lib/env';
 import {
@@ -33,14 +35,16 @@ interface Deployment {
   storage: GatewayConfig;
 }
 
-/**
- * What is measured. PostgreSQL, once the gateway can use it (`storage.kind: "postgres"`), with a
- * database URL from the environment:
- *   { name: '1 gateway, PostgreSQL', gateways: 1, storage: { kind: 'postgres', url } },
- *   { name: '3 gateways, PostgreSQL', gateways: 3, storage: { kind: 'postgres', url } },
- */
+const external = process.env['DATABASE_URL'];
+const server = external ? undefined : await startPostgresServer({ durable: true });
+const database = server ? await createDatabase(server.adminUrl, 'bench_scale') : undefined;
+const url = external ?? (database?.url as string);
+
+/** What is measured, each against the same conversations sent directly with the SDK. */
 const DEPLOYMENTS: Deployment[] = [
   { name: '1 gateway, file store (fsync on)', gateways: 1, storage: { kind: 'file', fsync: true } },
+  { name: '1 gateway, PostgreSQL', gateways: 1, storage: { kind: 'postgres', url } },
+  { name: '3 gateways, PostgreSQL', gateways: 3, storage: { kind: 'postgres', url } },
 ];
 
 type Message = { role: 'user' | 'assistant'; content: string };
@@ -173,7 +177,7 @@ const keel = summary(DEPLOYMENTS[0]?.name ?? '');
 await publish({
   order: 7,
   title: '7. Scale',
-  method: `${SESSIONS} sessions at once, each sending ${MESSAGES} messages one after another (each waits for its answer), through the gateway; the mock provider (own process) waits ${LATENCY_MS} ms before it starts each answer. Throughput is messages answered per second over the whole run; latency is per message; peak RSS is the gateway process's high-water mark (\`VmHWM\`). ${ROUNDS} rounds, the variants alternating; a new gateway per round. Deployments are a list in \`src/scale.bench.ts\`: PostgreSQL with 1 and 3 gateways are an entry each once the gateway can use \`@keel/session-store-postgres\`.`,
+  method: `${SESSIONS} sessions at once, each sending ${MESSAGES} messages one after another (each waits for its answer), through the gateway; the mock provider (own process) waits ${LATENCY_MS} ms before it starts each answer. Throughput is messages answered per second over the whole run; latency is per message; peak RSS is the gateway process's high-water mark (\`VmHWM\`). ${ROUNDS} rounds, the variants alternating; a new gateway per round. Deployments are a list in \`src/scale.bench.ts\`: the file store, and PostgreSQL (a local server, fsync on) with 1 and 3 gateways taking a session's messages in turn.`,
   baseline: `the same ${SESSIONS} conversations (each message with its history, as the gateway sends it) sent directly with the \`openai\` SDK, ${SESSIONS} at once, in the same run.`,
   tables: [
     {
@@ -198,3 +202,5 @@ await publish({
   ],
 });
 await mock.close();
+await database?.drop();
+await server?.stop();
