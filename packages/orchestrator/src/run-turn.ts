@@ -6,8 +6,9 @@ import type {
   TurnEntry,
   TurnOutcome,
 } from '@keel/spec';
+import { abortEnding } from './abort-ending';
 import { MISSING_TOOL_RESULT } from './repair-tool-pairing';
-import { abortEnding, runModelCall } from './run-model-call';
+import { runModelCall } from './run-model-call';
 import { runTools } from './run-tools';
 import { trailingOrphans } from './trailing-orphans';
 import { transcriptFacts } from './transcript-facts';
@@ -248,11 +249,8 @@ function endingForError(
         errorKind: 'session_takeover',
         ...(staleReply === undefined || staleReply === '' ? {} : { staleReply }),
       };
-    case 'caller_abort': {
-      const result = abortEnding(turn, runtime);
-      if (result.type === 'end') return result.ending;
-      break;
-    }
+    case 'caller_abort':
+      return abortEnding(turn, runtime);
     default:
       break;
   }
