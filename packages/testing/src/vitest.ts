@@ -9,6 +9,8 @@ export {
   toolPairEntries,
 } from './compaction-conformance-fixtures';
 export type { CompactionProviderConformanceOptions } from './compaction-conformance-types';
+export type { ProviderHealthUnderTestOptions } from './health-conformance';
+export { describeProviderHealthConformance } from './health-conformance';
 export { describeSessionStorageConformance, sessionStorageChecks } from './storage-conformance';
 export type {
   SessionStorageConformanceOptions,
