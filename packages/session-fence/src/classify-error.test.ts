@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { classifyError } from '@keel/error-classification';
 import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '../test/support';
 import { createSessionFence } from './session-fence';
 import { SessionTakeoverError } from './session-fence-error';
 import { createSessionLock } from './session-lock';
-import { makeTempDir } from './test-support';
 import { createTranscriptStore } from './transcript-store';
 
 describe('@keel/error-classification reads the kinds this package raises', () => {

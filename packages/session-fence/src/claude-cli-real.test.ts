@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../test/support';
 import {
   claudeCliTranscriptHasAssistant,
   resolveClaudeCliTranscriptPath,
 } from './claude-cli-transcript';
 import { findOrphanedToolUses } from './find-orphaned-tool-uses';
 import { getTranscriptFileStatus } from './get-transcript-file-status';
-import { waitFor } from './test-support';
 
 const claudeBin = fileURLToPath(new URL('../node_modules/.bin/claude', import.meta.url));
 const mainModel = /opus|sonnet/;

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../test/support';
 import {
   claudeCliProjectSlug,
   claudeCliTranscriptHasAssistant,
@@ -8,7 +9,6 @@ import {
   resolveClaudeCliTranscriptPath,
 } from './claude-cli-transcript';
 import { InvalidSessionIdError } from './session-fence-error';
-import { useTempDir } from './test-support';
 
 const temp = useTempDir();
 

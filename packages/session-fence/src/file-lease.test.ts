@@ -4,9 +4,9 @@ import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LeaseEvent } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
+import { recordingFileSystem, spawnNodeScript, textMessage, useTempDir } from '../test/support';
 import { SessionTakeoverError } from './session-fence-error';
 import { createSessionLock } from './session-lock';
-import { recordingFileSystem, spawnNodeScript, textMessage, useTempDir } from './test-support';
 import { createTranscriptStore, createTranscriptStoreWith } from './transcript-store';
 
 const temp = useTempDir();

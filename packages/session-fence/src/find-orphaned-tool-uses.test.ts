@@ -1,9 +1,9 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fixturePath, useTempDir } from '../test/support';
 import { findOrphanedToolUses, inspectTrailingToolUses } from './find-orphaned-tool-uses';
 import { getTranscriptFileStatus } from './get-transcript-file-status';
-import { fixturePath, useTempDir } from './test-support';
 
 describe('findOrphanedToolUses on the real Claude Code fixtures', () => {
   it.each([

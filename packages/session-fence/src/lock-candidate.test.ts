@@ -6,8 +6,8 @@ import { constants } from 'node:fs';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { recordingFileSystem, spawnNodeScript, useTempDir, waitFor } from '../test/support';
 import { createSessionLock, createSessionLockWith } from './session-lock';
-import { recordingFileSystem, spawnNodeScript, useTempDir, waitFor } from './test-support';
 import { createTranscriptStore } from './transcript-store';
 
 const temp = useTempDir();

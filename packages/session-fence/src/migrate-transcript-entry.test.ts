@@ -2,8 +2,8 @@ import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../test/support';
 import { migrateTranscriptEntry } from './migrate-transcript-entry';
-import { useTempDir } from './test-support';
 import { createTranscriptStore } from './transcript-store';
 
 const temp = useTempDir();

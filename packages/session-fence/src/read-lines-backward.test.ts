@@ -5,10 +5,10 @@
 import { type FileHandle, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { recordingFileSystem, textMessage, useTempDir } from '../test/support';
 import type { ReadableFile } from './file-system';
 import type { FileLine } from './read-lines';
 import { readLinesBackward } from './read-lines-backward';
-import { recordingFileSystem, textMessage, useTempDir } from './test-support';
 import { createTranscriptStoreWith } from './transcript-store';
 
 const temp = useTempDir();

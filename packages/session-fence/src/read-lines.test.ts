@@ -1,9 +1,9 @@
 import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../test/support';
 import { type FileLine, readLines } from './read-lines';
 import { readLinesBackward } from './read-lines-backward';
-import { useTempDir } from './test-support';
 
 const temp = useTempDir();
 

@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MessageEntry, SessionStorage } from '@keel/spec';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { useTempDir } from '../test/support';
 import { findOrphanedToolUses } from './find-orphaned-tool-uses';
 import { INTERRUPTED_TOOL_RESULT, repairOrphanedToolUses } from './repair-orphaned-tool-uses';
 import { createSessionFence } from './session-fence';
-import { useTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
 
 const temp = useTempDir();

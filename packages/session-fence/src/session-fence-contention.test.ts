@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type NodeChild, spawnNodeScript, useTempDir } from './test-support';
+import { type NodeChild, spawnNodeScript, useTempDir } from '../test/support';
 import { createTranscriptStore } from './transcript-store';
 
 const temp = useTempDir();

@@ -12,6 +12,7 @@ import {
 import { join } from 'node:path';
 import type { SessionStorage } from '@keel/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawnNodeScript, textMessage, useTempDir } from '../test/support';
 import { createSessionFence, type SessionFence } from './session-fence';
 import {
   SessionLockTimeoutError,
@@ -19,7 +20,6 @@ import {
   UnsafeTranscriptPathError,
 } from './session-fence-error';
 import { createSessionLock } from './session-lock';
-import { spawnNodeScript, textMessage, useTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
 
 const temp = useTempDir();

@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { link, lstat, readFile, unlink, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { recordingFileSystem, textMessage, useTempDir } from '../test/support';
 import { processIdentity } from './lock-owner';
 import { createSessionLock, createSessionLockWith, type SessionLockEvent } from './session-lock';
-import { recordingFileSystem, textMessage, useTempDir } from './test-support';
 import { createTranscriptStoreWith } from './transcript-store';
 
 const temp = useTempDir();

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type NodeChild, spawnNodeScript, useTempDir, waitFor } from '../test/support';
 import { processIdentity } from './lock-owner';
 import { SessionLockTimeoutError, UnsafeTranscriptPathError } from './session-fence-error';
 import { createSessionLock } from './session-lock';
-import { type NodeChild, spawnNodeScript, useTempDir, waitFor } from './test-support';
 
 const temp = useTempDir();
 

@@ -1,7 +1,7 @@
 /** The file store passes the storage-port conformance suite of `@keel/testing`. */
 import { join } from 'node:path';
 import { describeSessionStorageConformance } from '@keel/testing/vitest';
-import { makeTempDir } from './test-support';
+import { makeTempDir } from '../test/support';
 import { createTranscriptStore } from './transcript-store';
 
 describeSessionStorageConformance('createTranscriptStore', async () => {

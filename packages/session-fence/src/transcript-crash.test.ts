@@ -3,7 +3,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type NodeChild, spawnNodeScript, useTempDir, waitFor } from './test-support';
+import { type NodeChild, spawnNodeScript, useTempDir, waitFor } from '../test/support';
 import { createTranscriptStore } from './transcript-store';
 
 const temp = useTempDir();

@@ -5,8 +5,8 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { textMessage, useTempDir } from '../test/support';
 import { findOrphanedToolUses } from './find-orphaned-tool-uses';
-import { textMessage, useTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
 
 const temp = useTempDir();

@@ -14,12 +14,12 @@ import {
 import { join } from 'node:path';
 import type { MessageEntry } from '@keel/spec';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { textMessage, useTempDir } from '../test/support';
 import {
   InvalidSessionIdError,
   InvalidTranscriptEntryError,
   UnsafeTranscriptPathError,
 } from './session-fence-error';
-import { textMessage, useTempDir } from './test-support';
 import { createTranscriptStore, type TranscriptStore } from './transcript-store';
 
 const temp = useTempDir();

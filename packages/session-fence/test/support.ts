@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MessageEntry } from '@keel/spec';
 import { afterEach, beforeEach } from 'vitest';
-import { type FileSystem, nodeFileSystem } from './file-system';
+import { type FileSystem, nodeFileSystem } from '../src/file-system';
 
 /** Absolute file URL of this package's built entry, for child processes. */
 export const distUrl = new URL('../dist/index.js', import.meta.url).href;
