@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { drain, useMockProvider } from './__fixtures__/use-mock-provider';
+import { drain, useMockProvider } from '../test/use-mock-provider';
 
 const mock = useMockProvider();
 

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChaosCall, chaosCall } from './__fixtures__/chaos-calls';
+import { type ChaosCall, chaosCall } from '../test/chaos-calls';
 import { createMockChaos } from './mock-chaos';
 import type { MockChaosFault, MockChaosOptions } from './mock-chaos-types';
 import { createMockProvider } from './mock-provider';

@@ -1,6 +1,6 @@
 import type { ToolCall } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { demoConversation } from './__fixtures__/demo-conversation';
+import { demoConversation } from '../test/demo-conversation';
 import { defaultMockReply } from './default-mock-reply';
 import { mockDemoTools, sidesAskedFor } from './mock-demo-model';
 import { createMockProvider } from './mock-provider';

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { drain, failureOf, useMockProvider } from './__fixtures__/use-mock-provider';
+import { drain, failureOf, useMockProvider } from '../test/use-mock-provider';
 import { mockFaults } from './mock-faults';
 import type { MockBehavior } from './mock-provider-types';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useMockProvider } from './__fixtures__/use-mock-provider';
+import { useMockProvider } from '../test/use-mock-provider';
 
 const mock = useMockProvider();
 

@@ -3,8 +3,8 @@
  * flaw is caught by the check that guards against it.
  */
 import { describe, expect, it } from 'vitest';
+import { type MemoryStorageFlaw, memoryStorage } from '../test/memory-storage';
 import { describeSessionStorageConformance, sessionStorageChecks } from './storage-conformance';
-import { type MemoryStorageFlaw, memoryStorage } from './storage-conformance-memory';
 import type { StorageCheckContext } from './storage-conformance-support';
 
 describeSessionStorageConformance('a reference in-memory storage', async () => ({

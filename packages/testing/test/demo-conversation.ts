@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ToolCall, ToolDefinition } from '@keel/spec';
 import OpenAI from 'openai';
-import type { MockApi, MockProvider } from '../mock-provider-types';
+import type { MockApi, MockProvider } from '../src/mock-provider-types';
 
 /** One model turn as the SDK returned it, reduced to text and tool calls. */
 export interface DemoTurn {

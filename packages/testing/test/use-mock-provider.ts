@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, beforeEach } from 'vitest';
-import { createMockProvider } from '../mock-provider';
-import type { MockProvider } from '../mock-provider-types';
+import { createMockProvider } from '../src/mock-provider';
+import type { MockProvider } from '../src/mock-provider-types';
 
 /** The mock provider of the running test and real SDK clients pointed at it (no SDK retries). */
 export interface MockSetup {

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { MockApi, MockProvider, RecordedRequest } from '../mock-provider-types';
+import type { MockApi, MockProvider, RecordedRequest } from '../src/mock-provider-types';
 
 /** One real SDK call against a (chaos) mock, consumed to its end. */
 export interface ChaosCall {
