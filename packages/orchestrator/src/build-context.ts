@@ -30,16 +30,19 @@ export function buildModelContext(
   const compaction = findLast(entries, (entry) => entry.type === 'compaction') as
     | CompactionEntry
     | undefined;
-  const kept = keptEntries(entries, compaction);
-  const firstTurn = entries.findIndex((entry) => entry.type === 'turn');
+  const from = keptFrom(entries, compaction);
+  let firstTurn = -1;
   const startOf = new Map<string, number>();
   const folded = new Set(options.folded);
-  entries.forEach((entry, index) => {
-    if (entry.type !== 'turn') return;
+  for (let index = 0; index < entries.length; index += 1) {
+    const entry = entries[index] as TranscriptEntry;
+    if (entry.type !== 'turn') continue;
+    if (firstTurn === -1) firstTurn = index;
     if (entry.phase === 'start' && entry.messageId !== undefined && !startOf.has(entry.messageId))
       startOf.set(entry.messageId, index);
-    for (const id of entry.steeredMessageIds ?? []) folded.add(id);
-  });
+    if (entry.steeredMessageIds !== undefined)
+      for (const id of entry.steeredMessageIds) folded.add(id);
+  }
 
   const messages: Message[] = [];
   const waitingForStart = new Map<number, MessageEntry[]>();
@@ -50,7 +53,11 @@ export function buildModelContext(
     steered = [];
   };
 
-  for (const { entry, index } of kept) {
+  let firstKept = -1;
+  for (let index = from; index < entries.length; index += 1) {
+    const entry = entries[index] as TranscriptEntry;
+    if (entry.type === 'compaction') continue;
+    if (firstKept === -1) firstKept = index;
     if (entry.type === 'turn') {
       if (entry.phase === 'start')
         for (const waiting of waitingForStart.get(index) ?? []) push(waiting);
@@ -64,7 +71,7 @@ export function buildModelContext(
     }
     flushSteered();
     const start = startOf.get(entry.messageId);
-    if (start !== undefined && start > index && start >= kept[0]!.index) {
+    if (start !== undefined && start > index && start >= firstKept) {
       const list = waitingForStart.get(start) ?? [];
       list.push(entry);
       waitingForStart.set(start, list);
@@ -79,19 +86,18 @@ export function buildModelContext(
   return { summary: compaction?.summary, messages };
 }
 
-function keptEntries(
+/** Where the entries the latest compaction kept begin (compaction entries themselves are skipped). */
+function keptFrom(
   entries: readonly TranscriptEntry[],
   compaction: CompactionEntry | undefined,
-): Array<{ entry: TranscriptEntry; index: number }> {
-  const indexed = entries.map((entry, index) => ({ entry, index }));
-  if (compaction === undefined) return indexed;
+): number {
+  if (compaction === undefined) return 0;
   const at = entries.lastIndexOf(compaction);
   const firstKept =
     compaction.firstKeptEntryId === null
       ? -1
       : entries.findIndex((entry) => entry.id === compaction.firstKeptEntryId);
-  const from = firstKept !== -1 && firstKept < at ? firstKept : at + 1;
-  return indexed.filter(({ entry, index }) => index >= from && entry.type !== 'compaction');
+  return firstKept !== -1 && firstKept < at ? firstKept : at + 1;
 }
 
 function isToolResultsOnly(entry: MessageEntry): boolean {

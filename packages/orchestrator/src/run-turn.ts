@@ -11,7 +11,8 @@ import { MISSING_TOOL_RESULT } from './repair-tool-pairing';
 import { runModelCall } from './run-model-call';
 import { runTools } from './run-tools';
 import { trailingOrphans } from './trailing-orphans';
-import { transcriptFacts } from './transcript-facts';
+import { type TranscriptView, transcriptView } from './transcript-cache';
+import type { TranscriptFacts } from './transcript-facts';
 import { createTurnProgress, type TurnEnding, type TurnProgress } from './turn-progress';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 
@@ -55,15 +56,18 @@ export async function runTurn(
 
   let ending: TurnEnding;
   let toWrite: TranscriptEntry[] = [];
+  let view: TranscriptView | undefined;
   try {
     await turn.fence.acquire({ signal });
-    turn.entries =
-      runtime.transcripts.get(turn.sessionId, turn.fence.state) ??
-      (await runtime.storage.read(turn.sessionId, { signal })).entries;
-    const facts = transcriptFacts(turn.entries);
+    view =
+      runtime.transcripts.take(turn.sessionId, turn.fence.state) ??
+      transcriptView((await runtime.storage.read(turn.sessionId, { signal })).entries);
+    turn.entries = view.entries;
+    const facts = view.facts.advance(turn.entries);
     const prepared = prepare(runtime, turn, input, facts);
     if (prepared.stored !== undefined) {
       turn.markPrepared();
+      runtime.transcripts.put(turn.sessionId, turn.fence.state, view);
       await turn.fence.end().catch(() => undefined);
       return prepared.stored;
     }
@@ -96,8 +100,8 @@ export async function runTurn(
       );
     }
   }
-  if (turn.fence.takeover === undefined)
-    runtime.transcripts.set(turn.sessionId, turn.fence.state, turn.entries);
+  if (turn.fence.takeover === undefined && view !== undefined)
+    runtime.transcripts.put(turn.sessionId, turn.fence.state, view);
   await turn.fence.end().catch(() => undefined);
   emitter.emit({
     sessionId: turn.sessionId,
@@ -125,7 +129,7 @@ function prepare(
   runtime: TurnRuntime,
   turn: LiveTurn,
   input: TurnInput,
-  facts: ReturnType<typeof transcriptFacts>,
+  facts: TranscriptFacts,
 ): Prepared {
   let message: MessageEntry | undefined;
   if (input.type === 'existing') {

@@ -3,58 +3,87 @@ import type { MessageEntry, TranscriptEntry, TurnEntry } from '@keel/spec';
 /** What a transcript says about its user messages and the turns that answered them. */
 export interface TranscriptFacts {
   /** The turn end that answered each user message (directly or by folding it in). */
-  answers: Map<string, TurnEntry>;
+  readonly answers: ReadonlyMap<string, TurnEntry>;
   /** User message id by client message id. */
-  byClientMessageId: Map<string, MessageEntry>;
+  readonly byClientMessageId: ReadonlyMap<string, MessageEntry>;
   /** User messages no turn end answers, oldest first. */
-  unanswered: MessageEntry[];
+  readonly unanswered: MessageEntry[];
   /** The session's chosen model, from its last `model-selection` entry. */
-  selectedModel: string | undefined;
+  readonly selectedModel: string | undefined;
 }
 
 /**
- * Reads the facts in one pass over the entries. A user message is pending until a turn end answers
- * it, except a legacy one: written before any turn entry and named by no turn (history, not input).
+ * The facts of a transcript that only grows, kept up to date entry by entry: `advance` reads the
+ * entries it has not seen yet, so a turn pays for its own entries, not for the whole conversation.
+ * A user message is pending until a turn end answers it, except a legacy one: written before any
+ * turn entry and named by no turn (history, not input).
  */
-export function transcriptFacts(entries: readonly TranscriptEntry[]): TranscriptFacts {
+export interface TranscriptFactsIndex {
+  /** Reads `entries` from where the last call stopped; they must extend what it saw. */
+  advance(entries: readonly TranscriptEntry[]): TranscriptFacts;
+}
+
+export function createTranscriptFactsIndex(): TranscriptFactsIndex {
   const answers = new Map<string, TurnEntry>();
   const byClientMessageId = new Map<string, MessageEntry>();
+  // Unanswered user messages, in transcript order: legacy ones (before any turn entry) apart,
+  // since they count only once a turn names them. Legacy messages all precede the others.
+  const legacy = new Map<string, MessageEntry>();
   const named = new Set<string>();
-  const users: Array<{ entry: MessageEntry; afterTurns: boolean }> = [];
+  const pending = new Map<string, MessageEntry>();
   let seenTurn = false;
   let selectedModel: string | undefined;
-  for (const entry of entries) {
+  let seen = 0;
+
+  const read = (entry: TranscriptEntry) => {
     switch (entry.type) {
       case 'message':
-        if (!isUserInput(entry)) break;
-        users.push({ entry, afterTurns: seenTurn });
+        if (!isUserInput(entry)) return;
         if (entry.clientMessageId !== undefined)
           byClientMessageId.set(entry.clientMessageId, entry);
-        break;
+        if (!answers.has(entry.messageId))
+          (seenTurn ? pending : legacy).set(entry.messageId, entry);
+        return;
       case 'turn':
         seenTurn = true;
         if (entry.messageId !== undefined && entry.phase === 'start') named.add(entry.messageId);
-        if (entry.phase !== 'end') break;
-        if (entry.messageId !== undefined) answers.set(entry.messageId, entry);
-        for (const id of entry.steeredMessageIds ?? []) answers.set(id, entry);
-        break;
+        if (entry.phase !== 'end') return;
+        if (entry.messageId !== undefined) answer(entry.messageId, entry);
+        for (const id of entry.steeredMessageIds ?? []) answer(id, entry);
+        return;
       case 'model-selection':
         selectedModel = entry.model;
-        break;
+        return;
       case 'compaction':
-        break;
+        return;
     }
-  }
-  const unanswered = users
-    .filter(
-      ({ entry, afterTurns }) =>
-        !answers.has(entry.messageId) && (afterTurns || named.has(entry.messageId)),
-    )
-    .map(({ entry }) => entry);
-  return { answers, byClientMessageId, unanswered, selectedModel };
+  };
+  const answer = (messageId: string, end: TurnEntry) => {
+    answers.set(messageId, end);
+    pending.delete(messageId);
+    legacy.delete(messageId);
+  };
+
+  return {
+    advance(entries) {
+      if (entries.length < seen) throw new Error('a transcript facts index only grows');
+      for (; seen < entries.length; seen += 1) read(entries[seen] as TranscriptEntry);
+      const unanswered: MessageEntry[] = [];
+      for (const [id, entry] of legacy) if (named.has(id)) unanswered.push(entry);
+      for (const entry of pending.values()) unanswered.push(entry);
+      return { answers, byClientMessageId, unanswered, selectedModel };
+    },
+  };
+}
+
+/** The facts of a whole transcript, read in one pass. */
+export function transcriptFacts(entries: readonly TranscriptEntry[]): TranscriptFacts {
+  return createTranscriptFactsIndex().advance(entries);
 }
 
 /** A user message that carries input (text), not only tool results. */
 export function isUserInput(entry: MessageEntry): boolean {
-  return entry.role === 'user' && entry.content.some((block) => block.type !== 'tool_result');
+  if (entry.role !== 'user') return false;
+  for (const block of entry.content) if (block.type !== 'tool_result') return true;
+  return false;
 }
