@@ -1,5 +1,5 @@
+import type { BreakerChange, BreakerRow } from '@keel/orchestrator/health-rules';
 import type { BreakerState, ErrorKind, HealthEvent, HealthSnapshot, ModelTarget } from '@keel/spec';
-import type { BreakerChange, BreakerRow } from './breaker-transitions';
 import { inTransaction, type PostgresPool, toNumber } from './postgres-pool';
 
 /**

@@ -1,5 +1,11 @@
+import {
+  type BreakerRow,
+  createBreakerStep,
+  type HealthRuleOptions,
+  profileCooldown,
+  resolveHealthRules,
+} from '@keel/orchestrator/health-rules';
 import type {
-  ErrorKind,
   HealthEvent,
   HealthPermit,
   HealthReport,
@@ -7,42 +13,29 @@ import type {
   ModelTarget,
   ProviderHealth,
 } from '@keel/spec';
-import { type BreakerRow, createBreakerStep, type HealthSettings } from './breaker-transitions';
 import { createHealthQueries } from './health-queries';
 import { type PostgresConnectionOptions, resolvePool } from './postgres-pool';
 import { createSchemaGate } from './schema-gate';
 
-export type PostgresProviderHealthOptions = PostgresConnectionOptions & {
-  /** The PostgreSQL schema that holds the tables; default `keel`. */
-  schema?: string;
-  /** Migrate the schema on first use (default true). */
-  migrate?: boolean;
-  /**
-   * Tests only: judge time by this clock instead of the database's `clock_timestamp()`. Every
-   * gateway that shares the rows must use the same time source.
-   */
-  clock?: { now(): number };
-  /** How long a breaker stays open when the provider gave no `retry-after`; default 10 000 ms. */
-  breakerCooldownMs?: number;
-  /** The longest breaker cooldown after repeated failed probes (it doubles each time); default 300 000 ms. */
-  maxBreakerCooldownMs?: number;
-  /** Server errors or connection failures, across every gateway, that open a model's breaker; default 5… */
-  burstThreshold?: number;
-  /** …within this window; default 30 000 ms. */
-  burstWindowMs?: number;
-  /** How long a rate-limited profile cools for a model when no `retry-after` came; default 30 000 ms. */
-  rateLimitCooldownMs?: number;
-  /** How long a profile cools after an auth or billing failure; default 900 000 ms. */
-  authCooldownMs?: number;
-  /** A probe not reported within this time is handed to the next caller; default 60 000 ms. */
-  probeTimeoutMs?: number;
-  /**
-   * A report's transaction (it locks the model's breaker row) left idle this long by its process
-   * — frozen: SIGSTOP, a paused VM, a partition — is ended by the server, so that it never keeps
-   * every other gateway's reports and probes waiting; default 10 000 ms.
-   */
-  transactionIdleTimeoutMs?: number;
-};
+/** The connection, the schema, and the rules' options (`@keel/orchestrator`'s defaults). */
+export type PostgresProviderHealthOptions = PostgresConnectionOptions &
+  HealthRuleOptions & {
+    /** The PostgreSQL schema that holds the tables; default `keel`. */
+    schema?: string;
+    /** Migrate the schema on first use (default true). */
+    migrate?: boolean;
+    /**
+     * Tests only: judge time by this clock instead of the database's `clock_timestamp()`. Every
+     * gateway that shares the rows must use the same time source.
+     */
+    clock?: { now(): number };
+    /**
+     * A report's transaction (it locks the model's breaker row) left idle this long by its process
+     * — frozen: SIGSTOP, a paused VM, a partition — is ended by the server, so that it never keeps
+     * every other gateway's reports and probes waiting; default 10 000 ms.
+     */
+    transactionIdleTimeoutMs?: number;
+  };
 
 /** `ProviderHealth` over PostgreSQL rows, plus `close()`. */
 export interface PostgresProviderHealth extends ProviderHealth {
@@ -61,16 +54,8 @@ export interface PostgresProviderHealth extends ProviderHealth {
 export function createPostgresProviderHealth(
   options: PostgresProviderHealthOptions,
 ): PostgresProviderHealth {
-  const settings: HealthSettings = {
-    breakerCooldownMs: options.breakerCooldownMs ?? 10_000,
-    maxBreakerCooldownMs: options.maxBreakerCooldownMs ?? 300_000,
-    burstThreshold: options.burstThreshold ?? 5,
-    burstWindowMs: options.burstWindowMs ?? 30_000,
-    rateLimitCooldownMs: options.rateLimitCooldownMs ?? 30_000,
-    authCooldownMs: options.authCooldownMs ?? 900_000,
-    probeTimeoutMs: options.probeTimeoutMs ?? 60_000,
-    transactionIdleTimeoutMs: options.transactionIdleTimeoutMs ?? 10_000,
-  };
+  const rules = resolveHealthRules(options);
+  const transactionIdleTimeoutMs = options.transactionIdleTimeoutMs ?? 10_000;
   const { pool, owned } = resolvePool(options);
   const context = createSchemaGate({
     pool,
@@ -118,7 +103,7 @@ export function createPostgresProviderHealth(
         },
       ]);
     }
-    if (await queries.claimProbe(pool, target, now, settings.probeTimeoutMs)) {
+    if (await queries.claimProbe(pool, target, now, rules.probeTimeoutMs)) {
       return { allowed: true, probe: true };
     }
     // Another caller claimed the probe (or closed or reopened the breaker) meanwhile.
@@ -143,9 +128,9 @@ export function createPostgresProviderHealth(
     const events: HealthEvent[] = await queries.changeBreaker(
       pool,
       report.target,
-      { signal, idleTimeoutMs: settings.transactionIdleTimeoutMs },
+      { signal, idleTimeoutMs: transactionIdleTimeoutMs },
       (row: BreakerRow, now: number) => {
-        const step = createBreakerStep(report.target, settings, now);
+        const step = createBreakerStep(report.target, rules, now);
         switch (report.type) {
           case 'success':
             step.success(row, report.probe);
@@ -163,7 +148,7 @@ export function createPostgresProviderHealth(
       },
     );
     if (report.type === 'failure') {
-      const cooldown = cooldownFor(report.kind, report.retryAfterMs);
+      const cooldown = profileCooldown(report.target, report.kind, report.retryAfterMs, rules);
       if (cooldown !== undefined) {
         const until = await queries.extendCooldown(pool, report.target, report.kind, cooldown);
         if (until !== undefined) {
@@ -179,16 +164,6 @@ export function createPostgresProviderHealth(
       }
     }
     emit(events);
-
-    function cooldownFor(kind: ErrorKind, retryAfterMs: number | undefined) {
-      if (kind === 'rate_limit') {
-        return { model: report.target.model, ms: retryAfterMs ?? settings.rateLimitCooldownMs };
-      }
-      if (kind === 'auth' || kind === 'billing') {
-        return { model: undefined, ms: Math.max(retryAfterMs ?? 0, settings.authCooldownMs) };
-      }
-      return undefined;
-    }
   }
 
   return {
