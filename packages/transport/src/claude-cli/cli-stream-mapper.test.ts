@@ -7,7 +7,10 @@ import { parseCliMessage } from './parse-cli-message';
 
 /** Replays a recorded stdout of the real CLI through the parser and the mapper. */
 function replay(fixture: string, sessionId?: string) {
-  const text = readFileSync(new URL(`./__fixtures__/${fixture}`, import.meta.url), 'utf8');
+  const text = readFileSync(
+    new URL(`../../test/claude-cli-stream-json/${fixture}`, import.meta.url),
+    'utf8',
+  );
   const mapper = createCliStreamMapper({ sessionId, resumed: false });
   const events: ModelEvent[] = [];
   for (const line of text.split('\n')) {
