@@ -86,3 +86,22 @@ describe('estimates built on it', () => {
     expect(estimateTextTokens(rendered)).toBeGreaterThan(900);
   });
 });
+
+describe('estimateMessageTokens', () => {
+  it('reads an entry once: the threshold check of every turn does not scan the history again', () => {
+    const entry = messageEntry('m1', 'user', 'a'.repeat(400));
+    const content = entry.content;
+    let reads = 0;
+    Object.defineProperty(entry, 'content', {
+      get() {
+        reads += 1;
+        return content;
+      },
+    });
+    expect(estimateMessageTokens(entry)).toBe(100);
+    expect(estimateMessageTokens(entry)).toBe(100);
+    expect(reads).toBe(1);
+    // A different entry with the same text is estimated on its own.
+    expect(estimateMessageTokens(messageEntry('m2', 'user', 'a'.repeat(40)))).toBe(10);
+  });
+});

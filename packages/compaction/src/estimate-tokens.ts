@@ -65,11 +65,22 @@ function blockQuarters(block: ContentBlock): number {
   }
 }
 
+/**
+ * Estimates already made, by entry. A transcript entry is never changed once written, and a turn
+ * hands the same entry objects to the next one, so the threshold check at every turn estimates
+ * only the entries it has not seen (the conversation's history is not scanned again).
+ */
+const estimated = new WeakMap<MessageEntry, number>();
+
 /** Tokens one message entry contributes to the context, by the character-based estimate. */
 export function estimateMessageTokens(entry: MessageEntry): number {
+  const known = estimated.get(entry);
+  if (known !== undefined) return known;
   let quarters = 0;
   for (const block of entry.content) quarters += blockQuarters(block);
-  return Math.ceil(quarters / 4);
+  const tokens = Math.ceil(quarters / 4);
+  estimated.set(entry, tokens);
+  return tokens;
 }
 
 export interface ContextTokenEstimate {
