@@ -72,6 +72,12 @@ export interface Compactor extends CompactorPort {
    * time: a second call waits (waking on abort) and then plans on what the first one wrote.
    */
   compact(request: CompactRequest): Promise<CompactResult>;
+  /**
+   * Whether a `threshold` compaction of this transcript would run: it is over the threshold and
+   * has something to compact. Pure and cheap (each message's estimate is made once), so the
+   * orchestrator asks it every turn and calls `compact` only when it says yes.
+   */
+  shouldCompact(entries: readonly TranscriptEntry[]): boolean;
   /** Whether automatic (`threshold`, `overflow`) compaction is paused for the session. */
   isPaused(sessionId: string): boolean;
   /** Clears the session's failure count and resumes automatic compaction. */
@@ -131,6 +137,10 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
   return {
     plan,
     compact,
+    shouldCompact(entries) {
+      const planned = plan(entries);
+      return planned.compacted.length > 0 && planned.shouldCompact;
+    },
     isPaused: failures.isPaused,
     resume: failures.recordSuccess,
     subscribe: events.subscribe,
