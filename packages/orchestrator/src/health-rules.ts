@@ -3,7 +3,7 @@
  * health (`createProviderHealth`) and stores that keep health elsewhere (PostgreSQL) both apply.
  * Published as `@keel/orchestrator/health-rules` for those who implement the `ProviderHealth` port.
  */
-import type { BreakerState, ErrorKind, HealthEvent, ModelTarget } from '@keel/spec';
+import type { BreakerState, ErrorKind, HealthEvent, HealthReport, ModelTarget } from '@keel/spec';
 
 /** What a provider health can be told; every field has a default. */
 export interface HealthRuleOptions {
@@ -163,6 +163,32 @@ export function createBreakerStep(
       if (row.state === 'open' && now >= row.openUntil) move(row, 'half-open', 'cooldown-elapsed');
     },
   };
+}
+
+/** Applies one report to its model's breaker at time `now`; returns the changes it made. */
+export function applyReport(
+  row: BreakerRow,
+  report: HealthReport,
+  rules: HealthRules,
+  now: number,
+): BreakerChange[] {
+  const step = createBreakerStep(report.target, rules, now);
+  switch (report.type) {
+    case 'success':
+      step.success(row, report.probe);
+      break;
+    case 'failure':
+      step.failure(row, report.kind, report.probe, report.retryAfterMs);
+      break;
+    case 'overloaded':
+      step.overloaded(row, report.retryAfterMs);
+      break;
+    default: {
+      const unexpected: never = report;
+      throw new TypeError(`Unexpected health report ${JSON.stringify(unexpected)}`);
+    }
+  }
+  return step.events;
 }
 
 /**

@@ -9,6 +9,7 @@ import type {
   ProviderHealth,
 } from '@keel/spec';
 import {
+  applyReport,
   type BreakerRow,
   closedBreaker,
   createBreakerStep,
@@ -128,22 +129,7 @@ export function createProviderHealth(options: ProviderHealthOptions = {}): Provi
     },
 
     async report(report: HealthReport) {
-      const breaker = breakerOf(report.target);
-      const step = createBreakerStep(report.target, rules, clock.now());
-      switch (report.type) {
-        case 'success':
-          step.success(breaker, report.probe);
-          break;
-        case 'failure':
-          step.failure(breaker, report.kind, report.probe, report.retryAfterMs);
-          break;
-        case 'overloaded':
-          step.overloaded(breaker, report.retryAfterMs);
-          break;
-        default:
-          return assertNever(report);
-      }
-      emit(step.events);
+      emit(applyReport(breakerOf(report.target), report, rules, clock.now()));
       if (report.type === 'failure') cool(report.target, report.kind, report.retryAfterMs);
     },
 
@@ -183,8 +169,4 @@ export function createProviderHealth(options: ProviderHealthOptions = {}): Provi
 
 function cooldownKey(providerId: string, profileId: string, model: string | undefined): string {
   return `${providerId}\u0000${profileId}\u0000${model ?? ''}`;
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`Unexpected health report ${JSON.stringify(value)}`);
 }

@@ -1,6 +1,6 @@
 import {
+  applyReport,
   type BreakerRow,
-  createBreakerStep,
   type HealthRuleOptions,
   profileCooldown,
   resolveHealthRules,
@@ -129,23 +129,7 @@ export function createPostgresProviderHealth(
       pool,
       report.target,
       { signal, idleTimeoutMs: transactionIdleTimeoutMs },
-      (row: BreakerRow, now: number) => {
-        const step = createBreakerStep(report.target, rules, now);
-        switch (report.type) {
-          case 'success':
-            step.success(row, report.probe);
-            break;
-          case 'failure':
-            step.failure(row, report.kind, report.probe, report.retryAfterMs);
-            break;
-          case 'overloaded':
-            step.overloaded(row, report.retryAfterMs);
-            break;
-          default:
-            assertNever(report);
-        }
-        return step.events;
-      },
+      (row: BreakerRow, now: number) => applyReport(row, report, rules, now),
     );
     if (report.type === 'failure') {
       const cooldown = profileCooldown(report.target, report.kind, report.retryAfterMs, rules);
@@ -185,8 +169,4 @@ export function createPostgresProviderHealth(
       if (owned) await pool.end();
     },
   };
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`Unexpected health report ${JSON.stringify(value)}`);
 }
