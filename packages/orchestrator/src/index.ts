@@ -15,6 +15,7 @@ export { OrchestratorConfigError, OrchestratorError } from './orchestrator-error
 export type {
   CallTimeouts,
   Classification,
+  ModelSettings,
   OrchestratorOptions,
   RetryOptions,
 } from './orchestrator-options';

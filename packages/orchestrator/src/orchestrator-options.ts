@@ -23,6 +23,21 @@ export interface CallTimeouts {
   stallTimeoutMs?: number;
 }
 
+/** What one model can take and how long it may stay silent; every field optional. */
+export interface ModelSettings {
+  /**
+   * Tokens the model accepts (request and answer). A request that overflows a model falls over to
+   * a candidate with a larger declared window when compaction cannot bring it under.
+   */
+  contextWindowTokens?: number;
+  /** `maxTokens` of this model's calls; default the orchestrator's `maxTokens`. */
+  maxOutputTokens?: number;
+  /** Until this model's first output; default `callTimeouts.firstTokenTimeoutMs`. */
+  firstTokenTimeoutMs?: number;
+  /** Longest silence between this model's chunks; default `callTimeouts.stallTimeoutMs`. */
+  stallTimeoutMs?: number;
+}
+
 export interface RetryOptions extends BackoffOptions {
   /** `retry_same` per model and profile for transient kinds; default 1, 0 allowed. */
   maxRetries?: number;
@@ -41,8 +56,15 @@ export interface OrchestratorOptions {
   router: ModelRouter;
   /** Every provider the model chain may name, each with its auth profiles in order. */
   providers: readonly ProviderProfiles[];
-  /** `providerId/model` references: the default model and the fallbacks tried in order. */
-  models: { primary: string; fallbacks?: readonly string[] };
+  /**
+   * `providerId/model` references: the default model and the fallbacks tried in order, and
+   * settings per model (`settings["providerId/model"]`), which win over the turn-wide ones.
+   */
+  models: {
+    primary: string;
+    fallbacks?: readonly string[];
+    settings?: Readonly<Record<string, ModelSettings>>;
+  };
   compactor?: CompactorPort;
   tools?: ToolRunner;
   /** Provider health shared by every session; default a new in-process `createProviderHealth`. */

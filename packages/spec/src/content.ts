@@ -37,6 +37,11 @@ export interface Message {
 
 /** Tokens a model call consumed, as its provider reported them. */
 export interface Usage {
+  /** Input tokens, cached ones included (OpenAI's `prompt_tokens`; Anthropic's three input counts added up). */
   inputTokens: number;
   outputTokens: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache, when it said. */
+  cacheReadTokens?: number;
+  /** Of `inputTokens`, those written to the provider's prompt cache, when it said. */
+  cacheWriteTokens?: number;
 }

@@ -1,4 +1,4 @@
-import type { Message } from './content';
+import type { Message, Usage } from './content';
 
 /** A tool the model may call, described by the JSON Schema of its input object. */
 export interface ToolDefinition {
@@ -47,7 +47,8 @@ export type ModelEvent =
   | { type: 'tool-result'; toolUseId: string; content: string; isError?: boolean }
   /** The model declined; `text` is its refusal (chat `delta.refusal`, Responses refusal parts). */
   | { type: 'refusal'; text: string }
-  | { type: 'usage'; inputTokens: number; outputTokens: number }
+  /** What the call consumed (the `Usage` fields; cache counts when the provider gave them). */
+  | ({ type: 'usage' } & Usage)
   /** The last event of a complete call. A stream that ends without it was cut short. */
   | { type: 'finish'; reason: FinishReason }
   /** claude-cli: the stored binding could not be resumed; a fresh CLI session was started. */

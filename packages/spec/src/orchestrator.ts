@@ -1,4 +1,5 @@
 import type { CompactionEvent } from './compaction';
+import type { Usage } from './content';
 import type { ErrorKind } from './error-kind';
 import type { HealthEvent, ModelTarget } from './health';
 import type { ModelEvent, ModelPort, ModelRequest, ToolDefinition } from './model';
@@ -75,8 +76,14 @@ export interface AttemptRecord {
   errorKind?: ErrorKind;
   status?: number;
   retryAfterMs?: number;
-  /** What was decided after it (absent for the attempt that ended the turn with a reply). */
+  /**
+   * What was decided after it: the decision that explains the next attempt's target (skipped
+   * attempts included), or `final` for an attempt that ended the turn without a reply; absent for
+   * the attempt that answered.
+   */
   decision?: DecisionLabel;
+  /** What the provider reported this attempt consumed (a failed attempt may have none). */
+  usage?: Usage;
 }
 
 /** How one turn ended. Exactly one per turn, always. */
@@ -99,6 +106,8 @@ export interface TurnOutcome {
   retryAfterMs?: number;
   /** Messages that arrived during the turn and were folded into it (`steer`). */
   steeredMessageIds?: string[];
+  /** Tokens of every attempt of the turn added up, when any provider reported usage. */
+  usage?: Usage;
   attempts: AttemptRecord[];
 }
 

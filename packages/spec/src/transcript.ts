@@ -88,6 +88,8 @@ export interface TurnEntry extends EntryBase {
   /** On `end` of an `error`: its kind, and how long to wait before trying again, if known. */
   errorKind?: ErrorKind;
   retryAfterMs?: number;
+  /** On `end`: the tokens of every attempt of the turn added up, when any were reported. */
+  usage?: Usage;
 }
 
 /** The session's chosen model (`providerId/model`), as the user selected it or a turn healed it. */
