@@ -65,7 +65,7 @@ describe('fromAnthropicMessagesStream', () => {
       { type: 'text-delta', text: 'look.' },
       { type: 'tool-call', id: 'toolu_1', name: 'read', input: { path: '/a' } },
       { type: 'tool-call', id: 'toolu_2', name: 'noop', input: {} },
-      { type: 'usage', inputTokens: 16, outputTokens: 42 },
+      { type: 'usage', inputTokens: 16, outputTokens: 42, cacheReadTokens: 5, cacheWriteTokens: 1 },
       { type: 'finish', reason: 'tool-calls' },
     ]);
   });
@@ -143,5 +143,104 @@ describe('fromAnthropicMessagesStream', () => {
       ),
     );
     await expect(run).rejects.toBeInstanceOf(MalformedResponseError);
+  });
+
+  // The wire's own shapes: message_start carries every count, message_delta the output (older API
+  // versions) or every count again, cumulatively (newer ones). Each field is taken where it is sent.
+  const wireStart = {
+    type: 'message_start',
+    message: {
+      id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      model: 'claude-sonnet-4-5',
+      stop_reason: null,
+      stop_sequence: null,
+      usage: {
+        input_tokens: 21,
+        cache_creation_input_tokens: 188,
+        cache_read_input_tokens: 2048,
+        output_tokens: 1,
+        service_tier: 'standard',
+      },
+    },
+  };
+  const text = [
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } },
+    { type: 'content_block_stop', index: 0 },
+  ];
+
+  it('reports cache reads and writes apart and inside inputTokens, from message_start', async () => {
+    const events = await collect(
+      fromAnthropicMessagesStream(
+        fromArray<AnthropicMessagesEvent>([
+          wireStart,
+          ...text,
+          {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { output_tokens: 12 },
+          } as AnthropicMessagesEvent,
+          { type: 'message_stop' },
+        ]),
+      ),
+    );
+    expect(events.at(-2)).toEqual({
+      type: 'usage',
+      inputTokens: 21 + 188 + 2048,
+      outputTokens: 12,
+      cacheReadTokens: 2048,
+      cacheWriteTokens: 188,
+    });
+  });
+
+  it("takes message_delta's cumulative counts over message_start's", async () => {
+    const events = await collect(
+      fromAnthropicMessagesStream(
+        fromArray<AnthropicMessagesEvent>([
+          wireStart,
+          ...text,
+          {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: {
+              input_tokens: 30,
+              cache_creation_input_tokens: 0,
+              cache_read_input_tokens: 2236,
+              output_tokens: 40,
+              server_tool_use: null,
+            },
+          } as AnthropicMessagesEvent,
+          { type: 'message_stop' },
+        ]),
+      ),
+    );
+    expect(events.at(-2)).toEqual({
+      type: 'usage',
+      inputTokens: 30 + 2236,
+      outputTokens: 40,
+      cacheReadTokens: 2236,
+      cacheWriteTokens: 0,
+    });
+  });
+
+  it('leaves out the cache counts a server did not send', async () => {
+    const events = await collect(
+      fromAnthropicMessagesStream(
+        fromArray<AnthropicMessagesEvent>([
+          { type: 'message_start', message: { usage: { input_tokens: 9, output_tokens: 1 } } },
+          ...text,
+          {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn' },
+            usage: { output_tokens: 3, cache_read_input_tokens: null },
+          },
+          { type: 'message_stop' },
+        ]),
+      ),
+    );
+    expect(events.at(-2)).toEqual({ type: 'usage', inputTokens: 9, outputTokens: 3 });
   });
 });

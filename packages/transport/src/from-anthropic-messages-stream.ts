@@ -72,33 +72,52 @@ function is<T extends AnthropicMessagesEvent['type']>(
   return event.type === type;
 }
 
-function inputTokens(usage: AnthropicUsage): number {
-  return (
-    (usage.input_tokens ?? 0) +
-    (usage.cache_creation_input_tokens ?? 0) +
-    (usage.cache_read_input_tokens ?? 0)
-  );
+/** The counts seen so far; `message_delta` repeats them cumulatively, each one only when it has it. */
+interface UsageSoFar {
+  uncached: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+function mergeUsage(seen: UsageSoFar, usage: AnthropicUsage | undefined): void {
+  if (usage == null) return;
+  if (usage.input_tokens != null) seen.uncached = usage.input_tokens;
+  if (usage.output_tokens != null) seen.output = usage.output_tokens;
+  if (usage.cache_read_input_tokens != null) seen.cacheRead = usage.cache_read_input_tokens;
+  if (usage.cache_creation_input_tokens != null)
+    seen.cacheWrite = usage.cache_creation_input_tokens;
+}
+
+/** Anthropic counts cache reads and writes apart from `input_tokens`; `inputTokens` adds them up. */
+function usageEvent(seen: UsageSoFar): ModelEvent {
+  return {
+    type: 'usage',
+    inputTokens: seen.uncached + (seen.cacheRead ?? 0) + (seen.cacheWrite ?? 0),
+    outputTokens: seen.output,
+    ...(seen.cacheRead !== undefined ? { cacheReadTokens: seen.cacheRead } : {}),
+    ...(seen.cacheWrite !== undefined ? { cacheWriteTokens: seen.cacheWrite } : {}),
+  };
 }
 
 /**
  * Turns Messages stream events into transport events. `input_json_delta`s are assembled into one
  * `tool-call` per block (a `tool_use` block without an id, a name or an index, or tool input for a
  * block that is not one, throws `MalformedResponseError`); `usage` (input includes cache reads and
- * writes) and `finish` come at `message_stop`. A stream without `message_stop` throws `IncompleteStreamError`. (In-stream
+ * writes, also given apart as `cacheReadTokens` / `cacheWriteTokens` when the stream sent them;
+ * `message_start` counts updated by `message_delta`'s) and `finish` come at `message_stop`. A stream without `message_stop` throws `IncompleteStreamError`. (In-stream
  * `event: error` frames are thrown by the SDK before they reach this function.)
  */
 export async function* fromAnthropicMessagesStream(
   events: AsyncIterable<AnthropicMessagesEvent>,
 ): AsyncGenerator<ModelEvent> {
   const pending = new Map<number, PendingCall>();
-  let input = 0;
-  let output = 0;
+  const seen: UsageSoFar = { uncached: 0, output: 0 };
   let stopReason: string | null | undefined;
 
   for await (const event of events) {
     if (is(event, 'message_start')) {
-      input = inputTokens(event.message.usage);
-      output = event.message.usage.output_tokens ?? 0;
+      mergeUsage(seen, event.message.usage);
     } else if (is(event, 'content_block_start')) {
       const content = event.content_block;
       if (content.type === 'text' && content.text) {
@@ -142,10 +161,9 @@ export async function* fromAnthropicMessagesStream(
       yield { type: 'tool-call', id: call.id, name: call.name, input: parsed };
     } else if (is(event, 'message_delta')) {
       if (event.delta.stop_reason != null) stopReason = event.delta.stop_reason;
-      if (event.usage?.output_tokens != null) output = event.usage.output_tokens;
-      if (event.usage?.input_tokens != null) input = inputTokens(event.usage);
+      mergeUsage(seen, event.usage);
     } else if (is(event, 'message_stop')) {
-      yield { type: 'usage', inputTokens: input, outputTokens: output };
+      yield usageEvent(seen);
       yield { type: 'finish', reason: mapAnthropicStopReason(stopReason) };
       return;
     }

@@ -13,6 +13,57 @@ const finish = (reason: string): OpenAIChatChunk => ({
 });
 
 describe('fromOpenAIChatStream', () => {
+  it('reports prompt_tokens as inputTokens and cached_tokens as cacheReadTokens', async () => {
+    // The last chunk of a stream sent with stream_options.include_usage, as the wire has it.
+    const usageChunk = {
+      id: 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG',
+      object: 'chat.completion.chunk',
+      created: 1741570283,
+      model: 'gpt-4o-2024-08-06',
+      service_tier: 'default',
+      system_fingerprint: 'fp_eb9dce56a8',
+      choices: [],
+      usage: {
+        prompt_tokens: 2006,
+        completion_tokens: 300,
+        total_tokens: 2306,
+        prompt_tokens_details: { cached_tokens: 1920, audio_tokens: 0 },
+        completion_tokens_details: {
+          reasoning_tokens: 0,
+          audio_tokens: 0,
+          accepted_prediction_tokens: 0,
+          rejected_prediction_tokens: 0,
+        },
+      },
+    };
+    const events = await collect(
+      fromOpenAIChatStream(
+        fromArray<OpenAIChatChunk>([delta({ content: 'Hi' }), finish('stop'), usageChunk]),
+      ),
+    );
+    expect(events.at(-2)).toEqual({
+      type: 'usage',
+      inputTokens: 2006,
+      outputTokens: 300,
+      cacheReadTokens: 1920,
+    });
+  });
+
+  it('leaves out cacheReadTokens when the server sent no prompt_tokens_details', async () => {
+    const events = await collect(
+      fromOpenAIChatStream(
+        fromArray<OpenAIChatChunk>([
+          finish('stop'),
+          {
+            choices: [],
+            usage: { prompt_tokens: 7, completion_tokens: 2, prompt_tokens_details: null },
+          },
+        ]),
+      ),
+    );
+    expect(events.at(-2)).toEqual({ type: 'usage', inputTokens: 7, outputTokens: 2 });
+  });
+
   it('streams text, then usage, then finish', async () => {
     const events = await collect(
       fromOpenAIChatStream(

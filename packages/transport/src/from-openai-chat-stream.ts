@@ -18,7 +18,12 @@ export interface OpenAIChatChunk {
     };
     finish_reason?: string | null;
   }>;
-  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    /** `cached_tokens`: of `prompt_tokens`, those read from the prompt cache. */
+    prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  } | null;
 }
 
 export function mapOpenAIChatFinishReason(reason: string): FinishReason {
@@ -59,7 +64,7 @@ interface PendingCall {
  * Turns Chat Completions chunks into model events. Tool-call argument deltas are assembled by
  * `index` into one `tool-call` event each; a delta without an index, or a call that never gets an
  * id or a name, throws `MalformedResponseError`. A refusal (`delta.refusal`) becomes one
- * `refusal` event and the finish reason `content-filter`. `usage` and `finish` come last. A stream without
+ * `refusal` event and the finish reason `content-filter`. `usage` (with `cacheReadTokens` when the server sent `prompt_tokens_details.cached_tokens`) and `finish` come last. A stream without
  * a `finish_reason` is cut short and throws `IncompleteStreamError`.
  */
 export async function* fromOpenAIChatStream(
@@ -90,10 +95,12 @@ export async function* fromOpenAIChatStream(
 
   for await (const chunk of chunks) {
     if (chunk.usage) {
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
       usage = {
         type: 'usage',
         inputTokens: chunk.usage.prompt_tokens,
         outputTokens: chunk.usage.completion_tokens,
+        ...(typeof cached === 'number' ? { cacheReadTokens: cached } : {}),
       };
     }
     const choice = chunk.choices[0];

@@ -21,6 +21,32 @@ const options = {
 const usage = { input_tokens: 20, output_tokens: 5 };
 
 describe('fromOpenAIResponsesStream', () => {
+  it('reports input_tokens_details.cached_tokens as cacheReadTokens', async () => {
+    // response.completed's usage, as the wire has it.
+    const wireUsage = {
+      input_tokens: 2150,
+      input_tokens_details: { cached_tokens: 2048 },
+      output_tokens: 36,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 2186,
+    };
+    const events = await collect(
+      fromOpenAIResponsesStream(
+        fromArray<OpenAIResponsesEvent>([
+          { type: 'response.output_text.delta', delta: 'Hi' },
+          { type: 'response.completed', response: { usage: wireUsage } },
+        ]),
+        options,
+      ),
+    );
+    expect(events.at(-2)).toEqual({
+      type: 'usage',
+      inputTokens: 2150,
+      outputTokens: 36,
+      cacheReadTokens: 2048,
+    });
+  });
+
   it('streams text, usage and finish from response.completed', async () => {
     const events = await collect(
       fromOpenAIResponsesStream(

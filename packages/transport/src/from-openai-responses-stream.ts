@@ -5,6 +5,8 @@ import { IncompleteStreamError, MalformedResponseError } from './transport-error
 interface ResponsesUsage {
   input_tokens: number;
   output_tokens: number;
+  /** `cached_tokens`: of `input_tokens`, those read from the prompt cache. */
+  input_tokens_details?: { cached_tokens?: number | null } | null;
 }
 
 interface ResponsesItem {
@@ -132,10 +134,12 @@ export async function* fromOpenAIResponsesStream(
 
   function* finish(snapshot: ResponsesSnapshot, reason: FinishReason): Generator<ModelEvent> {
     if (snapshot.usage) {
+      const cached = snapshot.usage.input_tokens_details?.cached_tokens;
       yield {
         type: 'usage',
         inputTokens: snapshot.usage.input_tokens,
         outputTokens: snapshot.usage.output_tokens,
+        ...(typeof cached === 'number' ? { cacheReadTokens: cached } : {}),
       };
     }
     yield { type: 'finish', reason };

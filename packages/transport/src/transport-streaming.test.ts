@@ -75,13 +75,25 @@ describe.each(SDK_TARGETS)('$name against the mock provider', (target) => {
     expect(error).toBeUndefined();
     expect(textOf(events)).toBe('Hello from the loopback model, in several chunks.');
     expect(events.filter((event) => event.type === 'text-delta').length).toBeGreaterThan(1);
+    // The mock sends each wire's cache counts as its provider does: none on Chat Completions
+    // without prompt_tokens_details, a cached_tokens of 0 on Responses, both counts on Messages.
+    const cache = {
+      'openai-chat': {},
+      'openai-responses': { cacheReadTokens: 0 },
+      'anthropic-messages': { cacheReadTokens: 0, cacheWriteTokens: 0 },
+    }[api];
     expect(events.slice(-2)).toEqual([
-      { type: 'usage', inputTokens: 31, outputTokens: 9 },
+      { type: 'usage', inputTokens: 31, outputTokens: 9, ...cache },
       { type: 'finish', reason: 'stop' },
     ]);
     expect(mock.requests).toHaveLength(1);
     expect(mock.requests[0]?.model).toBe(mock.model);
     expect(mock.requests[0]?.stream).toBe(true);
+    if (api === 'openai-chat') {
+      // Chat Completions streams carry usage only when asked for it.
+      const body = mock.requests[0]?.body as { stream_options?: unknown };
+      expect(body.stream_options).toEqual({ include_usage: true });
+    }
   });
 
   it('assembles tool calls and round-trips their ids into the follow-up request', async () => {

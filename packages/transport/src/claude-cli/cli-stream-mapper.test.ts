@@ -38,7 +38,7 @@ describe('createCliStreamMapper on recorded Claude Code 2.1.332 output', () => {
       stopReason: 'end_turn',
     });
     expect(mapper.finish()).toEqual([
-      { type: 'usage', inputTokens: 11, outputTokens: 7 },
+      { type: 'usage', inputTokens: 11, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0 },
       { type: 'finish', reason: 'stop' },
     ]);
   });
@@ -90,6 +90,34 @@ describe('createCliStreamMapper on recorded Claude Code 2.1.332 output', () => {
       return message === undefined ? [] : mapper.map(message);
     });
     expect(events).toEqual([{ type: 'text-delta', text: 'top level' }]);
+  });
+
+  it("reports the result's cache reads and writes, inside inputTokens and apart", () => {
+    const mapper = createCliStreamMapper({ sessionId: undefined, resumed: false });
+    const result = parseCliMessage(
+      JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        result: 'ok',
+        stop_reason: 'end_turn',
+        usage: {
+          input_tokens: 4,
+          cache_creation_input_tokens: 310,
+          cache_read_input_tokens: 14_200,
+          output_tokens: 9,
+          service_tier: 'standard',
+        },
+      }),
+    );
+    if (result !== undefined) mapper.map(result);
+    expect(mapper.finish()[0]).toEqual({
+      type: 'usage',
+      inputTokens: 4 + 310 + 14_200,
+      outputTokens: 9,
+      cacheReadTokens: 14_200,
+      cacheWriteTokens: 310,
+    });
   });
 
   it('keeps a paragraph break between the texts of consecutive assistant messages', () => {

@@ -1,3 +1,4 @@
+import type { Usage } from '@keel/spec';
 import { isRecord } from './is-record';
 
 /** One stdout line of `claude -p --output-format stream-json --verbose`, reduced to what we use. */
@@ -22,7 +23,7 @@ export type CliMessage =
       status: number | undefined;
       errorType: string | undefined;
       stopReason: string | undefined;
-      usage: { inputTokens: number; outputTokens: number } | undefined;
+      usage: Usage | undefined;
       sessionId: string | undefined;
     }
   /** The results of tools the CLI ran (a `user` line with `tool_result` blocks). */
@@ -70,13 +71,17 @@ function parseToolResults(
   });
 }
 
-function parseUsage(value: unknown): { inputTokens: number; outputTokens: number } | undefined {
+/** The result's Anthropic-shaped usage: `inputTokens` adds the cache reads and writes to `input_tokens`. */
+function parseUsage(value: unknown): Usage | undefined {
   if (!isRecord(value)) return undefined;
-  const input =
-    (asNumber(value['input_tokens']) ?? 0) +
-    (asNumber(value['cache_creation_input_tokens']) ?? 0) +
-    (asNumber(value['cache_read_input_tokens']) ?? 0);
-  return { inputTokens: input, outputTokens: asNumber(value['output_tokens']) ?? 0 };
+  const cacheRead = asNumber(value['cache_read_input_tokens']);
+  const cacheWrite = asNumber(value['cache_creation_input_tokens']);
+  return {
+    inputTokens: (asNumber(value['input_tokens']) ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0),
+    outputTokens: asNumber(value['output_tokens']) ?? 0,
+    ...(cacheRead === undefined ? {} : { cacheReadTokens: cacheRead }),
+    ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite }),
+  };
 }
 
 /** Parses one line; `undefined` for a line that is not a JSON object (blank, log noise). */
