@@ -7,6 +7,9 @@ import {
 import type { ProviderHealth, SessionStorage } from '@keel/spec';
 import type { KeelConfig } from '../config/config-schema';
 
+/** The provider-health options both healths take (the in-process and the PostgreSQL one). */
+type HealthRules = NonNullable<Parameters<typeof createProviderHealth>[0]>;
+
 /** Where sessions and provider health live, and how to let go of them at shutdown. */
 export interface StorageSetup {
   storage: SessionStorage;
@@ -21,13 +24,14 @@ export interface StorageSetup {
  * sessions, leases with fencing tokens and provider health every gateway on the database shares.
  */
 export function createStorage(config: KeelConfig): StorageSetup {
+  const rules = healthRulesOf(config);
   if (config.storage.kind === 'postgres') {
     const { url, leaseTtlMs } = config.storage;
     const storage = createPostgresSessionStorage({
       connectionString: url,
       ...(leaseTtlMs === undefined ? {} : { lease: { ttlMs: leaseTtlMs } }),
     });
-    const health = createPostgresProviderHealth({ connectionString: url });
+    const health = createPostgresProviderHealth({ connectionString: url, ...rules });
     return {
       storage,
       health,
@@ -42,8 +46,25 @@ export function createStorage(config: KeelConfig): StorageSetup {
       sessionsDir: config.sessionsDir,
       fsync: config.storage.fsync,
     }),
-    health: createProviderHealth(),
+    health: createProviderHealth(rules),
     shared: false,
     async close() {},
+  };
+}
+
+/**
+ * The breaker rules of `health`, by the provider healths' names; a `retry-after` longer than
+ * `retry.maxWaitMs` (a turn would not wait that long) opens the breaker at once.
+ */
+export function healthRulesOf(config: KeelConfig): HealthRules {
+  const { health } = config;
+  return {
+    windowMs: health.windowMs,
+    minFailures: health.minFailures,
+    failureRatio: health.failureRatio,
+    breakerCooldownMs: health.cooldownMs,
+    maxBreakerCooldownMs: health.maxCooldownMs,
+    probeTimeoutMs: health.probeTimeoutMs,
+    longRetryAfterMs: config.retry.maxWaitMs,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { healthSchema, modelSettingsSchema } from './model-settings-schema';
 
 const id = z
   .string()
@@ -59,7 +60,17 @@ export const configSchema = z
         (list) => new Set(list.map((p) => p.id)).size === list.length,
         'provider ids must be unique',
       ),
-    models: z.strictObject({ primary: modelRef, fallbacks: z.array(modelRef).default([]) }),
+    models: z.strictObject({
+      primary: modelRef,
+      fallbacks: z.array(modelRef).default([]),
+      /** Per model (`providerId/model`): window, max output, timeouts, prices. */
+      settings: z
+        .record(
+          z.string().regex(/^[^/\s]+\/\S+$/, 'must be "providerId/model"'),
+          modelSettingsSchema,
+        )
+        .default({}),
+    }),
     retry: z
       .strictObject({
         maxRetries: z.number().int().min(0).max(10).default(1),
@@ -81,6 +92,7 @@ export const configSchema = z
         system: z.string().optional(),
       })
       .prefault({}),
+    health: healthSchema,
     storage: z
       .discriminatedUnion('kind', [
         z.strictObject({ kind: z.literal('file'), fsync: z.boolean().default(true) }),
@@ -143,6 +155,9 @@ export const configSchema = z
     config.models.fallbacks.forEach((reference, index) => {
       check(reference, ['models', 'fallbacks', index]);
     });
+    for (const reference of Object.keys(config.models.settings)) {
+      check(reference, ['models', 'settings', reference]);
+    }
     if (config.compaction.model !== undefined)
       check(config.compaction.model, ['compaction', 'model']);
   });
