@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { effectiveModelSettings } from './compose/model-settings';
+import { ProviderSetupError } from './compose/provider-setup-error';
 import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/load-config';
 import { secretsOf } from './config/secrets-of';
@@ -42,12 +44,13 @@ async function main(): Promise<number> {
   try {
     gateway = await createGateway({ config, logger, baseDir: loaded.baseDir });
   } catch (error) {
-    if (PluginLoadError.isInstance(error)) {
+    if (PluginLoadError.isInstance(error) || ProviderSetupError.isInstance(error)) {
       process.stderr.write(`keel-gateway: ${redact(error.message)}\n`);
       return 1;
     }
     throw error;
   }
+  for (const settings of effectiveModelSettings(config)) logger.info(settings, 'model settings');
   const url = await gateway.listen({
     ...(args.host === undefined ? {} : { host: args.host }),
     ...(args.port === undefined ? {} : { port: args.port }),

@@ -3,6 +3,7 @@ import { buildModelContext } from '@keel/orchestrator';
 import type { ModelPort, ModelRouter, ModelTarget, SessionStorage } from '@keel/spec';
 import { createFileBindingStore, createTransport } from '@keel/transport';
 import type { ProviderConfig } from '../config/config-schema';
+import type { ProviderSdks } from './prepare-providers';
 
 export interface ModelRouterOptions {
   providers: readonly ProviderConfig[];
@@ -10,6 +11,8 @@ export interface ModelRouterOptions {
   demoBaseUrl: string | undefined;
   sessionsDir: string;
   storage: SessionStorage;
+  /** The SDKs loaded at start-up (`prepareProviders`): the transports never load their own. */
+  sdks: ProviderSdks;
 }
 
 /** The profile ids of a provider as the orchestrator sees them (one `default` when it has no keys). */
@@ -32,6 +35,10 @@ export function createModelRouter(options: ModelRouterOptions): ModelRouter {
     path: join(options.sessionsDir, 'claude-cli-bindings.json'),
   });
 
+  const { openai, anthropic } = options.sdks;
+  const openaiLoader = openai === undefined ? {} : { loadSdk: async () => openai };
+  const anthropicLoader = anthropic === undefined ? {} : { loadSdk: async () => anthropic };
+
   function create(target: ModelTarget): ModelPort {
     const provider = byId.get(target.providerId);
     if (provider === undefined) throw new Error(`No provider "${target.providerId}" is configured`);
@@ -45,17 +52,21 @@ export function createModelRouter(options: ModelRouterOptions): ModelRouter {
     switch (provider.api) {
       case 'anthropic-messages':
       case 'openai-chat':
-      case 'openai-responses':
-        return createTransport({
-          api: provider.api,
+      case 'openai-responses': {
+        const common = {
           provider: provider.id,
           apiKey: keyOf(),
           model: target.model,
           ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }),
           ...(provider.maxTokens === undefined ? {} : { maxTokens: provider.maxTokens }),
-        });
+        };
+        return provider.api === 'anthropic-messages'
+          ? createTransport({ api: provider.api, ...common, ...anthropicLoader })
+          : createTransport({ api: provider.api, ...common, ...openaiLoader });
+      }
       case 'demo':
         return createTransport({
+          ...anthropicLoader,
           api: 'anthropic-messages',
           provider: provider.id,
           apiKey: keyOf(),

@@ -4,6 +4,7 @@ import { createSessionFence } from '@keel/session-fence';
 import type { SessionStorage, ToolRunner, TurnEvent, TurnHooks } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import type { KeelConfig } from '../config/config-schema';
+import { type PriceBook, priceBookOf } from '../observe/cost-of';
 import { createEventLog, type EventLog } from '../observe/event-log';
 import { createGatewayMetrics, type GatewayMetrics } from '../observe/metrics';
 import { createTurnTracer } from '../observe/turn-tracer';
@@ -11,6 +12,8 @@ import { setupPlugins } from '../plugins/setup-plugins';
 import { createModelRouter, profileIdsOf } from './create-model-router';
 import { createStorage } from './create-storage';
 import { createDemoToolRunner } from './demo-tools';
+import { orchestratorModelSettings } from './model-settings';
+import { prepareProviders } from './prepare-providers';
 
 /** Everything a gateway runs on, composed from its configuration. */
 export interface GatewayRuntime {
@@ -19,6 +22,8 @@ export interface GatewayRuntime {
   readonly orchestrator: Orchestrator;
   readonly events: EventLog;
   readonly metrics: GatewayMetrics;
+  /** Prices per `providerId/model` (`models.settings[…].prices`). */
+  readonly prices: PriceBook;
   /** The embedded demo model, when a provider uses it. */
   readonly demo: MockProvider | undefined;
   /** Whether other gateways share these sessions (PostgreSQL). */
@@ -43,7 +48,8 @@ export async function createGatewayRuntime(
   config: KeelConfig,
   options: CreateRuntimeOptions = {},
 ): Promise<GatewayRuntime> {
-  // Plugins first: a plugin that cannot be loaded stops start-up before anything is started.
+  // Providers and plugins first: one that cannot work stops start-up before anything is started.
+  const sdks = await prepareProviders(config.providers);
   const plugins = await setupPlugins(config, options);
   const stores = createStorage(config);
   const { storage, health } = stores;
@@ -54,6 +60,7 @@ export async function createGatewayRuntime(
     demoBaseUrl: demo?.anthropicBaseUrl,
     sessionsDir: config.sessionsDir,
     storage,
+    sdks,
   });
   const profiles = config.providers.map((provider) => ({
     id: provider.id,
@@ -73,7 +80,9 @@ export async function createGatewayRuntime(
 
   const events = createEventLog();
   let orchestrator: Orchestrator | undefined;
+  const prices = priceBookOf(config.models.settings);
   const metrics = createGatewayMetrics({
+    prices,
     queue: () => orchestrator?.stats() ?? { runningTurns: 0, queuedTurns: 0 },
   });
   metrics.registry.registerMetric(plugins.errors);
@@ -100,7 +109,11 @@ export async function createGatewayRuntime(
       createSessionFence({ storage, sessionId, lockTimeoutMs: config.turn.lockTimeoutMs }),
     router,
     providers: profiles,
-    models: config.models,
+    models: {
+      primary: config.models.primary,
+      fallbacks: config.models.fallbacks,
+      settings: orchestratorModelSettings(config),
+    },
     compactor,
     health,
     hooks: [observer, ...plugins.contributions.hooks],
@@ -131,6 +144,7 @@ export async function createGatewayRuntime(
     orchestrator,
     events,
     metrics,
+    prices,
     demo,
     shared: stores.shared,
     async close() {

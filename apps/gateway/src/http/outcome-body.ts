@@ -1,4 +1,5 @@
-import type { TurnOutcome } from '@keel/spec';
+import type { TurnOutcome, Usage } from '@keel/spec';
+import { type PriceBook, turnCost } from '../observe/cost-of';
 
 /** The contract's answer to a message: an `aborted` turn (shutdown) answers `error`. */
 export interface OutcomeBody {
@@ -12,9 +13,14 @@ export interface OutcomeBody {
   errorKind?: string;
   retryAfterMs?: number;
   staleReply?: string;
+  /** Tokens of every attempt of the turn, added up, when the providers reported them. */
+  usage?: Usage;
+  /** What those tokens cost in USD, when every model that reported them has prices. */
+  costUsd?: number;
 }
 
-export function outcomeBody(outcome: TurnOutcome): OutcomeBody {
+export function outcomeBody(outcome: TurnOutcome, prices: PriceBook = new Map()): OutcomeBody {
+  const costUsd = turnCost(outcome, prices);
   return {
     messageId: outcome.messageId,
     ...(outcome.clientMessageId === undefined ? {} : { clientMessageId: outcome.clientMessageId }),
@@ -26,6 +32,8 @@ export function outcomeBody(outcome: TurnOutcome): OutcomeBody {
     ...(outcome.errorKind === undefined ? {} : { errorKind: outcome.errorKind }),
     ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
     ...(outcome.staleReply === undefined ? {} : { staleReply: outcome.staleReply }),
+    ...(outcome.usage === undefined ? {} : { usage: outcome.usage }),
+    ...(costUsd === undefined ? {} : { costUsd }),
   };
 }
 

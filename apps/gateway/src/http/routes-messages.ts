@@ -30,14 +30,14 @@ export function registerMessageRoutes(app: FastifyInstance, runtime: GatewayRunt
       };
       if (!wantsEventStream(request.headers.accept)) {
         const outcome = await runtime.orchestrator.runTurn(turn);
-        return reply.headers(retryAfterHeader(outcome)).send(outcomeBody(outcome));
+        return reply.headers(retryAfterHeader(outcome)).send(outcomeBody(outcome, runtime.prices));
       }
       const stream = openSse(reply);
       const outcome = await runtime.orchestrator.runTurn({
         ...turn,
         onEvent: (event) => forward(event, stream.send),
       });
-      stream.send('outcome', outcomeBody(outcome));
+      stream.send('outcome', outcomeBody(outcome, runtime.prices));
       stream.end();
       return reply;
     },

@@ -1,5 +1,6 @@
-import type { CompactionTrigger, HealthEvent, TurnEvent } from '@keel/spec';
+import type { AttemptRecord, CompactionTrigger, HealthEvent, TurnEvent } from '@keel/spec';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { attemptCost, type PriceBook } from './cost-of';
 
 /** The gateway's Prometheus metrics, in a registry of its own (one per gateway instance). */
 export interface GatewayMetrics {
@@ -14,7 +15,10 @@ const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
 
 export function createGatewayMetrics(options: {
   queue: () => { runningTurns: number; queuedTurns: number };
+  /** Prices per `providerId/model`: `keel_cost_usd_total` counts only priced models. */
+  prices?: PriceBook;
 }): GatewayMetrics {
+  const prices: PriceBook = options.prices ?? new Map();
   const registry = new Registry();
   const turns = new Counter({
     name: 'keel_turns_total',
@@ -53,6 +57,30 @@ export function createGatewayMetrics(options: {
     labelNames: ['outcome', 'trigger'],
     registers: [registry],
   });
+  const tokens = new Counter({
+    name: 'keel_tokens_total',
+    help: 'Tokens the providers reported, by provider, model and type (input counts cached input too; cache_read and cache_write are parts of it).',
+    labelNames: ['provider', 'model', 'type'],
+    registers: [registry],
+  });
+  const cost = new Counter({
+    name: 'keel_cost_usd_total',
+    help: 'What the reported tokens cost in USD, at the prices of models.settings (priced models only).',
+    labelNames: ['provider', 'model'],
+    registers: [registry],
+  });
+  const countUsage = (attempt: AttemptRecord, labels: { provider: string; model: string }) => {
+    const { usage } = attempt;
+    if (usage === undefined) return;
+    tokens.inc({ ...labels, type: 'input' }, usage.inputTokens);
+    tokens.inc({ ...labels, type: 'output' }, usage.outputTokens);
+    if (usage.cacheReadTokens !== undefined)
+      tokens.inc({ ...labels, type: 'cache_read' }, usage.cacheReadTokens);
+    if (usage.cacheWriteTokens !== undefined)
+      tokens.inc({ ...labels, type: 'cache_write' }, usage.cacheWriteTokens);
+    const usd = attemptCost(attempt, prices);
+    if (usd !== undefined) cost.inc(labels, usd);
+  };
   new Gauge({
     name: 'keel_queue_depth',
     help: 'Turns waiting behind a running turn of their session.',
@@ -96,6 +124,7 @@ export function createGatewayMetrics(options: {
             });
             if (attempt.requestSent)
               latency.observe(labels, (attempt.endedAt - attempt.startedAt) / 1000);
+            countUsage(attempt, labels);
           }
           return;
         }

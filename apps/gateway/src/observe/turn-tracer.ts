@@ -1,4 +1,4 @@
-import type { TurnEvent } from '@keel/spec';
+import type { TurnEvent, Usage } from '@keel/spec';
 import {
   context,
   type Span,
@@ -62,12 +62,8 @@ export function createTurnTracer(tracer: Tracer = trace.getTracer('@keel/gateway
         return;
       }
       case 'model-event':
-        if (event.event.type === 'usage') {
-          attempts.get(event.turnId)?.setAttributes({
-            'gen_ai.usage.input_tokens': event.event.inputTokens,
-            'gen_ai.usage.output_tokens': event.event.outputTokens,
-          });
-        }
+        if (event.event.type === 'usage')
+          attempts.get(event.turnId)?.setAttributes(usageAttributes(event.event));
         return;
       case 'attempt-error': {
         const span = attempts.get(event.turnId);
@@ -89,11 +85,16 @@ export function createTurnTracer(tracer: Tracer = trace.getTracer('@keel/gateway
         endAttempt(event.turnId, event.at);
         return;
       case 'turn-end': {
+        // The last attempt's usage, in case its provider's usage event was not seen.
+        const last = event.outcome.attempts.at(-1)?.usage;
+        if (last !== undefined) attempts.get(event.turnId)?.setAttributes(usageAttributes(last));
         endAttempt(event.turnId, event.at);
         const span = turns.get(event.turnId);
         turns.delete(event.turnId);
         if (span === undefined) return;
         span.setAttribute('keel.outcome', event.outcome.kind);
+        if (event.outcome.usage !== undefined)
+          span.setAttributes(usageAttributes(event.outcome.usage));
         if (event.outcome.model !== undefined)
           span.setAttribute('gen_ai.response.model', event.outcome.model);
         if (event.outcome.errorKind !== undefined) {
@@ -107,5 +108,22 @@ export function createTurnTracer(tracer: Tracer = trace.getTracer('@keel/gateway
       default:
         return;
     }
+  };
+}
+
+/**
+ * The GenAI usage attributes: input tokens include the cached ones, whose reads and writes are
+ * also given apart.
+ */
+function usageAttributes(usage: Usage): Record<string, number> {
+  return {
+    'gen_ai.usage.input_tokens': usage.inputTokens,
+    'gen_ai.usage.output_tokens': usage.outputTokens,
+    ...(usage.cacheReadTokens === undefined
+      ? {}
+      : { 'gen_ai.usage.cache_read.input_tokens': usage.cacheReadTokens }),
+    ...(usage.cacheWriteTokens === undefined
+      ? {}
+      : { 'gen_ai.usage.cache_creation.input_tokens': usage.cacheWriteTokens }),
   };
 }
