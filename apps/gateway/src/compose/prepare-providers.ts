@@ -2,7 +2,7 @@
 // turn, as `model_not_found` followed by a fallback. The gateway loads every SDK its providers
 // need, and finds every claude-cli command, before it starts anything.
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type {
   AnthropicMessagesTransportOptions,
@@ -104,6 +104,10 @@ async function checkCommand(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<string | undefined> {
   const executable = async (path: string) =>
+    (await stat(path).then(
+      (found) => found.isFile(),
+      () => false,
+    )) &&
     access(path, constants.X_OK).then(
       () => true,
       () => false,
