@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
+import { configuredModels } from '../compose/model-settings';
 import { sendError } from './api-error';
 import {
   compactBody,
@@ -15,6 +16,7 @@ import { readSummary, type SessionSummary } from './session-summary';
 export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRuntime): void {
   const { storage, orchestrator, config } = runtime;
   const primary = config.models.primary;
+  const selectable = configuredModels(config);
 
   app.get<{ Querystring: { prefix?: string; limit?: string } }>(
     '/v1/sessions',
@@ -73,6 +75,14 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
     '/v1/sessions/:sessionId/model',
     { schema: { params: sessionParams, body: modelBody } },
     async (request, reply) => {
+      const { model } = request.body;
+      if (!selectable.includes(model)) {
+        return sendError(
+          reply,
+          'invalid_request',
+          `Model ${JSON.stringify(model)} is not configured; choose one of: ${selectable.join(', ')} (the primary, the fallbacks and the keys of models.settings)`,
+        );
+      }
       try {
         await orchestrator.selectModel(request.params.sessionId, request.body.model);
       } catch (error) {
