@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { configSchema } from '../src/config/config-schema';
 import { loadConfig } from '../src/config/load-config';
 
 const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
@@ -28,6 +29,17 @@ describe("the README's configuration example", () => {
       ]);
       expect(config.server.authToken).toBeUndefined();
       expect(config.sessionsDir).toBe(join(dir, '.keel/sessions'));
+      expect(Object.keys(config.models.settings)).toEqual([
+        'anthropic/claude-sonnet-4-5',
+        'openai/gpt-4.1',
+        'claude/sonnet',
+      ]);
+      // The printed health settings are the defaults.
+      const bare = configSchema.parse({
+        providers: config.providers,
+        models: { primary: 'claude/x' },
+      });
+      expect(config.health).toEqual(bare.health);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
