@@ -42,6 +42,10 @@ export interface MockFaults {
   serverError(status?: number): HttpErrorBehavior;
   /** 404: Anthropic `not_found_error` "model: <name>"; OpenAI `model_not_found`. */
   modelNotFound(options?: ModelNotFoundOptions): HttpErrorBehavior;
+  /** 400 content filter: Anthropic "Output blocked by content filtering policy"; OpenAI `content_policy_violation`. */
+  contentFiltered(): HttpErrorBehavior;
+  /** 400 `invalid_request_error` "This model does not support assistant message prefill…" (pair it with `match: { prefill: true }`). */
+  prefillRejected(): HttpErrorBehavior;
 }
 
 const serverMessages: Record<number, string> = {
@@ -155,6 +159,28 @@ export const mockFaults: MockFaults = {
         code: 'model_not_found',
         message: `The model \`${model}\` does not exist or you do not have access to it.`,
       },
+    };
+  },
+  contentFiltered() {
+    return {
+      type: 'http-error',
+      status: 400,
+      errorType: 'invalid_request_error',
+      message: 'Output blocked by content filtering policy',
+      openai: {
+        code: 'content_policy_violation',
+        message:
+          'Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed by our safety system.',
+      },
+    };
+  },
+  prefillRejected() {
+    return {
+      type: 'http-error',
+      status: 400,
+      errorType: 'invalid_request_error',
+      message:
+        'This model does not support assistant message prefill. The conversation must end with a user message.',
     };
   },
 };

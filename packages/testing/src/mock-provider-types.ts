@@ -52,6 +52,22 @@ export type MockBehavior =
       chunkDelayMs?: number;
       /** Characters per streamed text chunk; default 8. */
       chunkSize?: number;
+      /**
+       * A slow first token: the headers go out at once, then nothing for this long before the
+       * first streamed event (non-streaming: before the body).
+       */
+      firstChunkDelayMs?: number;
+      /**
+       * After this many text chunks, one extra server-sent event whose data is cut-off JSON; the
+       * rest of the answer follows unchanged (streaming requests only).
+       */
+      malformedAfterChunks?: number;
+      /**
+       * The complete answer, but the stream ends cleanly without its last event: chat
+       * `data: [DONE]` (after the finish reason and usage chunks), Anthropic `message_stop`
+       * (after `message_delta`), Responses `response.completed` (streaming requests only).
+       */
+      omitTerminalEvent?: boolean;
     }
   /**
    * An HTTP error. Without `body`, a provider-shaped body is built for the request's api:
@@ -98,6 +114,11 @@ export interface MockMatch {
   /** Exact model name, or a RegExp. A request without a model never fits a model filter. */
   model?: string | RegExp;
   apiKey?: string;
+  /**
+   * `true`: only requests whose last message is the assistant's (a prefill to continue);
+   * `false`: only the others. Chat and Anthropic `messages`, Responses `input` items.
+   */
+  prefill?: boolean;
 }
 
 /** A queued behaviour with an optional filter; unmatched requests skip it (it stays queued). */
@@ -106,6 +127,11 @@ export interface MockScriptEntry {
   match?: MockMatch;
   /** How many requests this entry answers before it is used up; default 1. */
   times?: number;
+  /**
+   * The entry answers only requests that arrive within this many ms of its being queued; then it
+   * is used up, whatever is left of `times` (e.g. a provider that is down for a minute).
+   */
+  forMs?: number;
 }
 
 /** One request as the mock received it. */

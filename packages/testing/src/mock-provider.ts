@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { anthropicWire } from './anthropic-wire';
 import { defaultMockReply, estimateTokens } from './default-mock-reply';
 import { buildErrorResponse } from './error-response';
+import { isPrefill } from './is-prefill';
 import { createMockChaos, emptyChaosStats } from './mock-chaos';
 import { demoBehavior } from './mock-demo-model';
 import { mockFaults } from './mock-faults';
@@ -99,7 +100,12 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
       );
       return;
     }
-    const target = { api, model: record.model, apiKey: record.apiKey };
+    const target = {
+      api,
+      model: record.model,
+      apiKey: record.apiKey,
+      prefill: isPrefill(record.messages),
+    };
     let behavior = queue.take(target);
     if (behavior === undefined) {
       const injection = chaos?.decide(target);

@@ -35,4 +35,30 @@ describe('createMockQueue', () => {
     queue.clear();
     expect(queue.size()).toBe(0);
   });
+
+  it('forMs: an entry is used up once its window has passed, whatever times is left', () => {
+    let clock = 1_000;
+    const queue = createMockQueue(() => clock);
+    queue.add([{ behavior: { type: 'hang' }, times: 100, forMs: 500 }, { type: 'stall' }]);
+    const chat = { api: 'openai-chat' as const, model: 'm', apiKey: 'k' };
+    expect(queue.take(chat)?.type).toBe('hang');
+    clock += 500;
+    expect(queue.take(chat)?.type).toBe('hang');
+    clock += 1;
+    expect(queue.size()).toBe(1);
+    expect(queue.take(chat)?.type).toBe('stall');
+    expect(() => queue.add([{ behavior: { type: 'hang' }, forMs: -1 }])).toThrow(RangeError);
+  });
+
+  it('prefill: true fits only a request that ends with the assistant, false only the others', () => {
+    const queue = createMockQueue();
+    queue.add([
+      { behavior: { type: 'hang' }, match: { prefill: true } },
+      { behavior: { type: 'stall' }, match: { prefill: false } },
+    ]);
+    const chat = { api: 'openai-chat' as const, model: 'm', apiKey: 'k' };
+    expect(queue.take(chat)?.type).toBe('stall');
+    expect(queue.take(chat)).toBeUndefined();
+    expect(queue.take({ ...chat, prefill: true })?.type).toBe('hang');
+  });
 });

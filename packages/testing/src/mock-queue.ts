@@ -5,6 +5,8 @@ export interface MockQueueRequest {
   api: MockApi;
   model: string | undefined;
   apiKey: string | undefined;
+  /** Whether the request's last message is the assistant's; absent counts as `false`. */
+  prefill?: boolean;
 }
 
 /** The behaviour queue: first matching entry wins; unmatched entries stay queued. */
@@ -19,6 +21,8 @@ export interface MockQueue {
 interface QueuedEntry {
   entry: MockScriptEntry;
   remaining: number;
+  /** Clock ms after which the entry is used up (`forMs`). */
+  expiresAt: number;
 }
 
 /** Whether a value is a `MockScriptEntry` (has `behavior`) rather than a bare behaviour. */
@@ -31,6 +35,7 @@ export function matchesRequest(match: MockMatch | undefined, request: MockQueueR
   if (match === undefined) return true;
   if (match.api !== undefined && match.api !== request.api) return false;
   if (match.apiKey !== undefined && match.apiKey !== request.apiKey) return false;
+  if (match.prefill !== undefined && match.prefill !== (request.prefill ?? false)) return false;
   if (match.model !== undefined) {
     if (request.model === undefined) return false;
     if (typeof match.model === 'string') return match.model === request.model;
@@ -40,18 +45,28 @@ export function matchesRequest(match: MockMatch | undefined, request: MockQueueR
   return true;
 }
 
-export function createMockQueue(): MockQueue {
+/** `now` is the clock `forMs` is measured on (default `Date.now`). */
+export function createMockQueue(now: () => number = () => Date.now()): MockQueue {
   let entries: QueuedEntry[] = [];
+  const dropExpired = () => {
+    const at = now();
+    if (entries.some((queued) => queued.expiresAt < at)) {
+      entries = entries.filter((queued) => queued.expiresAt >= at);
+    }
+  };
   return {
     add(added) {
       for (const value of added) {
         const entry = isScriptEntry(value) ? value : { behavior: value };
         const times = entry.times ?? 1;
         if (!(times > 0)) throw new RangeError(`times must be a positive number, got ${times}`);
-        entries.push({ entry, remaining: times });
+        const forMs = entry.forMs ?? Number.POSITIVE_INFINITY;
+        if (!(forMs >= 0)) throw new RangeError(`forMs must not be negative, got ${forMs}`);
+        entries.push({ entry, remaining: times, expiresAt: now() + forMs });
       }
     },
     take(request) {
+      dropExpired();
       const index = entries.findIndex((queued) => matchesRequest(queued.entry.match, request));
       const queued = entries[index];
       if (queued === undefined) return undefined;
@@ -60,6 +75,7 @@ export function createMockQueue(): MockQueue {
       return queued.entry.behavior;
     },
     size() {
+      dropExpired();
       return entries.length;
     },
     clear() {

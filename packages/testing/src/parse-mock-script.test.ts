@@ -26,7 +26,38 @@ describe('parseMockScript', () => {
     });
   });
 
+  it('reads forMs, match.prefill and the answer faults of ok', () => {
+    const [entry] = parseMockScript(
+      JSON.stringify([
+        {
+          behavior: {
+            type: 'ok',
+            firstChunkDelayMs: 20000,
+            malformedAfterChunks: 9,
+            omitTerminalEvent: true,
+          },
+          match: { model: 'fallback', prefill: true },
+          forMs: 60000,
+        },
+      ]),
+    );
+    expect(entry).toEqual({
+      behavior: {
+        type: 'ok',
+        firstChunkDelayMs: 20000,
+        malformedAfterChunks: 9,
+        omitTerminalEvent: true,
+      },
+      match: { model: 'fallback', prefill: true },
+      forMs: 60000,
+    });
+  });
+
   it.each([
+    ['[{"type":"ok","omitTerminalEvent":1}]', /omitTerminalEvent" must be a boolean/],
+    ['[{"type":"ok","firstChunkDelayMs":-5}]', /firstChunkDelayMs" must be a non-negative/],
+    ['[{"behavior":{"type":"hang"},"forMs":"soon"}]', /forMs" must be a non-negative/],
+    ['[{"behavior":{"type":"hang"},"match":{"prefill":"yes"}}]', /prefill" must be a boolean/],
     ['{', /not valid JSON/],
     ['{}', /must be a JSON array/],
     ['[1]', /script\[0\]: expected an object/],

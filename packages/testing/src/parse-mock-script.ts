@@ -52,6 +52,12 @@ function checkBehavior(value: unknown, where: string): MockBehavior {
   if (type === 'ok') {
     requireNumber(value, 'chunkDelayMs', where, true);
     requireNumber(value, 'chunkSize', where, true);
+    requireNumber(value, 'firstChunkDelayMs', where, true);
+    requireNumber(value, 'malformedAfterChunks', where, true);
+    const omit = value['omitTerminalEvent'];
+    if (omit !== undefined && typeof omit !== 'boolean') {
+      throw new MockScriptError(`${where}: "omitTerminalEvent" must be a boolean`);
+    }
     const calls = value['toolCalls'];
     if (calls !== undefined) {
       const valid =
@@ -93,6 +99,10 @@ function checkEntry(value: unknown, where: string): MockScriptEntry | MockBehavi
     }
     entry.times = times;
   }
+  if (value['forMs'] !== undefined) {
+    requireNumber(value, 'forMs', where, false);
+    entry.forMs = value['forMs'] as number;
+  }
   const match = value['match'];
   if (match !== undefined) {
     if (!isObject(match)) throw new MockScriptError(`${where}: "match" must be an object`);
@@ -109,6 +119,12 @@ function checkEntry(value: unknown, where: string): MockScriptEntry | MockBehavi
         throw new MockScriptError(`${where}: "match.apiKey" must be a string`);
       }
       entry.match.apiKey = match['apiKey'];
+    }
+    if (match['prefill'] !== undefined) {
+      if (typeof match['prefill'] !== 'boolean') {
+        throw new MockScriptError(`${where}: "match.prefill" must be a boolean`);
+      }
+      entry.match.prefill = match['prefill'];
     }
   }
   return entry;

@@ -2,6 +2,7 @@ import { estimateTokens } from './default-mock-reply';
 import { buildErrorResponse, requestIdHeader } from './error-response';
 import type { MockApi, MockBehavior, MockToolCall, RecordedRequest } from './mock-provider-types';
 import type { ResponseWriter } from './response-writer';
+import { shapeAnswerFrames } from './shape-answer-frames';
 import type { MockReply, StreamFrame, WireFormat } from './wire-format';
 import { chunkText } from './wire-format';
 
@@ -182,13 +183,17 @@ export async function respondWithBehavior(options: RespondOptions): Promise<void
         ...(declined ? { refusal: behavior.refusal } : {}),
         ...(behavior.chunkSize ? { chunkSize: behavior.chunkSize } : {}),
       });
+      const firstDelayMs = behavior.firstChunkDelayMs ?? 0;
       if (request.stream) {
         writer.head(200, streamHeaders(options));
-        if (await writeFrames(writer, wire.stream(reply), behavior.chunkDelayMs)) writer.end();
+        if (!(await writer.wait(firstDelayMs))) return;
+        const frames = shapeAnswerFrames(wire.stream(reply), behavior);
+        if (await writeFrames(writer, frames, behavior.chunkDelayMs)) writer.end();
         return;
       }
-      if (!(await writer.wait(behavior.chunkDelayMs ?? 0))) return;
-      writer.head(200, jsonHeaders(options));
+      if (firstDelayMs > 0) writer.head(200, jsonHeaders(options));
+      if (!(await writer.wait(firstDelayMs + (behavior.chunkDelayMs ?? 0)))) return;
+      if (firstDelayMs === 0) writer.head(200, jsonHeaders(options));
       writer.end(JSON.stringify(wire.body(reply)));
       return;
     }
