@@ -1,13 +1,14 @@
 import type {
-  AttemptRecord,
   DecisionLabel,
   ErrorKind,
   ModelTarget,
   TurnEvent,
   TurnOutcome,
+  Usage,
 } from '@keel/spec';
+import { attemptOf, mergeRecords, sameTarget } from './merge-attempt-records';
 
-type Decision = Extract<TurnEvent, { type: 'decision' }>;
+export type Decision = Extract<TurnEvent, { type: 'decision' }>;
 
 /** One model call of a turn, as drawn on its timeline. */
 export interface AttemptStory {
@@ -22,14 +23,21 @@ export interface AttemptStory {
   requestSent: boolean;
   outcome: 'ok' | 'error' | 'skipped' | 'running';
   error?: { kind: ErrorKind; status?: number; retryAfterMs?: number; message?: string };
-  decision?: {
-    label: DecisionLabel;
-    reason: Decision['reason'];
-    to?: ModelTarget;
-    delayMs?: number;
-  };
+  decision?: AttemptDecision;
+  /** A skipped attempt: how long its target was still cooling (breaker open or profile cooling). */
+  coolingMs?: number;
+  /** What the provider reported it consumed. */
+  usage?: Usage;
   /** Text it streamed was voided (a retry or fallback follows). */
   discarded: boolean;
+}
+
+/** The decision taken after an attempt; `reason` is unknown when only the turn's record told it. */
+export interface AttemptDecision {
+  label: DecisionLabel;
+  reason?: Decision['reason'];
+  to?: ModelTarget;
+  delayMs?: number;
 }
 
 /** A wait before the next attempt (a backoff, `retry-after`, or the shortest cooldown). */
@@ -60,6 +68,8 @@ export interface TurnMark {
   text: string;
   /** For `decision` marks: the label. */
   label?: DecisionLabel;
+  /** For `decision` marks: the decision event, until an attempt of the turn's record claims it. */
+  decision?: Decision;
 }
 
 /** Everything the console knows of one turn, from its events. */
@@ -212,6 +222,7 @@ function applyDecision(story: TurnStory, event: Decision): void {
       kind: 'decision',
       text: `${event.label} (${event.reason})`,
       label: event.label,
+      decision: event,
     });
   if (event.delayMs !== undefined && event.delayMs > 0) {
     story.waits.push({
@@ -272,52 +283,10 @@ function applyCompaction(
   }
 }
 
-/** The turn's own records are the truth about its attempts: times, first token, skipped targets. */
-function mergeRecords(story: TurnStory, records: readonly AttemptRecord[]): void {
-  for (const record of records) {
-    let attempt = attemptOf(story, record.attempt);
-    if (attempt === undefined) {
-      attempt = {
-        attempt: record.attempt,
-        target: record.target,
-        probe: record.probe,
-        startedAt: record.startedAt,
-        requestSent: record.requestSent,
-        outcome: record.outcome,
-        discarded: false,
-      };
-      story.attempts.push(attempt);
-    }
-    attempt.startedAt = record.startedAt;
-    attempt.endedAt = record.endedAt;
-    attempt.requestSent = record.requestSent;
-    attempt.outcome = record.outcome;
-    if (record.firstTokenMs !== undefined) attempt.firstTokenMs = record.firstTokenMs;
-    if (record.errorKind !== undefined && attempt.error === undefined) {
-      attempt.error = {
-        kind: record.errorKind,
-        ...(record.status === undefined ? {} : { status: record.status }),
-        ...(record.retryAfterMs === undefined ? {} : { retryAfterMs: record.retryAfterMs }),
-      };
-    }
-    if (record.decision !== undefined && attempt.decision === undefined)
-      attempt.decision = { label: record.decision, reason: record.errorKind ?? 'reply' };
-  }
-  story.attempts.sort((a, b) => a.attempt - b.attempt);
-}
-
-function attemptOf(story: TurnStory, attempt: number): AttemptStory | undefined {
-  return story.attempts.find((candidate) => candidate.attempt === attempt);
-}
-
 function isOutput(type: string): boolean {
   return (
     type === 'text-delta' || type === 'tool-call' || type === 'refusal' || type === 'tool-result'
   );
-}
-
-function sameTarget(a: ModelTarget, b: ModelTarget): boolean {
-  return a.providerId === b.providerId && a.profileId === b.profileId && a.model === b.model;
 }
 
 function describeHealth(event: Extract<TurnEvent, { type: 'health' }>['event']): string {

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { RateBucket } from '../../src/stats/create-rate-window';
+import { formatDuration } from './format';
 
 interface RateChartProps {
   title: string;
@@ -10,14 +11,17 @@ interface RateChartProps {
   colour: string;
 }
 
-/** A small per-minute rate chart of one count over the window (uPlot, canvas). */
+/**
+ * A small chart of one count per time bucket over the window (uPlot, canvas). It plots the counts
+ * themselves: one request in a 10 s bucket is 1, not "6 per minute".
+ */
 export function RateChart({ title, field, buckets, bucketMs, colour }: RateChartProps) {
   const container = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
-  const perMinute = 60_000 / bucketMs;
   const xs = buckets.map((bucket) => bucket.start / 1000);
-  const ys = buckets.map((bucket) => bucket[field] * perMinute);
-  const total = buckets.reduce((sum, bucket) => sum + bucket[field], 0);
+  const ys = buckets.map((bucket) => bucket[field]);
+  const total = ys.reduce((sum, value) => sum + value, 0);
+  const peak = ys.reduce((max, value) => Math.max(max, value), 0);
 
   useEffect(() => {
     if (container.current === null) return;
@@ -57,9 +61,19 @@ export function RateChart({ title, field, buckets, bucketMs, colour }: RateChart
   });
 
   return (
-    <figure class="chart" data-chart={field} data-total={total}>
+    <figure
+      class="chart"
+      data-chart={field}
+      data-total={total}
+      data-peak={peak}
+      data-bucket-ms={bucketMs}
+    >
       <figcaption>
-        {title} <span class="muted">per minute · {total} in the window</span>
+        {title}{' '}
+        <span class="muted">
+          per {bucketMs % 1000 === 0 ? `${bucketMs / 1000} s` : formatDuration(bucketMs)} · {total}{' '}
+          in the window
+        </span>
       </figcaption>
       <div ref={container} />
     </figure>

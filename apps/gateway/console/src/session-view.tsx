@@ -88,6 +88,9 @@ function useSessionEvents(path: string, onChange: () => void): TurnEvent[] {
     const schedule = () => {
       timer ??= setTimeout(flush, 50);
     };
+    // The first open follows the view's own first loads: refreshing them then would fetch each
+    // twice (two 404s for a session that does not exist yet). A reopen may have missed changes.
+    let opened = false;
     void followStream(client, path, {
       signal: controller.signal,
       onOpen() {
@@ -95,7 +98,8 @@ function useSessionEvents(path: string, onChange: () => void): TurnEvent[] {
         buffer = [];
         outputSeen = new Set();
         schedule();
-        onChange();
+        if (opened) onChange();
+        opened = true;
       },
       onEvent(name, data) {
         if (name !== 'turn-event') return;

@@ -174,4 +174,125 @@ describe('storyLines', () => {
       [90, 'end'],
     ]);
   });
+
+  it('tells a skip before the decision it caused, with its cooldown and its decision', () => {
+    const lines = storyLines([
+      { ...base(0), type: 'turn-start', messageId: 'm1' },
+      // Skipped and explained in the same ms, as the orchestrator does.
+      {
+        ...base(7),
+        type: 'decision',
+        label: 'fallback_model',
+        from: primary,
+        to: backup,
+        reason: 'overloaded',
+      },
+      { ...base(8), type: 'attempt-start', attempt: 2, target: backup, probe: false },
+      {
+        ...base(90),
+        type: 'turn-end',
+        outcome: {
+          kind: 'reply',
+          text: 'Hi',
+          messageId: 'm1',
+          turnId: 't1',
+          model: 'openai/gpt',
+          attempts: [
+            {
+              attempt: 1,
+              target: primary,
+              startedAt: 7,
+              endedAt: 7,
+              requestSent: false,
+              probe: false,
+              outcome: 'skipped',
+              retryAfterMs: 12_000,
+              decision: 'fallback_model',
+            },
+            {
+              attempt: 2,
+              target: backup,
+              startedAt: 8,
+              endedAt: 80,
+              requestSent: true,
+              probe: false,
+              outcome: 'ok',
+            },
+          ],
+        },
+      },
+    ]);
+    expect(lines.map((line) => [line.at, line.text])).toEqual([
+      [0, 'turn started'],
+      [
+        7,
+        'attempt #1: anthropic/b · claude skipped, no request sent (breaker open or profile cooling for 12.0 s) → fallback_model',
+      ],
+      [7, 'decision fallback_model (because overloaded) → openai/main · gpt'],
+      [8, 'attempt #2 → openai/main · gpt'],
+      [80, 'attempt #2 answered'],
+      [90, 'turn ended: reply · openai/gpt'],
+    ]);
+  });
+
+  it('keeps time order when an event arrives stamped earlier than the one before it', () => {
+    const lines = storyLines([
+      { ...base(0), type: 'turn-start', messageId: 'm1' },
+      { ...base(20), type: 'attempt-start', attempt: 1, target: backup, probe: false },
+      {
+        ...base(15),
+        type: 'health',
+        event: {
+          type: 'cooldown-start',
+          providerId: 'anthropic',
+          profileId: 'b',
+          kind: 'rate_limit',
+          until: 1015,
+        },
+      },
+    ]);
+    expect(lines.map((line) => line.at)).toEqual([0, 15, 20]);
+  });
+
+  it('ends a turn that found every candidate cooling: says so, names no model it never tried', () => {
+    const skipped = (attempt: number, target: ModelTarget) => ({
+      attempt,
+      target,
+      startedAt: 3,
+      endedAt: 3,
+      requestSent: false,
+      probe: false,
+      outcome: 'skipped' as const,
+      retryAfterMs: 29_000,
+    });
+    const lines = storyLines([
+      { ...base(0), type: 'turn-start', messageId: 'm1' },
+      { ...base(3), type: 'decision', label: 'final', reason: 'rate_limit' },
+      {
+        ...base(9),
+        type: 'turn-end',
+        outcome: {
+          kind: 'error',
+          text: 'The model provider is limiting requests right now.',
+          messageId: 'm1',
+          turnId: 't1',
+          errorKind: 'rate_limit',
+          retryAfterMs: 29_000,
+          // An older orchestrator named the last candidate even though it was only skipped.
+          model: 'openai/gpt',
+          attempts: [skipped(1, primary), { ...skipped(2, backup), decision: 'final' }],
+        },
+      },
+    ]);
+    expect(lines.at(-1)?.text).toBe(
+      'turn ended: error (rate_limit) · Every candidate was cooling (breaker open or profile cooling): nothing to try for 29.0 s (retryAfterMs 29000).',
+    );
+    expect(lines.map((line) => line.kind)).toEqual([
+      'turn',
+      'skipped',
+      'skipped',
+      'decision',
+      'end',
+    ]);
+  });
 });

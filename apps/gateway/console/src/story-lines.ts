@@ -1,5 +1,6 @@
 import type { DecisionLabel, TurnEvent } from '@keel/spec';
 import { formatDuration, formatTarget } from './format';
+import { coolingNotice, triedModel } from './turn-summary';
 
 /** One line of a turn's story as text. */
 export interface StoryLine {
@@ -10,12 +11,14 @@ export interface StoryLine {
 }
 
 /**
- * A turn's events as plain sentences, in the order they happened; the attempts known only from
- * the turn's end (targets skipped without a request, the attempt that answered) are placed at
- * their time.
+ * A turn's events as plain sentences, in time order; the attempts known only from the turn's end
+ * (targets skipped without a request, the attempt that answered) are placed at their time. At
+ * one time, a skip comes before the lines it caused (its decision is stamped the same ms), the
+ * rest keep the order they happened in.
  */
 export function storyLines(events: readonly TurnEvent[]): StoryLine[] {
   const lines: StoryLine[] = [];
+  const insert = (line: StoryLine) => lines.push(line);
   const started = new Map<number, number>();
   const firstOutput = new Set<number>();
   let retryAfter: number | undefined;
@@ -109,23 +112,23 @@ export function storyLines(events: readonly TurnEvent[]): StoryLine[] {
       case 'turn-end': {
         for (const record of event.outcome.attempts) {
           if (!record.requestSent) {
-            insert(lines, {
+            insert({
               at: record.startedAt,
               kind: 'skipped',
-              text: `attempt #${record.attempt}: ${formatTarget(record.target)} skipped, no request sent (breaker open or profile cooling)`,
+              text: `attempt #${record.attempt}: ${formatTarget(record.target)} skipped, no request sent (breaker open or profile cooling${record.retryAfterMs === undefined ? '' : ` for ${formatDuration(record.retryAfterMs)}`})${record.decision === undefined ? '' : ` → ${record.decision}`}`,
             });
             continue;
           }
           if (record.firstTokenMs !== undefined && !firstOutput.has(record.attempt)) {
             // The gateway keeps no text deltas in its recent events: the record has the time.
-            insert(lines, {
+            insert({
               at: record.startedAt + record.firstTokenMs,
               kind: 'token',
               text: `attempt #${record.attempt}: first output`,
             });
           }
           if (record.outcome === 'ok' && started.has(record.attempt)) {
-            insert(lines, {
+            insert({
               at: record.endedAt,
               kind: 'ok',
               text: `attempt #${record.attempt} answered`,
@@ -133,9 +136,11 @@ export function storyLines(events: readonly TurnEvent[]): StoryLine[] {
           }
         }
         const outcome = event.outcome;
+        const model = triedModel(outcome.model, outcome.attempts);
+        const cooling = coolingNotice(outcome.kind, outcome.retryAfterMs);
         line(
           'end',
-          `turn ended: ${outcome.kind}${outcome.errorKind === undefined ? '' : ` (${outcome.errorKind})`}${outcome.model === undefined ? '' : ` · ${outcome.model}`}`,
+          `turn ended: ${outcome.kind}${outcome.errorKind === undefined ? '' : ` (${outcome.errorKind})`}${model === undefined ? '' : ` · ${model}`}${cooling === undefined ? '' : ` · ${cooling}`}`,
         );
         break;
       }
@@ -145,12 +150,14 @@ export function storyLines(events: readonly TurnEvent[]): StoryLine[] {
       }
     }
   }
-  return lines;
+  return lines.sort(byTime);
 }
 
-/** Inserts after every line at or before its time (events are already in order). */
-function insert(lines: StoryLine[], line: StoryLine): void {
-  let index = lines.length;
-  while (index > 0 && (lines[index - 1] as StoryLine).at > line.at) index -= 1;
-  lines.splice(index, 0, line);
+/** Time order; at one time a skip first, the rest as they came (the sort is stable). */
+function byTime(a: StoryLine, b: StoryLine): number {
+  return a.at - b.at || rank(a) - rank(b);
+}
+
+function rank(line: StoryLine): number {
+  return line.kind === 'skipped' ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 import type { ContentBlock, TranscriptEntry, TurnEntry } from '@keel/spec';
 import type { TurnStory } from './build-turn-stories';
 import { formatDuration, shortId } from './format';
+import { coolingNotice, costOf, triedModel, usageText } from './turn-summary';
 import { TurnTimeline } from './turn-timeline';
 
 type Item =
@@ -82,6 +83,13 @@ function TurnCard(props: {
   const shown = props.entries.filter((entry) => entry.type !== 'turn');
   // A turn that lost its session (takeover) could not write its end: its event tells the outcome.
   const told = toldUser(ending, story);
+  const model = triedModel(ending?.model ?? story?.outcome?.model, story?.outcome?.attempts);
+  const cooling = coolingNotice(
+    ending?.outcome ?? story?.outcome?.kind,
+    ending?.retryAfterMs ?? story?.outcome?.retryAfterMs,
+  );
+  const usage = story?.outcome?.usage ?? ending?.usage;
+  const costUsd = costOf(story?.outcome);
   return (
     <article class="turn" data-turn={props.turnId} data-outcome={outcome ?? 'unknown'}>
       <header>
@@ -93,7 +101,7 @@ function TurnCard(props: {
             {outcome}
           </span>
         )}
-        {ending?.model === undefined ? null : <code>{ending.model}</code>}
+        {model === undefined ? null : <code data-turn-model={model}>{model}</code>}
         {story?.endedAt === undefined ? null : (
           <span class="muted">{formatDuration(story.endedAt - story.startedAt)}</span>
         )}
@@ -108,11 +116,22 @@ function TurnCard(props: {
       ) : (
         <TurnTimeline story={story} now={props.now} />
       )}
+      {cooling === undefined ? null : (
+        <p class="cooling" data-cooling>
+          {cooling}
+        </p>
+      )}
       {told === undefined ? null : (
         <p class="outcome-text" data-outcome-text>
           <span class="muted">The user was told: </span>
           {told.text}
           {told.errorKind === undefined ? '' : ` (${told.errorKind})`}
+        </p>
+      )}
+      {usage === undefined ? null : (
+        <p class="usage" data-turn-usage>
+          <span class="muted">Tokens: </span>
+          {usageText(usage, costUsd)}
         </p>
       )}
     </article>

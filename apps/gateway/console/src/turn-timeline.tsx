@@ -119,9 +119,15 @@ function AttemptRow(props: { attempt: AttemptStory; left: string; width: string;
       {...(error === undefined ? {} : { 'data-error-kind': error.kind })}
     >
       <div class="label" title={formatTarget(target)}>
-        #{attempt.attempt} <b>{target.providerId}</b>/{target.profileId}{' '}
-        <span class="model">{target.model}</span>
-        {attempt.probe ? <span class="tag">probe</span> : null}
+        <span class="target">
+          #{attempt.attempt} <b>{target.providerId}</b>/{target.profileId}{' '}
+          <span class="model">{target.model}</span>
+        </span>
+        {attempt.probe ? (
+          <span class="tag" data-probe>
+            probe
+          </span>
+        ) : null}
       </div>
       <div class="track">
         <div class="bar" style={{ left: props.left, width: props.width }}>
@@ -141,10 +147,21 @@ function AttemptRow(props: { attempt: AttemptStory; left: string; width: string;
             {formatDuration(duration)}
           </span>
         ) : (
-          <span class="muted">skipped, no request sent</span>
+          <span class="muted">
+            skipped, no request sent
+            {attempt.coolingMs === undefined
+              ? ''
+              : ` · cooling ${formatDuration(attempt.coolingMs)}`}
+          </span>
         )}
         {attempt.firstTokenMs === undefined ? null : (
           <span> · first token {formatDuration(attempt.firstTokenMs)}</span>
+        )}
+        {attempt.usage === undefined ? null : (
+          <span data-attempt-usage>
+            {' '}
+            · {attempt.usage.inputTokens} in / {attempt.usage.outputTokens} out
+          </span>
         )}
         {attempt.discarded ? <span class="tag">text discarded</span> : null}
         {error === undefined ? null : (
@@ -160,7 +177,7 @@ function AttemptRow(props: { attempt: AttemptStory; left: string; width: string;
           <span
             class={`decision decision-${decision.label}`}
             data-decision={decision.label}
-            title={`because ${decision.reason}`}
+            {...(decision.reason === undefined ? {} : { title: `because ${decision.reason}` })}
           >
             → {decision.label}
             {decision.to === undefined ? '' : ` (${formatTarget(decision.to)})`}
