@@ -1,8 +1,9 @@
 import { userMessage } from '@keel/error-classification';
 import type { AttemptRecord, HealthReport } from '@keel/spec';
 import { abortEnding } from './abort-ending';
+import { moveLabel } from './attempt-plan';
 import type { Attempt } from './call-once';
-import { decide } from './decide';
+import { decide, toLargerWindow } from './decide';
 import type { Classification } from './orchestrator-options';
 import { reportHealth } from './report-health';
 import { runCompaction } from './run-compaction';
@@ -69,6 +70,7 @@ export async function actOnFailure(
     return undefined;
   }
 
+  const contextWindowOf = (key: string) => settings.modelSettings.get(key)?.contextWindowTokens;
   const giveUps: HealthReport[] = [];
   const decision = decide({
     classification,
@@ -79,6 +81,7 @@ export async function actOnFailure(
     waits: progress.waits,
     settings,
     random: runtime.random,
+    contextWindowOf,
     onOverloadGiveUp(retryAfterMs) {
       giveUps.push({
         type: 'overloaded',
@@ -90,11 +93,14 @@ export async function actOnFailure(
   for (const report of giveUps) await reportHealth(runtime, turn, report);
 
   const decided = (label: NonNullable<AttemptRecord['decision']>, extra: object = {}) => {
-    recordAttempt(runtime, progress, {
-      ...failed.record,
-      ...errorFields(classification),
-      decision: label,
-    });
+    const last = progress.attempts.at(-1);
+    if (last !== undefined && last.attempt === attempt) last.decision = label;
+    else
+      recordAttempt(runtime, progress, {
+        ...failed.record,
+        ...errorFields(classification),
+        decision: label,
+      });
     emitTurnEvent(runtime, turn, {
       type: 'decision',
       label,
@@ -111,8 +117,11 @@ export async function actOnFailure(
       return undefined;
     case 'rotate_profile':
     case 'fallback_model': {
+      // The label names the move to the target the next attempt really takes.
       const next = progress.plan.next();
-      decided(decision.label, next === undefined ? {} : { to: next });
+      decided(next === undefined ? decision.label : moveLabel(target, next), {
+        ...(next === undefined ? {} : { to: next }),
+      });
       return undefined;
     }
     case 'wait':
@@ -125,6 +134,14 @@ export async function actOnFailure(
       decided('compact_and_retry', { to: target });
       const result = await runCompaction(runtime, turn, progress, 'overflow');
       if (result.type === 'compacted') return undefined;
+      // Compaction cannot bring the request under the window: a larger model, if one is left.
+      const larger = toLargerWindow(progress.plan, target, contextWindowOf);
+      const next = progress.plan.next();
+      if (larger.label === 'fallback_model' && next !== undefined) {
+        decided(moveLabel(target, next), { to: next });
+        return undefined;
+      }
+      decided('final');
       return {
         kind: 'error',
         text: settings.copy.compactionFailed,

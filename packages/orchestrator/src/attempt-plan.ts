@@ -9,13 +9,15 @@ export interface AttemptPlan {
    * Gives up on the target's model for this turn (`fallback_model`); `retryInMs` when it is known
    * to be usable again after a while (a long `retry-after`), for the turn's `retryAfterMs`.
    */
-  dropModel(target: ModelTarget, retryInMs?: number): void;
+  dropModel(target: Pick<ModelTarget, 'providerId' | 'model'>, retryInMs?: number): void;
   /** Skips the model for this pass only (its breaker is open; it may be tried after a wait). */
   skipModel(target: ModelTarget, waitMs: number): void;
   /** Blocks the target's profile for this pass; `coolingMs` when it may be tried again later. */
   blockProfile(target: ModelTarget, coolingMs?: number): void;
   /** Whether another profile of the target's model is still usable this pass. */
   hasOtherProfile(target: ModelTarget): boolean;
+  /** Whether another model (not given up, not skipped) with a usable profile is left this pass. */
+  hasOtherModel(target: ModelTarget): boolean;
   /** The shortest time until something skipped or cooling in this pass may be tried again. */
   shortestWait(modelOf?: ModelTarget): number | undefined;
   /** `shortestWait`, given-up models included: how long the caller should wait before trying again. */
@@ -34,8 +36,21 @@ export function targetKey(target: ModelTarget): string {
   return `${target.providerId}/${target.model}#${target.profileId}`;
 }
 
-function modelKeyOf(target: ModelTarget): string {
+/** `providerId/model` of a target. */
+export function modelKeyOf(target: Pick<ModelTarget, 'providerId' | 'model'>): string {
   return `${target.providerId}/${target.model}`;
+}
+
+/**
+ * The label that truly names a move from one target to the next: the same target is
+ * `retry_same`, another profile of the same model `rotate_profile`, another model `fallback_model`.
+ */
+export function moveLabel(
+  from: ModelTarget,
+  to: ModelTarget,
+): 'retry_same' | 'rotate_profile' | 'fallback_model' {
+  if (modelKeyOf(from) !== modelKeyOf(to)) return 'fallback_model';
+  return from.profileId === to.profileId ? 'retry_same' : 'rotate_profile';
 }
 
 export function createAttemptPlan(chain: readonly ChainModel[], now: () => number): AttemptPlan {
@@ -99,6 +114,16 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
       const model = chain.find((candidate) => candidate.key === modelKeyOf(target));
       const others = model?.profiles.filter((profile) => profile !== target.profileId) ?? [];
       return model !== undefined && others.some((profile) => usable(model, profile));
+    },
+    hasOtherModel(target) {
+      const key = modelKeyOf(target);
+      return chain.some(
+        (model) =>
+          model.key !== key &&
+          !dropped.has(model.key) &&
+          !skipped.has(model.key) &&
+          model.profiles.some((profile) => usable(model, profile)),
+      );
     },
     shortestWait(modelOf) {
       return shortest(false, modelOf);

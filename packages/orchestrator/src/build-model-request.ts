@@ -3,6 +3,14 @@ import { buildModelContext } from './build-context';
 import { repairToolPairing } from './repair-tool-pairing';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 
+/** `maxTokens` for the target's model: its `maxOutputTokens`, else the orchestrator's, else none. */
+function maxTokensOf(runtime: TurnRuntime, target: ModelTarget): { maxTokens?: number } {
+  const { settings } = runtime;
+  const own = settings.modelSettings.get(`${target.providerId}/${target.model}`)?.maxOutputTokens;
+  const maxTokens = own ?? settings.maxTokens;
+  return maxTokens === undefined ? {} : { maxTokens };
+}
+
 /**
  * The request for the next model call, built from the transcript as the turn knows it: messages
  * that arrived meanwhile are folded in first (`steer`), the latest compaction summary joins the
@@ -36,7 +44,7 @@ export async function buildModelRequest(
     ...(runtime.tools === undefined || runtime.tools.definitions.length === 0
       ? {}
       : { tools: [...runtime.tools.definitions] }),
-    ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
+    ...maxTokensOf(runtime, target),
   };
   for (const hooks of runtime.hooks) {
     if (hooks.beforeModelCall === undefined) continue;

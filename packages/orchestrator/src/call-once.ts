@@ -3,8 +3,20 @@ import { buildModelRequest } from './build-model-request';
 import type { Classification } from './orchestrator-options';
 import { type AttemptProgress, createProgress, streamAttempt } from './stream-attempt';
 import type { TurnProgress } from './turn-progress';
-import type { LiveTurn, TurnRuntime } from './turn-runtime';
+import type { LiveTurn, TurnRuntime, TurnSettings } from './turn-runtime';
 import { emitTurnEvent } from './turn-steps';
+
+/** The call's time limits for the target's model: its own settings win over the turn-wide ones. */
+export function callTimeoutsOf(settings: TurnSettings, target: ModelTarget) {
+  const own = settings.modelSettings.get(`${target.providerId}/${target.model}`);
+  return {
+    ...settings.callTimeouts,
+    ...(own?.firstTokenTimeoutMs === undefined
+      ? {}
+      : { firstTokenTimeoutMs: own.firstTokenTimeoutMs }),
+    ...(own?.stallTimeoutMs === undefined ? {} : { stallTimeoutMs: own.stallTimeoutMs }),
+  };
+}
 
 /** One attempt's result: its output, and the classified failure when it had one. */
 export interface Attempt {
@@ -54,7 +66,12 @@ export async function callOnce(
       request,
       now: clock.now,
       progress: output,
-      callOptions: { signal, maxRetries: 0, sessionId: turn.sessionId, ...settings.callTimeouts },
+      callOptions: {
+        signal,
+        maxRetries: 0,
+        sessionId: turn.sessionId,
+        ...callTimeoutsOf(settings, target),
+      },
       onEvent(event) {
         if (event.type === 'binding-invalidated' || event.type === 'session-bound') {
           emitTurnEvent(runtime, turn, { type: 'binding', event });
@@ -92,6 +109,7 @@ export async function callOnce(
       probe: permit.probe,
       outcome: classification === undefined ? 'ok' : 'error',
       ...(firstTokenMs === undefined ? {} : { firstTokenMs }),
+      ...(output.usage === undefined ? {} : { usage: output.usage }),
     },
   };
 }

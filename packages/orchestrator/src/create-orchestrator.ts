@@ -130,6 +130,12 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
 
     async selectModel(sessionId, model, callOptions = {}) {
       buildModelChain(model, [], settings.providers);
+      if (!settings.selectable.has(model)) {
+        throw new OrchestratorConfigError({
+          message: `Model "${model}" is not configured; configure it as the primary, a fallback or a models.settings key (configured: ${[...settings.selectable].join(', ')})`,
+          path: 'models',
+        });
+      }
       const entry = runtime.entries.modelSelection({ model, source: 'user' });
       const running = queue.running(sessionId);
       if (

@@ -32,9 +32,17 @@ export interface DecideContext {
     maxDelayMs?: number;
   };
   random: () => number;
+  /** The declared context window of a model (`providerId/model`), when its settings give one. */
+  contextWindowOf(modelKey: string): number | undefined;
   /** Reports that the turn gives up on the target's model for overload (opens its breaker). */
   onOverloadGiveUp(retryAfterMs: number | undefined): void;
 }
+
+/**
+ * A silent route (no first output in time, a stalled stream, a call past its deadline) is not
+ * tried again on the same model while another model is left: its time is better spent there.
+ */
+const SILENT: ReadonlySet<ErrorKind> = new Set(['timeout']);
 
 const TRANSIENT: ReadonlySet<ErrorKind> = new Set([
   'connection',
@@ -51,6 +59,7 @@ const TRANSIENT: ReadonlySet<ErrorKind> = new Set([
 export function decide(context: DecideContext): Decision {
   const { classification, target, plan, settings } = context;
   const kind = classification.kind;
+  if (SILENT.has(kind) && plan.hasOtherModel(target)) return fallBack(plan, target);
   if (TRANSIENT.has(kind)) {
     const count = plan.countRetry(target);
     if (count < settings.maxRetries) {
@@ -94,7 +103,7 @@ export function decide(context: DecideContext): Decision {
       return fallBack(plan, target);
     case 'context_overflow':
       if (context.canCompact && context.compactions === 0) return { label: 'compact_and_retry' };
-      return { label: 'final', outcome: 'error' };
+      return toLargerWindow(plan, target, context.contextWindowOf);
     case 'session_takeover':
       return { label: 'resend' };
     case 'caller_abort':
@@ -107,6 +116,26 @@ export function decide(context: DecideContext): Decision {
     default:
       return { label: 'final', outcome: 'error' };
   }
+}
+
+/**
+ * The request is too large for the target's model and compaction cannot help (any more): gives
+ * up on it and on every model whose declared window is not larger, so the same oversized request
+ * never goes to a model that cannot take it; falls over to the first larger one left, else ends.
+ */
+export function toLargerWindow(
+  plan: AttemptPlan,
+  target: ModelTarget,
+  contextWindowOf: (modelKey: string) => number | undefined,
+): Decision {
+  const current = contextWindowOf(`${target.providerId}/${target.model}`) ?? 0;
+  for (const model of plan.chain) {
+    const window = contextWindowOf(model.key);
+    if (window === undefined || window <= current) plan.dropModel(model);
+  }
+  return plan.next() === undefined
+    ? { label: 'final', outcome: 'error' }
+    : { label: 'fallback_model' };
 }
 
 function fallBack(plan: AttemptPlan, target: ModelTarget, retryInMs?: number): Decision {

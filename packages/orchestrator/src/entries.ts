@@ -57,6 +57,7 @@ export function createEntryFactory(createId: () => string, now: () => number): E
         provider: outcome.provider,
         errorKind: outcome.errorKind,
         retryAfterMs: outcome.retryAfterMs,
+        usage: outcome.usage,
       });
     },
     modelSelection(fields) {

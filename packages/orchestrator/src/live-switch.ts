@@ -39,6 +39,9 @@ export async function applySwitch(
   }
   progress.switches += 1;
   progress.selection = requested;
+  // The attempt before the switch is explained by it (whatever was decided before it came).
+  const last = progress.attempts.at(-1);
+  if (last !== undefined && last.outcome !== 'ok') last.decision = 'switch_model';
   progress.plan = planFor(requested, settings, clock.now);
   const to = progress.plan.next();
   emitter.emit({

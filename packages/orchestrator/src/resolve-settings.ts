@@ -1,6 +1,6 @@
-import { buildModelChain } from './model-chain';
+import { buildModelChain, modelKey, parseModelRef } from './model-chain';
 import { OrchestratorConfigError } from './orchestrator-error';
-import type { OrchestratorOptions } from './orchestrator-options';
+import type { ModelSettings, OrchestratorOptions } from './orchestrator-options';
 import { DEFAULT_TURN_COPY } from './turn-copy';
 import { requestCeiling } from './turn-progress';
 import type { TurnSettings } from './turn-runtime';
@@ -34,8 +34,9 @@ export function resolveSettings(options: OrchestratorOptions): TurnSettings {
     maxTokens: options.maxTokens,
     primary: options.models.primary,
     fallbacks: options.models.fallbacks ?? [],
+    modelSettings: resolveModelSettings(options.models.settings),
     providers: options.providers,
-  } satisfies Omit<TurnSettings, 'requestCeiling' | 'copy'>;
+  } satisfies Omit<TurnSettings, 'requestCeiling' | 'copy' | 'selectable'>;
   if (base.queueMode !== 'followup' && base.queueMode !== 'steer') {
     throw new OrchestratorConfigError({
       message: `queueMode must be "followup" or "steer", not ${JSON.stringify(base.queueMode)}`,
@@ -53,12 +54,46 @@ export function resolveSettings(options: OrchestratorOptions): TurnSettings {
     ids.add(provider.id);
   }
   buildModelChain(base.primary, base.fallbacks, base.providers);
+  for (const key of base.modelSettings.keys()) buildModelChain(key, [], base.providers);
+  const selectable = new Set(
+    [base.primary, ...base.fallbacks, ...base.modelSettings.keys()].map((reference) =>
+      modelKey(parseModelRef(reference)),
+    ),
+  );
+  const withSelectable = { ...base, selectable };
   return {
-    ...base,
+    ...withSelectable,
     copy: { ...DEFAULT_TURN_COPY, ...options.copy },
-    requestCeiling: requestCeiling(base),
+    requestCeiling: requestCeiling(withSelectable),
   };
 }
+
+/** Per-model settings by `providerId/model`, each number checked, naming the model and field. */
+function resolveModelSettings(
+  settings: Readonly<Record<string, ModelSettings>> | undefined,
+): ReadonlyMap<string, ModelSettings> {
+  const resolved = new Map<string, ModelSettings>();
+  for (const [key, value] of Object.entries(settings ?? {})) {
+    const path = `models.settings.${key}`;
+    if (typeof value !== 'object' || value === null) {
+      throw new OrchestratorConfigError({ message: `${path} must be an object`, path });
+    }
+    const fields: ModelSettings = {};
+    for (const field of MODEL_SETTING_FIELDS) {
+      const number = positive(value[field], 0, `${path}.${field}`);
+      if (value[field] !== undefined) fields[field] = number;
+    }
+    resolved.set(key, fields);
+  }
+  return resolved;
+}
+
+const MODEL_SETTING_FIELDS = [
+  'contextWindowTokens',
+  'maxOutputTokens',
+  'firstTokenTimeoutMs',
+  'stallTimeoutMs',
+] as const satisfies ReadonlyArray<keyof ModelSettings>;
 
 function count(value: number | undefined, fallback: number, path: string): number {
   if (value === undefined) return fallback;

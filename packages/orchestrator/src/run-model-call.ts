@@ -1,5 +1,6 @@
 import type { ModelPort, ModelTarget, ToolCall } from '@keel/spec';
 import { actOnFailure } from './act-on-failure';
+import { moveLabel } from './attempt-plan';
 import { callOnce } from './call-once';
 import { applySwitch } from './live-switch';
 import { permitHealth, reportHealth } from './report-health';
@@ -50,7 +51,7 @@ export async function runModelCall(
     }
     const permit = await permitHealth(runtime, turn, target);
     if (!permit.allowed) {
-      skip(runtime, progress, target, permit.reason, permit.waitMs);
+      skip(runtime, turn, progress, target, permit.reason, permit.waitMs);
       continue;
     }
     if (!thresholdChecked) {
@@ -78,22 +79,36 @@ function end(ending: TurnEnding): CallResult {
   return { type: 'end', ending };
 }
 
-/** Provider health holds the target back: skip it (no request), and remember why. */
+/**
+ * Provider health holds the target back: skip it (no request), remember why, and record the
+ * decision that explains where the next attempt goes (another profile or model); when nothing
+ * is left, the wait or the end that follows explains it.
+ */
 function skip(
   runtime: TurnRuntime,
+  turn: LiveTurn,
   progress: TurnProgress,
   target: ModelTarget,
   reason: 'breaker-open' | 'probe-in-flight' | 'profile-cooling',
   waitMs: number,
 ): void {
+  const startedAt = runtime.clock.now();
+  if (reason === 'profile-cooling') progress.plan.blockProfile(target, waitMs);
+  else progress.plan.skipModel(target, waitMs);
+  const kind = reason === 'profile-cooling' ? 'rate_limit' : 'overloaded';
+  progress.lastSkip = { target, kind };
+  const next = progress.plan.next();
+  const label = next === undefined ? undefined : moveLabel(target, next);
   recordAttempt(runtime, progress, {
     target,
-    startedAt: runtime.clock.now(),
+    startedAt,
     requestSent: false,
     probe: false,
     outcome: 'skipped',
+    retryAfterMs: waitMs,
+    ...(label === undefined ? {} : { decision: label }),
   });
-  if (reason === 'profile-cooling') progress.plan.blockProfile(target, waitMs);
-  else progress.plan.skipModel(target, waitMs);
-  progress.lastSkip = { target, kind: reason === 'profile-cooling' ? 'rate_limit' : 'overloaded' };
+  if (label !== undefined) {
+    emitTurnEvent(runtime, turn, { type: 'decision', label, from: target, to: next, reason: kind });
+  }
 }

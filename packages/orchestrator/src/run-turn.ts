@@ -15,6 +15,7 @@ import { type TranscriptView, transcriptView } from './transcript-cache';
 import type { TranscriptFacts } from './transcript-facts';
 import { createTurnProgress, type TurnEnding, type TurnProgress } from './turn-progress';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
+import { turnUsage } from './turn-usage';
 
 /** What a turn answers: a new user message, or one already in the transcript (queued, recovered). */
 export type TurnInput =
@@ -74,7 +75,11 @@ export async function runTurn(
     start();
     await append(prepared.entries);
     turn.markPrepared();
-    progress = createTurnProgress(facts.selectedModel ?? settings.primary, settings, clock.now);
+    // A selection of a model no longer configured is not honoured: the configured chain runs.
+    const selected = facts.selectedModel;
+    const selection =
+      selected !== undefined && settings.selectable.has(selected) ? selected : settings.primary;
+    progress = createTurnProgress(selection, settings, clock.now);
     const result = await runSteps(runtime, turn, progress);
     ending = result.ending;
     toWrite = result.finalEntries;
@@ -271,6 +276,8 @@ function stamp(
   progress: TurnProgress | undefined,
 ): TurnOutcome {
   const { target, ...rest } = ending;
+  const attempts = progress?.attempts ?? [];
+  const usage = turnUsage(attempts);
   return {
     ...rest,
     messageId: turn.messageId,
@@ -280,7 +287,8 @@ function stamp(
       ? {}
       : { model: `${target.providerId}/${target.model}`, provider: target.providerId }),
     ...(turn.folded.size === 0 ? {} : { steeredMessageIds: [...turn.folded] }),
-    attempts: progress?.attempts ?? [],
+    ...(usage === undefined ? {} : { usage }),
+    attempts,
   };
 }
 
@@ -296,6 +304,7 @@ function storedOutcome(message: MessageEntry, end: TurnEntry): TurnOutcome {
     ...(end.provider === undefined ? {} : { provider: end.provider }),
     ...(end.errorKind === undefined ? {} : { errorKind: end.errorKind }),
     ...(end.retryAfterMs === undefined ? {} : { retryAfterMs: end.retryAfterMs }),
+    ...(end.usage === undefined ? {} : { usage: end.usage }),
     attempts: [],
   };
 }

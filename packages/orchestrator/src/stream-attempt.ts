@@ -99,9 +99,11 @@ export async function streamAttempt(options: StreamAttemptOptions): Promise<Tool
           ...(event.isError === undefined ? {} : { isError: event.isError }),
         });
         break;
-      case 'usage':
-        progress.usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+      case 'usage': {
+        const { type: _type, ...usage } = event;
+        progress.usage = usage;
         break;
+      }
       case 'finish':
         progress.finish = event.reason;
         break;

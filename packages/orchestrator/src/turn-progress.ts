@@ -51,25 +51,30 @@ export function createTurnProgress(
   };
 }
 
-/** The candidates for a selection: it, then the configured fallbacks. */
+/**
+ * The candidates for a selection: it, then the configured chain (the primary, then the
+ * fallbacks), each once: a selection never hides a healthy primary.
+ */
 export function planFor(selection: string, settings: TurnSettings, now: () => number): AttemptPlan {
-  return createAttemptPlan(buildModelChain(selection, settings.fallbacks, settings.providers), now);
+  const chain = [settings.primary, ...settings.fallbacks];
+  return createAttemptPlan(buildModelChain(selection, chain, settings.providers), now);
 }
 
 /**
  * The most provider requests one turn can make: each step's successful call, plus the failures a
  * pass allows (every profile of every candidate model, each at most `1 + maxRetries` times), for
  * each pass a turn can make (the first, one per wait, one after a compaction, one per switch).
- * The candidate models are the largest provider's profiles (any configured model may be
- * selected) plus every fallback's.
+ * The candidate models are the configured chain (primary and fallbacks) and, when a session may
+ * select a model outside it (a `models.settings` key), the one with the most profiles.
  */
 export function requestCeiling(settings: Omit<TurnSettings, 'requestCeiling' | 'copy'>): number {
   const profilesOf = new Map(settings.providers.map((p) => [p.id, p.profiles.length]));
-  const largest = Math.max(0, ...profilesOf.values());
-  const fallbacks = [...new Set(settings.fallbacks)].reduce((sum, reference) => {
-    const providerId = reference.slice(0, reference.indexOf('/'));
-    return sum + (profilesOf.get(providerId) ?? 0);
-  }, 0);
+  const profiles = (reference: string) =>
+    profilesOf.get(reference.slice(0, reference.indexOf('/'))) ?? 0;
+  const chain = new Set([settings.primary, ...settings.fallbacks]);
+  const inChain = chain.size === 0 ? 0 : [...chain].reduce((sum, ref) => sum + profiles(ref), 0);
+  const outside = [...settings.selectable].filter((reference) => !chain.has(reference));
+  const selected = Math.max(0, ...outside.map(profiles));
   const passes = 1 + settings.maxWaits + 1 + settings.maxModelSwitches;
-  return settings.maxSteps + passes * (largest + fallbacks) * (1 + settings.maxRetries);
+  return settings.maxSteps + passes * (selected + inChain) * (1 + settings.maxRetries);
 }

@@ -12,7 +12,7 @@ import type {
 } from '@keel/spec';
 import type { EntryFactory } from './entries';
 import type { ProviderProfiles } from './model-chain';
-import type { CallTimeouts, Classification } from './orchestrator-options';
+import type { CallTimeouts, Classification, ModelSettings } from './orchestrator-options';
 import type { TranscriptCache } from './transcript-cache';
 import type { TurnCopy } from './turn-copy';
 import type { TurnEmitter } from './turn-emitter';
@@ -35,6 +35,10 @@ export interface TurnSettings {
   maxTokens: number | undefined;
   primary: string;
   fallbacks: readonly string[];
+  /** The models a session may select: the primary, the fallbacks and every `models.settings` key. */
+  selectable: ReadonlySet<string>;
+  /** `models.settings`, by `providerId/model`, checked. */
+  modelSettings: ReadonlyMap<string, ModelSettings>;
   providers: readonly ProviderProfiles[];
   copy: TurnCopy;
   /** The most provider requests one turn can make (see `requestCeiling`). */

@@ -15,7 +15,14 @@ export async function waitOrEnd(
 ): Promise<TurnEnding | undefined> {
   const { settings } = runtime;
   const wait = progress.plan.shortestWait();
+  // The attempt that left nothing to try (failed or skipped) is explained by what comes now.
+  const last = progress.attempts.at(-1);
+  const explain = (label: 'wait' | 'final') => {
+    if (last !== undefined && last.outcome !== 'ok' && last.decision === undefined)
+      last.decision = label;
+  };
   if (wait !== undefined && wait <= settings.maxWaitMs && progress.waits < settings.maxWaits) {
+    explain('wait');
     emitTurnEvent(runtime, turn, {
       type: 'decision',
       label: 'wait',
@@ -29,14 +36,16 @@ export async function waitOrEnd(
   }
   // Nothing failed in this turn: say why health kept every candidate back.
   const kind = progress.lastError?.kind ?? progress.lastSkip?.kind ?? 'overloaded';
-  const last = progress.lastTarget ?? progress.lastSkip?.target;
+  // Only a model that was sent a request is named: a skipped one was never tried.
+  const tried = progress.lastTarget;
   const retryAfterMs = progress.plan.shortestRetry();
+  explain('final');
   emitTurnEvent(runtime, turn, { type: 'decision', label: 'final', reason: kind });
   return {
     kind: 'error',
     text: userMessage({ kind }),
     errorKind: kind,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    ...(last === undefined ? {} : { target: last }),
+    ...(tried === undefined ? {} : { target: tried }),
   };
 }

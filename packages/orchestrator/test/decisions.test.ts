@@ -54,10 +54,9 @@ describe('a turn decides from the error kind, with exact request counts', () => 
       ['rotate_profile', 'k2', 'primary'],
       ['fallback_model', 'b1', 'fallback'],
     ]);
+    // One turn's two overloaded answers are not evidence enough to open the model's breaker.
     const snapshot = await harness.orchestrator.health.snapshot();
-    expect(snapshot.breakers).toContainEqual(
-      expect.objectContaining({ model: 'primary', state: 'open' }),
-    );
+    expect(snapshot.breakers.filter((breaker) => breaker.state !== 'closed')).toEqual([]);
   });
 
   it('a 429 with retry-after cools that profile on the clock and the next profile answers', async () => {

@@ -1,4 +1,4 @@
-import type { TranscriptEntry, TurnEvent } from '@keel/spec';
+import type { AttemptRecord, TranscriptEntry, TurnEvent } from '@keel/spec';
 import { type MockBehavior, mockFaults, seededRandom } from '@keel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trailingOrphans } from '../src/trailing-orphans';
@@ -32,6 +32,51 @@ function randomBehaviour(): MockBehavior {
   if (roll < 0.92) return { type: 'stall', afterChunks: 1 };
   if (roll < 0.95) return { type: 'http-error', status: 400, message: 'bad request' };
   return mockFaults.unauthorized();
+}
+
+/**
+ * Where a turn's attempt records do not explain themselves: every attempt that did not answer
+ * and is followed by another carries a decision, and a move label names the move that really
+ * followed (same target, another profile of the model, another model); a reply's answering
+ * attempt carries none.
+ */
+function untruthfulDecisions(attempts: readonly AttemptRecord[], kind: string): string[] {
+  const problems: string[] = [];
+  const model = (attempt: AttemptRecord) => `${attempt.target.providerId}/${attempt.target.model}`;
+  attempts.forEach((attempt, index) => {
+    const next = attempts[index + 1];
+    const where = `attempt ${attempt.attempt} (${attempt.outcome}, ${attempt.decision})`;
+    if (next === undefined) {
+      if (kind === 'reply' && (attempt.outcome !== 'ok' || attempt.decision !== undefined))
+        problems.push(`${where} ends a reply`);
+      return;
+    }
+    if (attempt.outcome === 'ok') return; // the next step of a tool loop
+    const sameModel = model(attempt) === model(next);
+    const sameTarget = sameModel && attempt.target.profileId === next.target.profileId;
+    switch (attempt.decision) {
+      case undefined:
+        problems.push(`${where} has no decision before attempt ${next.attempt}`);
+        break;
+      case 'retry_same':
+      case 'compact_and_retry':
+        if (!sameTarget) problems.push(`${where} but attempt ${next.attempt} went elsewhere`);
+        break;
+      case 'rotate_profile':
+        if (!sameModel || sameTarget) problems.push(`${where} but not another profile next`);
+        break;
+      case 'fallback_model':
+        if (sameModel) problems.push(`${where} but the same model next`);
+        break;
+      case 'final':
+      case 'resend':
+        problems.push(`${where} yet attempt ${next.attempt} followed`);
+        break;
+      default:
+        break; // wait and switch_model may go anywhere
+    }
+  });
+  return problems;
 }
 
 let harness: Harness;
@@ -76,7 +121,7 @@ function foreignEntry(): TranscriptEntry {
 }
 
 describe(`seeded fuzz (seed ${SEED}, ${TURNS} turns; KEEL_FUZZ_SEED / KEEL_FUZZ_TURNS to change)`, () => {
-  it('every turn ends exactly once, within its request ceiling, leaving a parseable transcript with no trailing orphan and its user message', {
+  it('every turn ends exactly once, within its request ceiling, with truthful decisions, leaving a parseable transcript with no trailing orphan and its user message', {
     timeout: 600_000,
   }, async () => {
     const sessions = ['s0', 's1', 's2', 's3'];
@@ -107,6 +152,7 @@ describe(`seeded fuzz (seed ${SEED}, ${TURNS} turns; KEEL_FUZZ_SEED / KEEL_FUZZ_
         ),
         context,
       ).toBe(true);
+      expect(untruthfulDecisions(outcome.attempts, outcome.kind), context).toEqual([]);
       kinds.set(outcome.kind, (kinds.get(outcome.kind) ?? 0) + 1);
     }
     // The faults reached every ending.

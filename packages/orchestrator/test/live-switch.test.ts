@@ -16,7 +16,7 @@ describe('live model switch', () => {
   it('a switch during a turn is honoured at the next attempt boundary, and the selection persists', async () => {
     harness = await createHarness({
       providers,
-      models: { primary: 'anthropic/primary' },
+      models: { primary: 'anthropic/primary', settings: { 'backup/other': {} } },
       script: [{ behavior: { type: 'http-error', status: 500 }, match: { model: 'primary' } }],
       beforeStreamEnds: () => undefined,
     });
@@ -37,7 +37,7 @@ describe('live model switch', () => {
   it('ping-pong switching is bounded at 2 per turn; the selection is healed to the last choice and the next turn is normal', async () => {
     harness = await createHarness({
       providers,
-      models: { primary: 'anthropic/a' },
+      models: { primary: 'anthropic/a', settings: { 'backup/b': {} } },
       overrides: { retry: { maxRetries: 5 } },
       script: Array.from({ length: 6 }, () => ({
         behavior: { type: 'reset-before-headers' as const },
@@ -98,5 +98,73 @@ describe('live model switch', () => {
     await expect(harness.orchestrator.selectModel('s1', 'no-slash')).rejects.toMatchObject({
       name: 'OrchestratorConfigError',
     });
+  });
+
+  it('refuses a model of a configured provider that is not the primary, a fallback or a settings key', async () => {
+    harness = await createHarness({
+      models: { primary: 'anthropic/primary', settings: { 'anthropic/large': {} } },
+    });
+    await expect(harness.orchestrator.selectModel('s1', 'anthropic/typo')).rejects.toMatchObject({
+      name: 'OrchestratorConfigError',
+      message: expect.stringContaining('anthropic/primary, anthropic/large'),
+    });
+    await harness.orchestrator.selectModel('s1', 'anthropic/large');
+    expect((await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' })).model).toBe(
+      'anthropic/large',
+    );
+    expect(
+      (await harness.entries('s1')).filter((entry) => entry.type === 'model-selection'),
+    ).toHaveLength(1);
+  });
+
+  it('a selection goes first, then the configured chain: a failing selection falls back to the primary, then the fallbacks', async () => {
+    harness = await createHarness({
+      providers,
+      models: {
+        primary: 'anthropic/primary',
+        fallbacks: ['backup/fallback'],
+        settings: { 'backup/chosen': {} },
+      },
+      overrides: { retry: { maxRetries: 0 } },
+      script: [
+        {
+          behavior: { type: 'http-error', status: 404, message: 'no' },
+          match: { model: 'chosen' },
+        },
+        {
+          behavior: { type: 'http-error', status: 404, message: 'no' },
+          match: { model: 'primary' },
+        },
+      ],
+    });
+    await harness.orchestrator.selectModel('s1', 'backup/chosen');
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    expect(harness.sent().map((request) => request.model)).toEqual([
+      'chosen',
+      'primary',
+      'fallback',
+    ]);
+    expect(outcome).toMatchObject({ kind: 'reply', model: 'backup/fallback' });
+    expect(outcome.attempts.map((attempt) => attempt.decision)).toEqual([
+      'fallback_model',
+      'fallback_model',
+      undefined,
+    ]);
+  });
+
+  it('a stored selection of a model no longer configured is not honoured: the primary answers', async () => {
+    harness = await createHarness({ providers, models: { primary: 'anthropic/primary' } });
+    await harness.storage.append('s1', [
+      {
+        type: 'model-selection',
+        id: 'old-choice',
+        timestamp: '2026-01-01T00:00:00.000Z',
+        model: 'backup/retired',
+        source: 'user',
+      },
+    ]);
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    expect(outcome.model).toBe('anthropic/primary');
+    expect(harness.sent().map((request) => request.model)).toEqual(['primary']);
   });
 });

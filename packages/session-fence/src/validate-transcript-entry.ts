@@ -59,6 +59,16 @@ function problemOf(value: Record<string, unknown>): string | undefined {
   }
 }
 
+/** Absent, or token counts: numbers, the cache ones optional. */
+function isUsage(usage: unknown): boolean {
+  if (usage === undefined) return true;
+  if (!isRecord(usage)) return false;
+  const counts = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'];
+  return counts.every(
+    (key, index) => (index >= 2 && usage[key] === undefined) || typeof usage[key] === 'number',
+  );
+}
+
 function messageProblem(value: Record<string, unknown>): string | undefined {
   if (typeof value['messageId'] !== 'string') return 'message lacks a string messageId';
   if (typeof value['role'] !== 'string' || !roles.has(value['role'])) {
@@ -68,17 +78,7 @@ function messageProblem(value: Record<string, unknown>): string | undefined {
   if (!Array.isArray(content) || !content.every(isContentBlock)) {
     return 'message content is not an array of content blocks';
   }
-  const usage = value['usage'];
-  if (
-    usage !== undefined &&
-    !(
-      isRecord(usage) &&
-      typeof usage['inputTokens'] === 'number' &&
-      typeof usage['outputTokens'] === 'number'
-    )
-  ) {
-    return 'message usage is not { inputTokens, outputTokens }';
-  }
+  if (!isUsage(value['usage'])) return 'message usage is not { inputTokens, outputTokens }';
   return optionalStrings(value, ['clientMessageId', 'turnId', 'model', 'provider'], 'message');
 }
 
@@ -123,6 +123,7 @@ function turnProblem(value: Record<string, unknown>): string | undefined {
   ) {
     return 'turn retryAfterMs is not a non-negative number';
   }
+  if (!isUsage(value['usage'])) return 'turn usage is not { inputTokens, outputTokens }';
   const steered = value['steeredMessageIds'];
   if (
     steered !== undefined &&

@@ -68,6 +68,16 @@ export function normalizedEntry(entry: TranscriptEntry): unknown {
   return value;
 }
 
+/** Absent, or token counts: numbers, the cache ones optional. */
+function isUsage(usage: unknown): boolean {
+  if (usage === undefined) return true;
+  if (!isRecord(usage)) return false;
+  const counts = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'];
+  return counts.every(
+    (key, index) => (index >= 2 && usage[key] === undefined) || isNumber(usage[key]),
+  );
+}
+
 function messageProblem(value: Value): string | undefined {
   if (typeof value['messageId'] !== 'string') return 'message lacks a string messageId';
   if (typeof value['role'] !== 'string' || !roles.has(value['role'])) {
@@ -77,13 +87,7 @@ function messageProblem(value: Value): string | undefined {
   if (!Array.isArray(content)) return 'message content is not an array';
   const bad = content.findIndex((block) => blockProblem(block) !== undefined);
   if (bad !== -1) return `message content block ${bad}: ${blockProblem(content[bad])}`;
-  const usage = value['usage'];
-  if (
-    usage !== undefined &&
-    !(isRecord(usage) && isNumber(usage['inputTokens']) && isNumber(usage['outputTokens']))
-  ) {
-    return 'message usage is not { inputTokens, outputTokens }';
-  }
+  if (!isUsage(value['usage'])) return 'message usage is not { inputTokens, outputTokens }';
   return stringsProblem(value, ['clientMessageId', 'turnId', 'model', 'provider']);
 }
 
@@ -143,6 +147,7 @@ function turnProblem(value: Value): string | undefined {
   if (retryAfterMs !== undefined && !(isNumber(retryAfterMs) && retryAfterMs >= 0)) {
     return 'turn retryAfterMs is not a non-negative number';
   }
+  if (!isUsage(value['usage'])) return 'turn usage is not { inputTokens, outputTokens }';
   if (
     steeredMessageIds !== undefined &&
     !(Array.isArray(steeredMessageIds) && steeredMessageIds.every((id) => typeof id === 'string'))

@@ -107,6 +107,31 @@ export const storageDataChecks: readonly StorageCheck[] = [
       }),
   },
   {
+    name: 'a turn end keeps its usage (cache counts included) and one with bad usage is refused',
+    run: (context) =>
+      withStorage(context, async (storage) => {
+        const id = 'conformance-turn-usage';
+        const end = (entryId: string, usage: unknown) =>
+          ({
+            type: 'turn',
+            id: entryId,
+            timestamp: '2026-01-01T00:00:00.000Z',
+            turnId: 'turn-1',
+            phase: 'end',
+            outcome: 'reply',
+            usage,
+          }) as unknown as TranscriptEntry;
+        const usage = { inputTokens: 12, outputTokens: 3, cacheReadTokens: 8, cacheWriteTokens: 2 };
+        await storage.append(id, [end('good', usage)]);
+        const refused = await settle(
+          storage.append(id, [end('bad', { inputTokens: 'twelve', outputTokens: 3 })]),
+        );
+        expect(refused.ok, 'a turn with usage.inputTokens "twelve" was accepted').toBe(false);
+        const read = await storage.read(id);
+        expect(read.entries).toMatchObject([{ id: 'good', usage }]);
+      }),
+  },
+  {
     name: 'inspectTrailingToolUses names only the unanswered calls of the last assistant message',
     run: (context) =>
       withStorage(context, async (storage) => {

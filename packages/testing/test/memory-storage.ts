@@ -173,6 +173,10 @@ export function memoryStorage(...flaws: MemoryStorageFlaw[]): SessionStorage {
         if (entry.type === 'message' && !['user', 'assistant', 'tool'].includes(entry.role)) {
           throw new Error(`entry ${index} has an unknown role`);
         }
+        const usage = (entry as { usage?: Record<string, unknown> }).usage;
+        if (usage !== undefined && typeof usage['inputTokens'] !== 'number') {
+          throw new Error(`entry ${index} has bad usage`);
+        }
         if (has('partial-invalid-batch')) {
           found.entries.push(entry);
           found.created = true;
