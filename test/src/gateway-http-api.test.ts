@@ -28,7 +28,7 @@ beforeAll(async () => {
           profiles: [{ id: 'main', apiKey: 'sk-keeltest-api-0001' }],
         },
       ],
-      models: { primary: 'api/api-model' },
+      models: { primary: 'api/api-model', settings: { 'api/api-model-2': {} } },
     },
   });
 });

@@ -44,7 +44,11 @@ beforeAll(async () => {
           profiles: [{ id: 'main', apiKey: 'sk-keeltest-obs-s' }],
         },
       ],
-      models: { primary: 'ob-a/obs-a', fallbacks: ['ob-o/obs-o'] },
+      models: {
+        primary: 'ob-a/obs-a',
+        fallbacks: ['ob-o/obs-o'],
+        settings: { 'ob-s/obs-s': {} },
+      },
       retry: { maxRetries: 0 },
       compaction: { keepRecentTokens: 1 },
     },

@@ -28,6 +28,17 @@ export interface ConsolePage {
   readonly pageErrors: string[];
 }
 
+/** Models a console test may select for its session, to scope its scripted answers. */
+export const CONSOLE_TEST_MODELS = [
+  'mock/overloaded-1',
+  'backup/limited-1',
+  'mock/slow-1',
+  'mock/flaky-1',
+  'mock/cooling-1',
+  'mock/probe-1',
+  'mock/usage-1',
+];
+
 /**
  * The gateway under test has two providers on one mock provider: `mock` with two auth profiles
  * (`key-a`, `key-b`) and `backup` with one (`main`); the chain is `mock/claude-main`, then
@@ -65,7 +76,12 @@ export async function startConsoleFixture(
           profiles: [{ id: 'main', apiKey: 'sk-backup' }],
         },
       ],
-      models: { primary: 'mock/claude-main', fallbacks: ['backup/claude-backup'] },
+      models: {
+        primary: 'mock/claude-main',
+        fallbacks: ['backup/claude-backup'],
+        // The models tests select for their sessions (only configured models may be selected).
+        settings: Object.fromEntries(CONSOLE_TEST_MODELS.map((model) => [model, {}])),
+      },
       shutdown: { graceMs: 1000 },
     },
   });
