@@ -98,6 +98,11 @@ describe('OpenTelemetry GenAI spans', () => {
         'keel.outcome': 'reply',
       });
     }
+    // The turn's usage added up: the first turn's one attempt reported 7 in, 3 out.
+    expect(turnSpan(turns[0]?.['turnId']).attributes).toMatchObject({
+      'gen_ai.usage.input_tokens': 7,
+      'gen_ai.usage.output_tokens': 3,
+    });
   });
 
   it('one chat CLIENT span per attempt, parented to its turn', () => {
