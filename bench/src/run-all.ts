@@ -4,7 +4,9 @@
  * each one reported. Usage: `pnpm bench` (all), `pnpm bench gateway` (files whose name contains
  * "gateway"; `BENCHMARKS.md` is then left alone), `pnpm bench:smoke` (`BENCH_SMOKE=1`: every
  * benchmark at tiny sizes, seconds long; it fails only when a benchmark crashes, never on a
- * missed target, and writes no `BENCHMARKS.md`).
+ * missed target, and writes no `BENCHMARKS.md`); `pnpm bench failover --write` measures the
+ * matching rows only and puts their sections and targets into the existing `BENCHMARKS.md`, each
+ * marked with when it was measured (`lib/merge-benchmarks.ts`).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,11 +16,14 @@ import { fileURLToPath } from 'node:url';
 import { SMOKE } from './lib/env';
 import { describeMachine, loadText } from './lib/machine';
 import { renderResult, renderTable } from './lib/markdown';
+import { mergeResults } from './lib/merge-benchmarks';
 import type { BenchResult } from './lib/result';
 import { WHERE_THE_TIME_GOES } from './where-the-time-goes';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+const writeAlone = args.includes('--write');
+const only = args.filter((arg) => arg !== '--write');
 const files = readdirSync(here)
   .filter((name) => name.endsWith('.bench.ts'))
   .filter((name) => only.length === 0 || only.some((filter) => name.includes(filter)))
@@ -53,6 +58,11 @@ if (only.length === 0 && !SMOKE && crashed.length === 0) {
   writeFileSync(target, document(results, endLoad, minutes));
   console.log(`\nwrote ${target}`);
   quoteInReadme(results);
+} else if (only.length > 0 && writeAlone && !SMOKE && crashed.length === 0) {
+  const target = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
+  const measured = `Measured on its own (\`pnpm bench ${only.join(' ')} --write\`) on ${machine.date.slice(0, 10)}, ${machine.cpu} × ${machine.cores} cores, load ${loadText(machine.load)} at start, ${loadText(endLoad)} at end, ${minutes} min; the machine table above is from the last full run.`;
+  writeFileSync(target, mergeResults(readFileSync(target, 'utf8'), results, measured));
+  console.log(`\nwrote ${results.map((result) => result.title).join(', ')} into ${target}`);
 }
 console.log(
   `\nbenchmarks: ${files.length - crashed.length} ran, ${crashed.length} crashed${SMOKE ? ' (smoke: targets are not checked)' : ''}`,

@@ -13,8 +13,22 @@ export interface MockChildOptions {
 
 export type MockCommand =
   | { id: number; type: 'stats' }
+  | { id: number; type: 'log'; models: string[] }
   | { id: number; type: 'reset' }
   | { id: number; type: 'enqueue'; entries: MockScriptEntry[] };
+
+/** One model request as the provider saw it (the failover row's request log). */
+export interface MockLogEntry {
+  model: string;
+  /** `Date.now()` when it arrived. */
+  receivedAt: number;
+  /** Its last message is the assistant's (a prefill). */
+  prefill: boolean;
+  /** Characters of its messages as JSON: how large the prompt was. */
+  promptChars: number;
+  /** The behaviour that answered it (`ok`, `http-error`, `hang`…). */
+  behavior: string;
+}
 
 export interface MockStats {
   total: number;
@@ -45,8 +59,28 @@ function count(): MockStats {
   }
   return structuredClone(stats);
 }
+/** The model requests so far to any of `models`, oldest first. */
+function logOf(models: string[]): MockLogEntry[] {
+  const wanted = new Set(models);
+  return provider.requests
+    .filter((request) => request.model !== undefined && wanted.has(request.model))
+    .map((request) => {
+      const messages = Array.isArray(request.messages) ? (request.messages as unknown[]) : [];
+      const last = messages[messages.length - 1] as { role?: unknown } | undefined;
+      return {
+        model: request.model ?? '',
+        receivedAt: request.receivedAt,
+        prefill: last?.role === 'assistant',
+        promptChars: JSON.stringify(request.messages ?? null).length,
+        behavior: request.behavior,
+      };
+    });
+}
 process.on('message', (message: MockCommand) => {
   switch (message.type) {
+    case 'log':
+      process.send?.({ id: message.id, log: logOf(message.models) });
+      return;
     case 'stats':
       process.send?.({ id: message.id, stats: count() });
       return;

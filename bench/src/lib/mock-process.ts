@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { MockScriptEntry } from '@keel/testing';
-import type { MockChildOptions, MockCommand, MockStats } from './mock-child';
+import type { MockChildOptions, MockCommand, MockLogEntry, MockStats } from './mock-child';
 import { type Service, startService } from './service';
 
 /** The mock provider running in its own process. */
@@ -10,6 +10,8 @@ export interface MockProcess {
   readonly anthropicBaseUrl: string;
   readonly service: Service;
   stats(): Promise<MockStats>;
+  /** Every model request so far to one of `models`, oldest first. */
+  log(models: string[]): Promise<MockLogEntry[]>;
   reset(): Promise<void>;
   enqueue(...entries: MockScriptEntry[]): Promise<void>;
   close(): Promise<void>;
@@ -24,13 +26,14 @@ export async function startMockProcess(options: MockChildOptions): Promise<MockP
   });
   const [, url = ''] = await service.waitForLine(/^MOCK_LISTENING (\S+)/);
   let nextId = 0;
-  const pending = new Map<number, (reply: { stats?: MockStats }) => void>();
-  service.child.on('message', (reply: { id: number; stats?: MockStats }) => {
+  type Reply = { stats?: MockStats; log?: MockLogEntry[] };
+  const pending = new Map<number, (reply: Reply) => void>();
+  service.child.on('message', (reply: Reply & { id: number }) => {
     pending.get(reply.id)?.(reply);
     pending.delete(reply.id);
   });
   const ask = (command: Omit<MockCommand, 'id'>) =>
-    new Promise<{ stats?: MockStats }>((resolve) => {
+    new Promise<Reply>((resolve) => {
       const id = nextId++;
       pending.set(id, resolve);
       service.child.send({ ...command, id });
@@ -42,6 +45,9 @@ export async function startMockProcess(options: MockChildOptions): Promise<MockP
     service,
     async stats() {
       return (await ask({ type: 'stats' })).stats as MockStats;
+    },
+    async log(models) {
+      return (await ask({ type: 'log', models } as Omit<MockCommand, 'id'>)).log ?? [];
     },
     async reset() {
       await ask({ type: 'reset' });

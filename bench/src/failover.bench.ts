@@ -1,0 +1,125 @@
+/**
+ * Issue 18: the failover scorecard. Sixteen fault scenarios (`lib/failover-catalogue.ts`), each
+ * a gateway config with a primary and a fallback model on the loopback mock provider, run through
+ * the built gateway's native API (`POST /v1/sessions/:id/messages`, streamed) and scored pass /
+ * partial / safe / fail. Target: 16/16 pass. A smoke run scales every silence down to seconds.
+ */
+import { SMOKE } from './lib/env';
+import { FAILOVER_SCENARIOS } from './lib/failover-catalogue';
+import type {
+  FailoverScenario,
+  GatewayOptions,
+  ScenarioRow,
+  Verdict,
+} from './lib/failover-scenario';
+import { type GatewayConfig, mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import { startMockProcess } from './lib/mock-process';
+import { publish } from './lib/result';
+
+/** The canonical answer: every healthy completion is these sixty words. */
+const REPLY =
+  'A gateway is judged on the bad days. When a provider slows, cuts a stream, or refuses a ' +
+  'request, the caller should still receive one complete answer, quickly, from a model that ' +
+  'can give it, with an honest record of every attempt. Nobody notices the good days; trust ' +
+  'comes from the failures that were handled well and told truthfully, without retrying blindly.';
+
+const only = process.env['FAILOVER_ONLY']?.split(',');
+const scenarios = FAILOVER_SCENARIOS.filter(
+  (scenario) => only === undefined || only.includes(scenario.id),
+);
+const mock = await startMockProcess({ reply: REPLY });
+
+function configOf(options: GatewayOptions, sessionsDir: string): GatewayConfig {
+  const base = mockGatewayConfig({
+    baseUrl: mock.openaiBaseUrl,
+    sessionsDir,
+    providers: [
+      { id: 'primary', keys: ['sk-primary'] },
+      { id: 'fallback', keys: ['sk-fallback'] },
+    ],
+    primary: options.models.primaryRef,
+    fallbacks: [options.models.fallbackRef],
+    extra: { turn: options.turn ?? {}, shutdown: { graceMs: 200 } },
+  });
+  if (options.settings === undefined) return base;
+  return { ...base, models: { ...(base['models'] as object), settings: options.settings } };
+}
+
+/** Whether the built gateway accepts `models.settings` (another engineer is adding it). */
+async function acceptsModelSettings(): Promise<boolean> {
+  const models = {
+    primary: 'probe',
+    fallback: 'probe-2',
+    primaryRef: 'primary/probe',
+    fallbackRef: 'fallback/probe-2',
+  };
+  try {
+    const gateway = await startKeelGateway(configOf({ models, settings: {} }, 'sessions'));
+    await gateway.close();
+    return true;
+  } catch (error) {
+    if (/settings/.test((error as Error).message)) return false;
+    throw error;
+  }
+}
+
+const settings = await acceptsModelSettings();
+console.log(`models.settings ${settings ? 'accepted' : 'not accepted'} by the built gateway`);
+/** One scenario after another; a smoke run two at a time (each has its own gateway and models). */
+const rows: ScenarioRow[] = [];
+let next = 0;
+async function worker(): Promise<void> {
+  for (let index = next++; index < scenarios.length; index = next++) {
+    const scenario = scenarios[index] as FailoverScenario;
+    const started = performance.now();
+    const row = await scenario.run({
+      mock,
+      reply: REPLY,
+      smoke: SMOKE,
+      settings,
+      startGateway: (options) => startKeelGateway(configOf(options, 'sessions')),
+    });
+    rows[index] = row;
+    const took = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(`${row.id} ${row.verdict} in ${took} s: ${row.why}`);
+  }
+}
+await Promise.all(Array.from({ length: SMOKE ? 2 : 1 }, worker));
+await mock.close();
+
+const count = (verdict: Verdict) => rows.filter((row) => row.verdict === verdict).length;
+const passed = count('pass');
+await publish({
+  order: 18,
+  title: 'Issue 18: failover scorecard',
+  method: `${rows.length} fault scenarios, written from issue 18's list (ids follow the public failoverbench catalogue). Each starts the built gateway (\`apps/gateway/dist/cli.js\`, file store, default retry and health settings, two providers on the loopback mock provider: \`primary/sNN-primary\` with \`fallback/sNN-fallback\` as its fallback) and sends one message to a new session through the native API (\`POST /v1/sessions/:id/messages\`, \`Accept: text/event-stream\`), reading the stream to its \`outcome\`; the mock provider (its own process) plays the fault on the primary and counts every request per model; the turn's attempts and decisions are read back from \`GET /v1/sessions/:id/events\`. Every healthy completion is the same sixty-word answer, so completeness is an exact comparison. S15 sends a message every 4 s across a 60 s outage and 36 s past it. The gateway's silence timeouts are its defaults (60 s first token, 60 s stall), except S07, whose primary gets a 5 s first-token timeout${settings ? ' in `models.settings`' : ' (`turn.firstTokenTimeoutMs`: this build has no `models.settings`)'} so a 20 s first token falls over in reasonable time.`,
+  baseline:
+    'the scorecard itself: pass = the complete answer and clean conduct (exact request counts per model: no same-model retry of a silent route, no hammering, no blind retry of a 400); partial = answered, but an advisory check failed; safe = a bounded, clear error; fail = a hang, a truncated answer presented as success, or a failed required check.',
+  tables: [
+    {
+      table: {
+        columns: ['scenario', 'score', 'time to answer', 'requests per model', 'why'],
+        rows: rows.map((row) => [
+          `${row.id} ${row.title}`,
+          `**${row.verdict}**`,
+          row.time,
+          row.requests,
+          row.why.replaceAll('|', '\\|'),
+        ]),
+      },
+    },
+  ],
+  targets: [
+    {
+      name: 'failover scenarios passed',
+      goal: `${scenarios.length}/${scenarios.length} pass`,
+      measured: `${passed}/${rows.length} pass (${count('partial')} partial, ${count('safe')} safe, ${count('fail')} fail)`,
+      met: passed === scenarios.length,
+      why: 'the wave-3 conduct (silent routes not retried, larger-window fall-over, breakers healing within 30 s, usage and truthful decisions on every outcome) is being built; the table says which scenario misses and why',
+    },
+  ],
+  notes: [
+    'Required checks (a failure fails the scenario): the complete answer or a clear error, no truncated answer presented as success, what the stream left the client showing equal to the answer, no hammering (request counts per model within their bound), no blind retry of a 400 (content filter, context overflow), no prefill, truthful decisions and the answering model named (S16), the gateway alive afterwards (S09, S10). Advisory checks (a failure makes an answered scenario partial): a silent route (hang, slow first token, stall) not retried on the same model, a transient 500 retried in place, a complete answer without `[DONE]` kept, usage on the outcome (S11, S16). S13 (content filter): a clean `content_policy` error after exactly one request is the pass; an answer from the fallback is partial.',
+    '`FAILOVER_ONLY=S07,S12 pnpm bench failover` runs some scenarios only; `pnpm bench:smoke` runs all of them in seconds with every silence scaled down (no target is checked).',
+  ],
+});

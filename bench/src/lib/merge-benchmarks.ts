@@ -1,0 +1,64 @@
+/**
+ * Puts the rows of a partial run (`pnpm bench failover --write`) into an existing
+ * `BENCHMARKS.md` without measuring every other row again: each row's section is replaced (or
+ * added before "Where the time goes") and marked with when it was measured, and its lines in the
+ * targets table are replaced. Rows a long run measures alone (the failover scorecard takes
+ * minutes) land in the document the same way as from a full run.
+ */
+import { renderResult, renderTable } from './markdown';
+import type { BenchResult } from './result';
+
+const TAIL_HEADING = '## Where the time goes';
+
+export function mergeResults(
+  document: string,
+  results: readonly BenchResult[],
+  measured: string,
+): string {
+  let text = document;
+  for (const result of results) {
+    text = replaceSection(text, result, measured);
+    text = replaceTargets(text, result);
+  }
+  return text;
+}
+
+function replaceSection(text: string, result: BenchResult, measured: string): string {
+  const heading = `## ${result.title}\n`;
+  const [first, ...rest] = renderResult(result).split('\n');
+  const section = [first, '', `_${measured}_`, ...rest].join('\n');
+  const from = text.indexOf(heading);
+  if (from !== -1) {
+    const next = text.indexOf('\n## ', from + heading.length);
+    const to = next === -1 ? text.length : next + 1;
+    return `${text.slice(0, from)}${section}${text.slice(to)}`;
+  }
+  const tail = text.indexOf(TAIL_HEADING);
+  if (tail === -1) return `${text.trimEnd()}\n\n${section}`;
+  return `${text.slice(0, tail)}${section}${text.slice(tail)}`;
+}
+
+/** The row's lines of the targets table (`| title | … |`), replaced or appended to the table. */
+function replaceTargets(text: string, result: BenchResult): string {
+  const lines = text.split('\n');
+  const header = lines.indexOf('| row | target | goal | measured | result |');
+  if (header === -1) return text;
+  let end = header + 2;
+  while (lines[end]?.startsWith('|')) end += 1;
+  const kept = lines
+    .slice(header + 2, end)
+    .filter((line) => !line.startsWith(`| ${result.title} |`));
+  const added = renderTable({
+    columns: ['row', 'target', 'goal', 'measured', 'result'],
+    rows: result.targets.map((target) => [
+      result.title,
+      target.name,
+      target.goal,
+      target.measured,
+      target.met ? 'met' : 'not met',
+    ]),
+  })
+    .split('\n')
+    .slice(2);
+  return [...lines.slice(0, header + 2), ...kept, ...added, ...lines.slice(end)].join('\n');
+}
