@@ -4,6 +4,8 @@
  * the built gateway's native API (`POST /v1/sessions/:id/messages`, streamed) and scored pass /
  * partial / safe / fail. Target: 16/16 pass. A smoke run scales every silence down to seconds.
  */
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { SMOKE } from './lib/env';
 import { FAILOVER_SCENARIOS } from './lib/failover-catalogue';
 import type {
@@ -12,7 +14,12 @@ import type {
   ScenarioRow,
   Verdict,
 } from './lib/failover-scenario';
-import { type GatewayConfig, mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import {
+  GATEWAY_CLI,
+  type GatewayConfig,
+  mockGatewayConfig,
+  startKeelGateway,
+} from './lib/keel-gateway';
 import { startMockProcess } from './lib/mock-process';
 import { publish } from './lib/result';
 
@@ -63,6 +70,17 @@ async function acceptsModelSettings(): Promise<boolean> {
   }
 }
 
+/** Which gateway was measured: its build time and the tree it was built from. */
+function provenance(): string {
+  const built = statSync(GATEWAY_CLI).mtime.toISOString().slice(0, 16).replace('T', ' ');
+  const git = (args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+  const head = git(['rev-parse', '--short', 'HEAD']);
+  const changed = git(['status', '--porcelain', '--', '../apps', '../packages'])
+    .split('\n')
+    .filter(Boolean).length;
+  return `the gateway built ${built} UTC; the tree at ${head}${changed > 0 ? ` with ${changed} uncommitted files under apps/ and packages/` : ''} when measured`;
+}
+
 const settings = await acceptsModelSettings();
 console.log(`models.settings ${settings ? 'accepted' : 'not accepted'} by the built gateway`);
 /** One scenario after another; a smoke run two at a time (each has its own gateway and models). */
@@ -92,7 +110,7 @@ const passed = count('pass');
 await publish({
   order: 18,
   title: 'Issue 18: failover scorecard',
-  method: `${rows.length} fault scenarios, written from issue 18's list (ids follow the public failoverbench catalogue). Each starts the built gateway (\`apps/gateway/dist/cli.js\`, file store, default retry and health settings, two providers on the loopback mock provider: \`primary/sNN-primary\` with \`fallback/sNN-fallback\` as its fallback) and sends one message to a new session through the native API (\`POST /v1/sessions/:id/messages\`, \`Accept: text/event-stream\`), reading the stream to its \`outcome\`; the mock provider (its own process) plays the fault on the primary and counts every request per model; the turn's attempts and decisions are read back from \`GET /v1/sessions/:id/events\`. Every healthy completion is the same sixty-word answer, so completeness is an exact comparison. S15 sends a message every 4 s across a 60 s outage and 36 s past it. The gateway's silence timeouts are its defaults (60 s first token, 60 s stall), except S07, whose primary gets a 5 s first-token timeout${settings ? ' in `models.settings`' : ' (`turn.firstTokenTimeoutMs`: this build has no `models.settings`)'} so a 20 s first token falls over in reasonable time.`,
+  method: `Measured: ${provenance()}. ${rows.length} fault scenarios, written from issue 18's list (ids follow the public failoverbench catalogue). Each starts the built gateway (\`apps/gateway/dist/cli.js\`, file store, default retry and health settings, two providers on the loopback mock provider: \`primary/sNN-primary\` with \`fallback/sNN-fallback\` as its fallback) and sends one message to a new session through the native API (\`POST /v1/sessions/:id/messages\`, \`Accept: text/event-stream\`), reading the stream to its \`outcome\`; the mock provider (its own process) plays the fault on the primary and counts every request per model; the turn's attempts and decisions are read back from \`GET /v1/sessions/:id/events\`. Every healthy completion is the same sixty-word answer, so completeness is an exact comparison. S15 sends a message every 4 s across a 60 s outage and 36 s past it. The gateway's silence timeouts are its defaults (60 s first token, 60 s stall), except S07, whose primary gets a 5 s first-token timeout${settings ? ' in `models.settings`' : ' (`turn.firstTokenTimeoutMs`: this build has no `models.settings`)'} so a 20 s first token falls over in reasonable time.`,
   baseline:
     'the scorecard itself: pass = the complete answer and clean conduct (exact request counts per model: no same-model retry of a silent route, no hammering, no blind retry of a 400); partial = answered, but an advisory check failed; safe = a bounded, clear error; fail = a hang, a truncated answer presented as success, or a failed required check.',
   tables: [
