@@ -67,6 +67,8 @@ describe('every route answers as the contract says (with the bearer token)', () 
         text: 'first answer',
         model: 'api/api-model',
         provider: 'api',
+        // The mock's Anthropic wire reports the prompt cache's counts too (zero here).
+        usage: { inputTokens: 18, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 },
       },
     });
 

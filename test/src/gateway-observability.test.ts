@@ -86,9 +86,14 @@ describe('metrics move as turns happen', () => {
 
   beforeAll(async () => {
     before = await scrape();
-    // 1: a reply. 2: an overload (the breaker opens), a fallback, a reply.
-    // 3: the open breaker skips the primary; the fallback refuses (400): an error.
-    script('obs-a', { type: 'ok', text: 'one' }, { type: 'http-error', status: 529 });
+    // 1: a reply. 2: an overload with a retry-after longer than retry.maxWaitMs (the breaker
+    // opens at once), a fallback, a reply. 3: the open breaker skips the primary (a skipped
+    // attempt, itself a fallback_model decision); the fallback refuses (400): an error.
+    script(
+      'obs-a',
+      { type: 'ok', text: 'one' },
+      { type: 'http-error', status: 529, headers: { 'retry-after': '30' } },
+    );
     script('obs-o', { type: 'ok', text: 'two' }, { type: 'http-error', status: 400 });
     const outcomes = [];
     for (const text of ['first', 'second', 'third']) {
@@ -121,7 +126,7 @@ describe('metrics move as turns happen', () => {
   });
 
   it('keel_decisions_total by label', () => {
-    expect(delta('keel_decisions_total{label="fallback_model"}')).toBe(1);
+    expect(delta('keel_decisions_total{label="fallback_model"}')).toBe(2);
     expect(delta('keel_decisions_total{label="final"}')).toBe(1);
   });
 

@@ -120,9 +120,14 @@ describe('the seed incidents, end to end', () => {
     expect(
       events.events.filter((event) => event.type === 'decision').map((event) => event.label),
     ).toEqual(['rotate_profile', 'fallback_model']);
-    // The breaker is shared: the next session does not touch the primary at all.
-    await sendMessage(gateway, 's2', { text: 'hello again' });
-    expect(sent(mock).filter((request) => request.model === 'primary')).toHaveLength(2);
+    // One turn's two overloaded answers are not evidence enough to open the shared breaker: the
+    // next session asks the primary once more; that third failure in a row opens it (3 of 3),
+    // so that session's next key is skipped, and a third session does not touch the primary.
+    const second = await sendMessage(gateway, 's2', { text: 'hello again' });
+    expect(second.body).toMatchObject({ outcome: 'reply', model: 'openai/fallback' });
+    expect(sent(mock).filter((request) => request.model === 'primary')).toHaveLength(3);
+    await sendMessage(gateway, 's3', { text: 'and again' });
+    expect(sent(mock).filter((request) => request.model === 'primary')).toHaveLength(3);
   });
 
   it('a compaction whose summarizer call the provider cuts: retried, a real summary stored, never a placeholder', async () => {
