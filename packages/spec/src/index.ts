@@ -39,12 +39,15 @@ export type {
   ModelEvent,
   ModelPort,
   ModelRequest,
+  ResponseFormat,
+  ToolChoice,
   ToolDefinition,
 } from './model';
 export type {
   AttemptRecord,
   BeforeModelCallContext,
   BeforeToolCallContext,
+  CallOutcome,
   DecisionLabel,
   ModelRouter,
   ToolCall,

@@ -16,8 +16,26 @@ export interface ModelRequest {
   tools?: ToolDefinition[];
   maxTokens?: number;
   temperature?: number;
+  /** Nucleus sampling (OpenAI `top_p`, Anthropic `top_p`). */
+  topP?: number;
   stop?: string[];
+  /** Whether and which tool the model must call; default the provider's (`auto`). */
+  toolChoice?: ToolChoice;
+  /**
+   * The answer's format. A port that cannot honour it refuses the request (`invalid_request`)
+   * rather than ignore it.
+   */
+  responseFormat?: ResponseFormat;
 }
+
+/** `auto`: the model decides; `none`: no tool; `required`: some tool; `tool`: that one. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
+
+/** Plain text, any JSON object, or JSON matching a schema (OpenAI `response_format`). */
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
 
 /** Why the model stopped. `length` means the output was cut at the token limit. */
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'other';

@@ -1,8 +1,8 @@
 import type { CompactionEvent } from './compaction';
-import type { Usage } from './content';
+import type { ContentBlock, Usage } from './content';
 import type { ErrorKind } from './error-kind';
 import type { HealthEvent, ModelTarget } from './health';
-import type { ModelEvent, ModelPort, ModelRequest, ToolDefinition } from './model';
+import type { FinishReason, ModelEvent, ModelPort, ModelRequest, ToolDefinition } from './model';
 import type { TurnOutcomeKind } from './transcript';
 
 /** Connects the orchestrator to models: one port per provider profile (keys are fixed per client). */
@@ -107,6 +107,32 @@ export interface TurnOutcome {
   /** Messages that arrived during the turn and were folded into it (`steer`). */
   steeredMessageIds?: string[];
   /** Tokens of every attempt of the turn added up, when any provider reported usage. */
+  usage?: Usage;
+  attempts: AttemptRecord[];
+}
+
+/**
+ * How one stateless call ended (`orchestrator.runCall`: a client sends the whole conversation,
+ * as the OpenAI- and Anthropic-compatible endpoints do). Nothing is stored; the attempts, usage
+ * and decisions are a turn's.
+ */
+export interface CallOutcome {
+  kind: TurnOutcomeKind;
+  /** The reply's text, or safe copy for the other outcomes; never raw provider text. */
+  text: string;
+  /** `reply`: the assistant's content as the model produced it (text and `tool_use` blocks). */
+  content: ContentBlock[];
+  /** `reply`: why the model stopped. */
+  finish?: FinishReason;
+  /** The ephemeral id of the call (its events' `sessionId`). */
+  callId: string;
+  turnId: string;
+  /** `providerId/model` that answered (or was last sent a request). */
+  model?: string;
+  provider?: string;
+  errorKind?: ErrorKind;
+  /** `error` because every candidate is cooling: the shortest wait (HTTP `Retry-After`). */
+  retryAfterMs?: number;
   usage?: Usage;
   attempts: AttemptRecord[];
 }
