@@ -55,16 +55,17 @@ describe('the console in a real browser', () => {
   });
 
   it(
-    'draws an overload-then-fallback turn: two primary attempts on different profiles, then fallback_model',
+    'draws an overload-then-fallback turn: two attempts of the selected model on different profiles, then fallback_model',
     SLOW,
     async () => {
       const sessionId = 'fallback-1';
+      // The session's selected model goes first, then the configured chain (its primary first).
       await fixture.selectModel(sessionId, 'mock/overloaded-1');
       fixture.provider.enqueue(
         { behavior: mockFaults.overloaded(), match: { model: 'overloaded-1' }, times: 2 },
         {
           behavior: { type: 'ok', text: 'The backup answers.' },
-          match: { model: 'claude-backup' },
+          match: { model: 'claude-main' },
         },
       );
       const { page } = await fixture.open(`#/sessions/${sessionId}`);
@@ -83,12 +84,7 @@ describe('the console in a real browser', () => {
       expect(new Set(primary.map((row) => row.profile))).toEqual(new Set(['key-a', 'key-b']));
       expect(primary.map((row) => row.errorKind)).toEqual(['overloaded', 'overloaded']);
       expect(primary.map((row) => row.decision)).toEqual(['rotate_profile', 'fallback_model']);
-      expect(rows.at(-1)).toMatchObject({
-        provider: 'backup',
-        profile: 'main',
-        model: 'claude-backup',
-        outcome: 'ok',
-      });
+      expect(rows.at(-1)).toMatchObject({ provider: 'mock', model: 'claude-main', outcome: 'ok' });
       // The selection and the reply are in the transcript beside the timeline.
       await page.waitForSelector('[data-model-selection="mock/overloaded-1"]');
       await page.waitForSelector('[data-role="assistant"] >> text=The backup answers.');
@@ -206,13 +202,14 @@ describe('the console in a real browser', () => {
     async () => {
       const sessionId = 'breaker-1';
       await fixture.selectModel(sessionId, 'mock/flaky-1');
-      const overloaded = { ...mockFaults.overloaded(), headers: { 'retry-after': '2' } };
-      fixture.provider.enqueue({ behavior: overloaded, match: { model: 'flaky-1' }, times: 2 });
+      // A retry-after past retry.maxWaitMs opens the breaker at once (one failure is no evidence).
+      const overloaded = { ...mockFaults.overloaded(), headers: { 'retry-after': '12' } };
+      fixture.provider.enqueue({ behavior: overloaded, match: { model: 'flaky-1' } });
       const { page } = await fixture.open('#/providers');
       await page.waitForSelector('[data-stream="live"]');
 
       const failing = await sendMessage(fixture.gateway, sessionId, { text: 'first try' });
-      expect(failing.body).toMatchObject({ outcome: 'reply', model: 'backup/claude-backup' });
+      expect(failing.body).toMatchObject({ outcome: 'reply', model: 'mock/claude-main' });
       const breaker = '[data-breaker="mock/flaky-1"]';
       await page.waitForSelector(`${breaker}[data-state="open"]`);
       // Its cooldown runs out (the provider's retry-after); the next request is the probe.
