@@ -23,6 +23,8 @@ export async function buildModelRequest(
   attempt: number,
 ): Promise<ModelRequest> {
   const { settings } = runtime;
+  if (turn.request !== undefined)
+    return runHooks(runtime, turn, target, attempt, clientRequest(runtime, turn.request, target));
   if (settings.queueMode === 'steer') {
     for (const id of turn.arrived) turn.folded.add(id);
     turn.arrived = [];
@@ -37,7 +39,7 @@ export async function buildModelRequest(
   ]
     .filter((part): part is string => part !== undefined && part !== '')
     .join('\n\n');
-  let request: ModelRequest = {
+  const request: ModelRequest = {
     model: target.model,
     messages,
     ...(system === '' ? {} : { system }),
@@ -46,6 +48,29 @@ export async function buildModelRequest(
       : { tools: [...runtime.tools.definitions] }),
     ...maxTokensOf(runtime, target),
   };
+  return runHooks(runtime, turn, target, attempt, request);
+}
+
+/** A stateless call's request for the target: its conversation, paired, with the model's limit. */
+function clientRequest(
+  runtime: TurnRuntime,
+  request: Omit<ModelRequest, 'model'>,
+  target: ModelTarget,
+): ModelRequest {
+  const { messages } = repairToolPairing(request.messages);
+  const limit = request.maxTokens === undefined ? maxTokensOf(runtime, target) : {};
+  return { ...request, ...limit, model: target.model, messages };
+}
+
+/** `beforeModelCall` hooks, in order, each seeing the request the last one left. */
+async function runHooks(
+  runtime: TurnRuntime,
+  turn: LiveTurn,
+  target: ModelTarget,
+  attempt: number,
+  built: ModelRequest,
+): Promise<ModelRequest> {
+  let request = built;
   for (const hooks of runtime.hooks) {
     if (hooks.beforeModelCall === undefined) continue;
     const changed = await hooks.beforeModelCall({

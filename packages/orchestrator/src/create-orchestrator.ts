@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { classifyError } from '@keel/error-classification';
 import type {
+  CallOutcome,
   CompactResult,
   ContentBlock,
   ProviderHealth,
@@ -11,16 +12,17 @@ import type {
 import { compactManually } from './compact-manually';
 import { createEntryFactory } from './entries';
 import { buildModelChain } from './model-chain';
-import { OrchestratorConfigError } from './orchestrator-error';
+import { OrchestratorConfigError, OrchestratorError } from './orchestrator-error';
 import type { Classification, OrchestratorOptions } from './orchestrator-options';
 import { createProviderHealth } from './provider-health';
 import { resolveSettings } from './resolve-settings';
+import { type RunCallRequest, runCall } from './run-call';
 import { createSessionQueue } from './session-queue';
 import { createSystemClock } from './system-clock';
 import { createTranscriptCache } from './transcript-cache';
 import { transcriptFacts } from './transcript-facts';
 import { createTurnEmitter } from './turn-emitter';
-import { stopForShutdown, type TurnRuntime } from './turn-runtime';
+import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
 
 export interface RunTurnRequest {
   sessionId: string;
@@ -71,6 +73,14 @@ export interface Orchestrator {
    * they end `aborted` with the restart notice and let their sessions go.
    */
   shutdown(options?: { graceMs?: number }): Promise<void>;
+  /**
+   * A stateless call (the compatible endpoints): the client's whole conversation through one
+   * model call with a turn's retries, rotation, fallback, breakers and decisions, along `route`
+   * (default `models`). Nothing is stored; tool calls go back to the caller. Rejects with
+   * `OrchestratorConfigError` on a route naming an unconfigured provider, else resolves with
+   * exactly one outcome.
+   */
+  runCall(request: RunCallRequest): Promise<CallOutcome>;
   /** Every turn event of every session; returns the function that removes the listener. */
   subscribe(listener: (event: TurnEvent) => void): () => void;
   readonly health: ProviderHealth;
@@ -112,6 +122,12 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     stopping: false,
   };
   const queue = createSessionQueue(runtime);
+  /** Stateless calls running now: their turns (to stop at shutdown) and their promises. */
+  const calls = new Set<LiveTurn>();
+  const pending = new Set<Promise<unknown>>();
+  const callsDone = async () => {
+    while (pending.size > 0) await Promise.allSettled([...pending]);
+  };
 
   return {
     runTurn(request) {
@@ -184,6 +200,16 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
       );
     },
 
+    async runCall(request) {
+      if (runtime.stopping) {
+        throw new OrchestratorError({ message: 'The orchestrator is shutting down' });
+      }
+      const running = runCall(runtime, request, calls);
+      pending.add(running);
+      void running.finally(() => pending.delete(running)).catch(() => undefined);
+      return running;
+    },
+
     isRunning(sessionId) {
       return queue.running(sessionId) !== undefined;
     },
@@ -194,7 +220,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
 
     async shutdown(shutdownOptions = {}) {
       const graceMs = shutdownOptions.graceMs ?? 10_000;
-      const idle = queue.idle();
+      const idle = Promise.all([queue.idle(), callsDone()]);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const graceOver = new Promise<'grace-over'>((resolve) => {
         timer = setTimeout(() => resolve('grace-over'), graceMs);
@@ -204,8 +230,8 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
       if (first === 'idle') return;
       // Past the grace period every turn still running or queued stops with the restart notice.
       runtime.stopping = true;
-      for (const turn of queue.all()) stopForShutdown(turn);
-      await queue.idle();
+      for (const turn of [...queue.all(), ...calls]) stopForShutdown(turn);
+      await Promise.all([queue.idle(), callsDone()]);
     },
 
     subscribe: emitter.subscribe,

@@ -1,6 +1,7 @@
 import type {
   Clock,
   CompactorPort,
+  ModelRequest,
   ModelRouter,
   ProviderHealth,
   SessionFence,
@@ -83,6 +84,11 @@ export interface LiveTurn {
   /** The model the user selected while the turn ran (`selectModel`), when newer than the turn's. */
   requestedModel: string | undefined;
   readonly controller: AbortController;
+  /**
+   * A stateless call's conversation, as its client sent it: every model call sends it (with the
+   * client's tools) instead of building one from `entries`.
+   */
+  request?: Omit<ModelRequest, 'model'>;
   /** Why the turn was stopped from outside, when it was. */
   stopReason: 'shutdown' | 'deadline' | undefined;
   /**
