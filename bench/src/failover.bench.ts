@@ -138,6 +138,7 @@ await publish({
   ],
   notes: [
     'Required checks (a failure fails the scenario): the complete answer or a clear error, no truncated answer presented as success, what the stream left the client showing equal to the answer, no hammering (request counts per model within their bound), no blind retry of a 400 (content filter, context overflow), no prefill, truthful decisions and the answering model named (S16), the gateway alive afterwards (S09, S10). Advisory checks (a failure makes an answered scenario partial): a silent route (hang, slow first token, stall) not retried on the same model, a transient 500 retried in place, a complete answer without `[DONE]` kept, usage on the outcome (S11, S16). S13 (content filter): a clean `content_policy` error after exactly one request is the pass; an answer from the fallback is partial.',
-    '`FAILOVER_ONLY=S07,S12 pnpm bench failover` runs some scenarios only; `pnpm bench:smoke` runs all of them in seconds with every silence scaled down (no target is checked).',
+    "S06 and S09 wait out the gateway's default 60 s silence timeouts once each (then fall over at once, with no second request to the silent primary); the public catalogue's budgets assume a 30 s timeout (S09 within 45 s), which `models.settings` (`firstTokenTimeoutMs`, `stallTimeoutMs`) gives per model. S09's scenario takes twice its answer time because the healthy message sent afterwards (is the gateway still alive?) meets the stalled primary again.",
+    '`FAILOVER_ONLY=S07,S12 pnpm bench failover` runs some scenarios only; `pnpm bench:smoke` runs all of them with every silence scaled down to a second, two at a time (no target is checked).',
   ],
 });

@@ -26,7 +26,8 @@ export function mergeResults(
 function replaceSection(text: string, result: BenchResult, measured: string): string {
   const heading = `## ${result.title}\n`;
   const [first, ...rest] = renderResult(result).split('\n');
-  const section = [first, '', `_${measured}_`, ...rest].join('\n');
+  // A section ends with a blank line, as in a full run's document.
+  const section = `${[first, '', `_${measured}_`, ...rest].join('\n')}\n`;
   const from = text.indexOf(heading);
   if (from !== -1) {
     const next = text.indexOf('\n## ', from + heading.length);
