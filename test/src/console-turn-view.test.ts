@@ -106,14 +106,16 @@ describe("the console's turn view and charts (issue 18)", () => {
       const answer = await sendMessage(gateway, sessionId, { text: 'hello' });
       expect(answer.body).toMatchObject({ outcome: 'reply', model: 'mock/claude-main' });
 
-      const usage = page.locator('[data-turn][data-outcome="reply"] [data-turn-usage]');
-      await usage.waitFor();
-      // The Anthropic wire always reports its cache counts, here none.
-      expect(await usage.textContent()).toBe('Tokens: 31 in (0 cache read, 0 cache write) · 9 out');
+      const turn = page.locator('[data-turn][data-outcome="reply"]');
+      await turn.locator('[data-role="assistant"]').waitFor();
       expect(notFound.sort()).toEqual([
         `/v1/sessions/${sessionId}`,
         `/v1/sessions/${sessionId}/transcript`,
       ]);
+      // The Anthropic wire always reports its cache counts, here none.
+      expect(await turn.locator('[data-turn-usage]').textContent()).toBe(
+        'Tokens: 31 in (0 cache read, 0 cache write) · 9 out',
+      );
       await page.close();
     },
   );
@@ -156,22 +158,23 @@ describe("the console's turn view and charts (issue 18)", () => {
 
     const page = await open(`#/sessions/${sessionId}`);
     const row = page.locator('[data-timeline] [data-attempt]', {
-      has: page.locator('[data-probe]'),
+      has: page.locator('.tag', { hasText: 'probe' }),
     });
     await row.waitFor();
     const label = await row.locator('.label').boundingBox();
-    const badge = await row.locator('[data-probe]').boundingBox();
-    const target = await row.locator('.label .target').evaluate((element) => ({
-      clipped: element.scrollWidth > element.clientWidth,
-    }));
+    const badge = await row.locator('.label .tag', { hasText: 'probe' }).boundingBox();
     expect(label).not.toBeNull();
     expect(badge).not.toBeNull();
     if (label === null || badge === null) return;
-    // The model name gives way (ellipsis); the badge sits whole inside the label column.
-    expect(target.clipped).toBe(true);
+    // The badge sits whole inside the label column, which hides what overflows it.
     expect(badge.width).toBeGreaterThan(10);
     expect(badge.x).toBeGreaterThanOrEqual(label.x);
     expect(badge.x + badge.width).toBeLessThanOrEqual(label.x + label.width + 0.5);
+    // The model name is what gives way (an ellipsis).
+    const clipped = await row
+      .locator('.label .target')
+      .evaluate((element) => element.scrollWidth > element.clientWidth);
+    expect(clipped).toBe(true);
     await page.close();
   });
 
