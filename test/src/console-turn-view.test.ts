@@ -86,36 +86,43 @@ describe("the console's turn view and charts (issue 18)", () => {
     SLOW,
     async () => {
       const sessionId = 'fresh-1';
+      const loads: string[] = [];
       const notFound: string[] = [];
-      let streamOpened: Promise<unknown> | undefined;
       const page = await open(`#/sessions/${sessionId}`, (tab) => {
+        tab.on('request', (request) => {
+          const path = new URL(request.url()).pathname;
+          if (path.startsWith(`/v1/sessions/${sessionId}`) && !path.endsWith('/events'))
+            loads.push(path);
+        });
         tab.on('response', (response) => {
           if (response.status() === 404) notFound.push(new URL(response.url()).pathname);
         });
-        streamOpened = tab.waitForResponse((response) =>
-          response.url().includes(`/v1/sessions/${sessionId}/events`),
-        );
       });
       await page.waitForSelector('[data-empty]');
-      await streamOpened;
-      // The session's stream is open: a second load would come now, before the first turn's.
+      await page.waitForSelector(`[data-session="${sessionId}"][data-events="live"]`);
+      // Whatever the stream's opening set off has run: its timers, a render, its effects.
+      await page.evaluate(
+        () =>
+          new Promise((resolve) =>
+            requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))),
+          ),
+      );
+      expect(loads.sort()).toEqual([
+        `/v1/sessions/${sessionId}`,
+        `/v1/sessions/${sessionId}/transcript`,
+      ]);
+      expect(notFound.sort()).toEqual(loads);
+
       provider.enqueue({
         behavior: { type: 'ok', text: 'Hello there.', usage: { inputTokens: 31, outputTokens: 9 } },
         match: { model: 'claude-main' },
       });
       const answer = await sendMessage(gateway, sessionId, { text: 'hello' });
       expect(answer.body).toMatchObject({ outcome: 'reply', model: 'mock/claude-main' });
-
-      const turn = page.locator('[data-turn][data-outcome="reply"]');
-      await turn.locator('[data-role="assistant"]').waitFor();
-      expect(notFound.sort()).toEqual([
-        `/v1/sessions/${sessionId}`,
-        `/v1/sessions/${sessionId}/transcript`,
-      ]);
+      const usage = page.locator('[data-turn][data-outcome="reply"] [data-turn-usage]');
+      await usage.waitFor();
       // The Anthropic wire always reports its cache counts, here none.
-      expect(await turn.locator('[data-turn-usage]').textContent()).toBe(
-        'Tokens: 31 in (0 cache read, 0 cache write) · 9 out',
-      );
+      expect(await usage.textContent()).toBe('Tokens: 31 in (0 cache read, 0 cache write) · 9 out');
       await page.close();
     },
   );

@@ -4,7 +4,7 @@ import type { SessionSummary } from '../../src/http/session-summary';
 import { buildTurnStories } from './build-turn-stories';
 import { Composer } from './composer';
 import { ConsoleApiError } from './console-api-error';
-import { followStream } from './follow-stream';
+import { followStream, type StreamStatus } from './follow-stream';
 import { useConsole, useJson, useNow, useRefresh } from './hooks';
 import { hrefOf } from './route';
 import { Transcript } from './transcript';
@@ -16,7 +16,7 @@ const MAX_EVENTS = 5000;
 export function SessionView({ sessionId }: { sessionId: string }) {
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
   const [tick, poke] = useRefresh(400);
-  const events = useSessionEvents(`${path}/events?follow=1`, poke);
+  const [events, status] = useSessionEvents(`${path}/events?follow=1`, poke);
   const summary = useJson<SessionSummary>(path, tick);
   const transcript = useJson<{ entries: TranscriptEntry[] }>(`${path}/transcript`, tick);
   const stories = useMemo(() => buildTurnStories(events), [events]);
@@ -25,7 +25,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const missing = ConsoleApiError.isInstance(transcript.error) && transcript.error.status === 404;
 
   return (
-    <section class="session" data-session={sessionId}>
+    <section class="session" data-session={sessionId} data-events={status}>
       <div class="toolbar">
         <a href={hrefOf({ view: 'sessions' })}>← Sessions</a>
         <h2>
@@ -63,11 +63,13 @@ export function SessionView({ sessionId }: { sessionId: string }) {
 
 /**
  * The session's turn events: its recent ones, then each new one, over the session's event
- * stream. Text deltas are dropped but for the first of each attempt (its first-token time).
+ * stream, and that stream's status. Text deltas are dropped but for the first of each attempt
+ * (its first-token time).
  */
-function useSessionEvents(path: string, onChange: () => void): TurnEvent[] {
+function useSessionEvents(path: string, onChange: () => void): [TurnEvent[], StreamStatus] {
   const { client } = useConsole();
   const [events, setEvents] = useState<TurnEvent[]>([]);
+  const [status, setStatus] = useState<StreamStatus>('connecting');
   useEffect(() => {
     const controller = new AbortController();
     let buffer: TurnEvent[] = [];
@@ -93,6 +95,7 @@ function useSessionEvents(path: string, onChange: () => void): TurnEvent[] {
     let opened = false;
     void followStream(client, path, {
       signal: controller.signal,
+      onStatus: setStatus,
       onOpen() {
         reset = true;
         buffer = [];
@@ -129,5 +132,5 @@ function useSessionEvents(path: string, onChange: () => void): TurnEvent[] {
       clearTimeout(timer);
     };
   }, [client, path, onChange]);
-  return events;
+  return [events, status];
 }
