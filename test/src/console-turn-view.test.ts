@@ -102,10 +102,7 @@ describe("the console's turn view and charts (issue 18)", () => {
       await page.waitForSelector(`[data-session="${sessionId}"][data-events="live"]`);
       // Whatever the stream's opening set off has run: its timers, a render, its effects.
       await page.evaluate(
-        () =>
-          new Promise((resolve) =>
-            requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))),
-          ),
+        'new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0))))',
       );
       expect(loads.sort()).toEqual([
         `/v1/sessions/${sessionId}`,
