@@ -80,6 +80,13 @@ async function selectModel(sessionId: string, model: string): Promise<void> {
   expect(response.status).toBe(200);
 }
 
+async function errorTotal(): Promise<number> {
+  const rates = (await (await gateway.fetch('/v1/stats/rates?minutes=15')).json()) as {
+    buckets: Array<{ errors: number }>;
+  };
+  return rates.buckets.reduce((sum, bucket) => sum + bucket.errors, 0);
+}
+
 describe("the console's turn view and charts (issue 18)", () => {
   it(
     'loads a new session once (one 404 each), then shows its first turn with its token usage',
@@ -183,7 +190,7 @@ describe("the console's turn view and charts (issue 18)", () => {
   });
 
   it(
-    'a turn that found every candidate cooling: says so with retryAfterMs, names no model, shows each skip decision',
+    'a turn that found every candidate cooling: says so with retryAfterMs, names no model, shows each skip decision, counts in the error chart',
     SLOW,
     async () => {
       const sessionId = 'cooling-1';
@@ -193,6 +200,7 @@ describe("the console's turn view and charts (issue 18)", () => {
       const tried = await sendMessage(gateway, sessionId, { text: 'one' });
       expect(tried.body).toMatchObject({ outcome: 'error', errorKind: 'rate_limit' });
       const before = provider.requests.length;
+      const errorsBefore = await errorTotal();
       const cooling = await sendMessage(gateway, sessionId, { text: 'two' });
       expect(cooling.body).toMatchObject({ outcome: 'error' });
       expect(cooling.body['retryAfterMs']).toEqual(expect.any(Number));
@@ -220,6 +228,11 @@ describe("the console's turn view and charts (issue 18)", () => {
       }
       expect(rows.at(-1)?.decision).toBe('final');
       await page.close();
+
+      // No attempt failed, yet the turn did: the Errors chart counts it.
+      const providers = await open('#/providers');
+      await providers.locator(`[data-chart="errors"][data-total="${errorsBefore + 1}"]`).waitFor();
+      await providers.close();
     },
   );
 });

@@ -47,13 +47,14 @@ const modelsAsked = (mock: MockProvider) =>
 
 describe('provider health shared by the gateways on one database', () => {
   it('one gateway’s overload opens the breaker for all; one half-open probe across all', async () => {
-    // Overloaded, retry in five minutes: the breaker stays open far longer than the test needs.
+    // Overloaded, retry in five minutes: a retry-after past retry.maxWaitMs opens the breaker at
+    // once (evidence enough), for the cap of 30 s — still far longer than the test needs.
     const overloaded = {
       behavior: { ...mockFaults.overloaded(), headers: { 'retry-after': '300' } },
       match: { model: PRIMARY },
     };
     const providerA = await createMockProvider({
-      script: [overloaded, overloaded, { behavior: { type: 'hang' }, match: { model: PRIMARY } }],
+      script: [overloaded, { behavior: { type: 'hang' }, match: { model: PRIMARY } }],
     });
     const providerB = await createMockProvider();
     group.defer(() => Promise.all([providerA.close(), providerB.close()]));
@@ -62,16 +63,17 @@ describe('provider health shared by the gateways on one database', () => {
 
     const first = await sendMessage(a, 'health-1', { text: 'hello' });
     expect(first.body).toMatchObject({ outcome: 'reply', model: 'openai/shared-fallback' });
-    expect(modelsAsked(providerA)).toEqual([PRIMARY, PRIMARY, 'shared-fallback']);
+    // The open breaker holds the second key back too (a skipped attempt): one primary request.
+    expect(modelsAsked(providerA)).toEqual([PRIMARY, 'shared-fallback']);
     const opened = await a.waitForLog(
       (line) =>
         line['msg'] === 'provider health changed' &&
         (line['health'] as { to?: string; model?: string }).model === PRIMARY &&
         (line['health'] as { to?: string }).to === 'open',
     );
-    expect(Number(opened['time']) + 250_000).toBeLessThan(
-      Number((opened['health'] as { until: number }).until),
-    );
+    const openFor = Number((opened['health'] as { until: number }).until) - Number(opened['time']);
+    expect(openFor).toBeGreaterThan(20_000);
+    expect(openFor).toBeLessThanOrEqual(31_000);
 
     // B never asked the primary: A's overload opened its breaker for every gateway.
     const second = await sendMessage(b, 'health-2', { text: 'hello from elsewhere' });
@@ -83,7 +85,7 @@ describe('provider health shared by the gateways on one database', () => {
       PRIMARY,
     ]);
     const probing = sendMessage(a, 'health-3', { text: 'probe, please' }).catch(() => undefined);
-    await providerA.waitForRequests(4); // A's probe is on its way (and hangs)
+    await providerA.waitForRequests(3); // A's probe is on its way (and hangs)
     expect(modelsAsked(providerA).at(-1)).toBe(PRIMARY);
     const third = await sendMessage(b, 'health-4', { text: 'and me?' });
     expect(third.body).toMatchObject({ outcome: 'reply', model: 'openai/shared-fallback' });

@@ -38,13 +38,18 @@ export interface PackedInstallCase {
 }
 
 const usage = { inputTokens: 11, outputTokens: 6 };
-const reply = (text: string) => ({
+/**
+ * The reply a consumer reads; `cache`: the prompt cache's counts the wire reports beside the
+ * usage (the mock's Responses wire sends `cached_tokens: 0`, its Anthropic wire both counts).
+ */
+const reply = (text: string, cache: Record<string, number> = {}) => ({
   text,
   tail: [
-    { type: 'usage', ...usage },
+    { type: 'usage', ...usage, ...cache },
     { type: 'finish', reason: 'stop' },
   ],
 });
+const ANTHROPIC_CACHE = { cacheReadTokens: 0, cacheWriteTokens: 0 };
 
 function scriptReplies(context: RunContext, texts: readonly string[]): void {
   for (const text of texts) {
@@ -78,7 +83,7 @@ function transportWithOpenai(major: 6 | 7): PackedInstallCase {
     },
     expected: () => ({
       chat: reply('Hello over chat.'),
-      responses: reply('Hello over responses.'),
+      responses: reply('Hello over responses.', { cacheReadTokens: 0 }),
       anthropic: missing('anthropic-messages', '@anthropic-ai/sdk'),
     }),
     verify: (context) => {
@@ -143,8 +148,8 @@ export const PACKED_INSTALL_CASES: readonly PackedInstallCase[] = [
       return { baseUrl: context.mock.anthropicBaseUrl, model: context.model };
     },
     expected: () => ({
-      loaded: reply('Hello, loaded.'),
-      given: reply('Hello, given.'),
+      loaded: reply('Hello, loaded.', ANTHROPIC_CACHE),
+      given: reply('Hello, given.', ANTHROPIC_CACHE),
       openaiChat: missing('openai-chat', 'openai'),
       openaiResponses: missing('openai-responses', 'openai'),
     }),

@@ -47,4 +47,32 @@ describe('createRateWindow', () => {
     const read = rates.read({ sinceMs: 60_000, now: 20_500 });
     expect(read.buckets.reduce((sum, bucket) => sum + bucket.requests, 0)).toBe(1);
   });
+
+  it('counts a turn that failed with every attempt skipped as an error, once, in the total only', () => {
+    const rates = createRateWindow({ bucketMs: 1000 });
+    const skipped = (attempt: number) => ({
+      attempt,
+      target,
+      startedAt: 2000,
+      endedAt: 2000,
+      requestSent: false,
+      probe: false,
+      outcome: 'skipped' as const,
+      retryAfterMs: 9000,
+    });
+    const ended = (kind: 'error' | 'reply', attempts: ReturnType<typeof skipped>[]): TurnEvent => ({
+      sessionId: 's',
+      turnId: 't',
+      at: 2100,
+      type: 'turn-end',
+      outcome: { kind, text: '', messageId: 'm', turnId: 't', retryAfterMs: 9000, attempts },
+    });
+    rates.observe(ended('error', [skipped(1), skipped(2)]));
+    // A turn that sent requests has its failed attempts counted already; one with none, nothing.
+    rates.observe(ended('error', []));
+    rates.observe(ended('reply', [skipped(1)]));
+    const read = rates.read({ sinceMs: 1000, now: 2500 });
+    expect(read.buckets).toEqual([{ start: 2000, requests: 0, errors: 1, fallbacks: 0 }]);
+    expect(read.providers).toEqual([]);
+  });
 });

@@ -4,7 +4,10 @@ import type { ErrorKind, TurnEvent } from '@keel/spec';
 export interface RateCounts {
   /** Model requests sent (attempts started). */
   requests: number;
-  /** Attempts that failed, whatever the kind. */
+  /**
+   * Attempts that failed, whatever the kind, and turns that failed without a request (every
+   * attempt skipped: every candidate cooling). Per provider, only the failed attempts.
+   */
   errors: number;
   /** `fallback_model` decisions. */
   fallbacks: number;
@@ -92,6 +95,13 @@ export function createRateWindow(options: RateWindowOptions = {}): RateWindow {
           if (event.label === 'fallback_model')
             count(event.at, event.from?.providerId ?? 'unknown', 'fallbacks');
           return;
+        case 'turn-end': {
+          // No attempt failed, yet the turn did: every candidate was skipped (breaker, cooldown).
+          const { kind, attempts } = event.outcome;
+          if (kind === 'error' && attempts.length > 0 && attempts.every((a) => !a.requestSent))
+            bucketAt(event.at).total.errors += 1;
+          return;
+        }
         default:
           return;
       }
