@@ -17,9 +17,9 @@ import type { TurnCopy } from './turn-copy';
 export interface CallTimeouts {
   /** Whole-attempt timeout; default 300 000 ms. */
   timeoutMs?: number;
-  /** Until the first model output; default 60 000 ms. */
+  /** Until the first model output; default 30 000 ms. */
   firstTokenTimeoutMs?: number;
-  /** Longest silence between chunks; default 60 000 ms. */
+  /** Longest silence between chunks; default 30 000 ms. */
   stallTimeoutMs?: number;
 }
 

@@ -24,10 +24,10 @@ export function resolveSettings(options: OrchestratorOptions): TurnSettings {
       timeoutMs: positive(timeouts.timeoutMs, 300_000, 'callTimeouts.timeoutMs'),
       firstTokenTimeoutMs: positive(
         timeouts.firstTokenTimeoutMs,
-        60_000,
+        30_000,
         'callTimeouts.firstTokenTimeoutMs',
       ),
-      stallTimeoutMs: positive(timeouts.stallTimeoutMs, 60_000, 'callTimeouts.stallTimeoutMs'),
+      stallTimeoutMs: positive(timeouts.stallTimeoutMs, 30_000, 'callTimeouts.stallTimeoutMs'),
     },
     queueMode: options.queueMode ?? 'followup',
     system: options.system,
