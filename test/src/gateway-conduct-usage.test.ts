@@ -141,6 +141,16 @@ describe('usage and cost on the answer', () => {
     expect(delta(tokens('us-a', 'usage-a', 'input'))).toBe(0);
   });
 
+  it('a repeated clientMessageId answers the stored outcome with the same usage and cost', async () => {
+    const usage = { inputTokens: 400, outputTokens: 40 };
+    mock.enqueue({ behavior: { type: 'ok', text: 'once', usage }, match: { model: 'usage-a' } });
+    const first = await sendMessage(gateway, 'usage-replay', { text: 'hi', clientMessageId: 'c1' });
+    const again = await sendMessage(gateway, 'usage-replay', { text: 'hi', clientMessageId: 'c1' });
+    expect(first.body).toMatchObject({ outcome: 'reply', text: 'once', usage });
+    expect(first.body['costUsd']).toBeCloseTo(perMillion(usage, PRICES_A), 12);
+    expect(again.body).toEqual(first.body);
+  });
+
   it('a model without prices: usage, no costUsd, no cost counted', async () => {
     expect((await select('usage-unpriced', 'us-a/unpriced')).status).toBe(200);
     const usage = { inputTokens: 50, outputTokens: 5 };
