@@ -4,17 +4,28 @@
  * Published as `@keel/orchestrator/health-rules` for those who implement the `ProviderHealth` port.
  */
 import type { BreakerState, ErrorKind, HealthEvent, HealthReport, ModelTarget } from '@keel/spec';
+import { OrchestratorConfigError } from './orchestrator-error';
 
 /** What a provider health can be told; every field has a default. */
 export interface HealthRuleOptions {
-  /** How long a breaker stays open when the provider gave no `retry-after`; default 10 000 ms. */
+  /** How far back a model's request outcomes count, across sessions; default 30 000 ms. */
+  windowMs?: number;
+  /** Failures in the window that may open a breaker (never fewer); default 3. */
+  minFailures?: number;
+  /** …when they are at least this share of the window's outcomes, in (0, 1]; default 0.5. */
+  failureRatio?: number;
+  /**
+   * A model fault (`overloaded`, `server_error`) whose `retry-after` is longer than this opens the
+   * breaker at once; default 10 000 ms (the gateway passes its `retry.maxWaitMs`).
+   */
+  longRetryAfterMs?: number;
+  /** How long a breaker stays open the first time; default 10 000 ms. */
   breakerCooldownMs?: number;
-  /** The longest breaker cooldown after repeated failed probes (it doubles each time); default 300 000 ms. */
+  /**
+   * The longest a breaker stays open, whatever the `retry-after` or the doubling after failed
+   * probes; default 30 000 ms: a model that heals gets traffic back within it.
+   */
   maxBreakerCooldownMs?: number;
-  /** Server errors or connection failures, across sessions, that open a model's breaker; default 5… */
-  burstThreshold?: number;
-  /** …within this window; default 30 000 ms. */
-  burstWindowMs?: number;
   /** How long a rate-limited profile cools for a model when no `retry-after` came; default 30 000 ms. */
   rateLimitCooldownMs?: number;
   /** How long a profile cools after an auth or billing failure; default 900 000 ms. */
@@ -26,16 +37,90 @@ export interface HealthRuleOptions {
 /** The options with every default applied. */
 export type HealthRules = Required<HealthRuleOptions>;
 
+/** How many time slices a window is kept in: its state stays this small however busy the model. */
+export const WINDOW_SLICES = 10;
+
+/** Options of earlier releases, refused by name so that a stale config fails loudly. */
+const REMOVED: Readonly<Record<string, string>> = {
+  burstThreshold: 'minFailures and failureRatio',
+  burstWindowMs: 'windowMs',
+};
+
+/**
+ * Applies the defaults and refuses options that cannot work, naming the option: durations are
+ * finite and not negative (`windowMs` and `probeTimeoutMs` above zero), `minFailures` a whole
+ * number from 1, `failureRatio` in (0, 1].
+ */
 export function resolveHealthRules(options: HealthRuleOptions = {}): HealthRules {
-  return {
-    breakerCooldownMs: options.breakerCooldownMs ?? 10_000,
-    maxBreakerCooldownMs: options.maxBreakerCooldownMs ?? 300_000,
-    burstThreshold: options.burstThreshold ?? 5,
-    burstWindowMs: options.burstWindowMs ?? 30_000,
-    rateLimitCooldownMs: options.rateLimitCooldownMs ?? 30_000,
-    authCooldownMs: options.authCooldownMs ?? 900_000,
-    probeTimeoutMs: options.probeTimeoutMs ?? 60_000,
+  for (const [name, instead] of Object.entries(REMOVED)) {
+    if (name in options) {
+      throw new OrchestratorConfigError({
+        message: `${name} is no longer a health option: breakers open on ${instead}`,
+        path: name,
+      });
+    }
+  }
+  const rules: HealthRules = {
+    windowMs: duration(options, 'windowMs', 30_000, true),
+    minFailures: options.minFailures ?? 3,
+    failureRatio: options.failureRatio ?? 0.5,
+    longRetryAfterMs: duration(options, 'longRetryAfterMs', 10_000),
+    breakerCooldownMs: duration(options, 'breakerCooldownMs', 10_000),
+    maxBreakerCooldownMs: duration(options, 'maxBreakerCooldownMs', 30_000),
+    rateLimitCooldownMs: duration(options, 'rateLimitCooldownMs', 30_000),
+    authCooldownMs: duration(options, 'authCooldownMs', 900_000),
+    probeTimeoutMs: duration(options, 'probeTimeoutMs', 60_000, true),
   };
+  if (!Number.isInteger(rules.minFailures) || rules.minFailures < 1) {
+    throw invalid('minFailures', 'a whole number from 1', rules.minFailures);
+  }
+  const ratio = rules.failureRatio;
+  if (typeof ratio !== 'number' || !(ratio > 0 && ratio <= 1)) {
+    throw invalid('failureRatio', 'a number above 0 and at most 1', ratio);
+  }
+  return rules;
+}
+
+type DurationName = {
+  [K in keyof HealthRuleOptions]-?: K extends 'minFailures' | 'failureRatio' ? never : K;
+}[keyof HealthRuleOptions];
+
+function duration(
+  options: HealthRuleOptions,
+  name: DurationName,
+  fallback: number,
+  positive = false,
+): number {
+  const value = options[name];
+  if (value === undefined) return fallback;
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    (positive && value === 0)
+  ) {
+    throw invalid(
+      name,
+      positive ? 'a finite duration above 0 ms' : 'a finite duration of 0 ms or more',
+      value,
+    );
+  }
+  return value;
+}
+
+function invalid(name: string, what: string, value: unknown): OrchestratorConfigError {
+  return new OrchestratorConfigError({
+    message: `${name} must be ${what}, not ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+    path: name,
+  });
+}
+
+/** One time slice of a breaker's window: the model's outcomes that started in it. */
+export interface WindowSlice {
+  /** Clock ms, a multiple of `windowSliceMs(rules)`. */
+  start: number;
+  failures: number;
+  successes: number;
 }
 
 /** One model's breaker, times in clock milliseconds. */
@@ -45,15 +130,59 @@ export interface BreakerRow {
   failedProbes: number;
   /** Until when the half-open probe handed out is waited for (0: none handed out). */
   probeUntil: number;
-  /** When recent burst failures happened (server errors, connection failures) while closed. */
-  burst: number[];
+  /** The outcomes counted while closed, oldest slice first; at most `WINDOW_SLICES` live slices. */
+  window: WindowSlice[];
 }
 
 export type BreakerChange = Extract<HealthEvent, { type: 'breaker-change' }>;
 
 /** A breaker that has seen nothing: closed. */
 export function closedBreaker(): BreakerRow {
-  return { state: 'closed', openUntil: 0, failedProbes: 0, probeUntil: 0, burst: [] };
+  return { state: 'closed', openUntil: 0, failedProbes: 0, probeUntil: 0, window: [] };
+}
+
+/** The width of a window slice: a tenth of `windowMs`, in whole milliseconds. */
+export function windowSliceMs(rules: HealthRules): number {
+  return Math.max(1, Math.ceil(rules.windowMs / WINDOW_SLICES));
+}
+
+/**
+ * Counts one outcome in the window at `now`. A slice counts while `now - start < windowMs`: an
+ * outcome counts for `windowMs` at most, and at least `windowMs` less one slice.
+ */
+export function countOutcome(
+  row: BreakerRow,
+  outcome: 'failure' | 'success',
+  rules: HealthRules,
+  now: number,
+): void {
+  const width = windowSliceMs(rules);
+  const start = Math.floor(now / width) * width;
+  row.window = row.window.filter((slice) => slice.start > now - rules.windowMs);
+  let slice = row.window.find((candidate) => candidate.start === start);
+  if (slice === undefined) {
+    slice = { start, failures: 0, successes: 0 };
+    row.window.push(slice);
+    row.window.sort((a, b) => a.start - b.start);
+  }
+  if (outcome === 'failure') slice.failures += 1;
+  else slice.successes += 1;
+}
+
+/** The failures and successes the window holds at `now`. */
+export function windowCounts(
+  row: BreakerRow,
+  rules: HealthRules,
+  now: number,
+): { failures: number; successes: number } {
+  let failures = 0;
+  let successes = 0;
+  for (const slice of row.window) {
+    if (slice.start <= now - rules.windowMs) continue;
+    failures += slice.failures;
+    successes += slice.successes;
+  }
+  return { failures, successes };
 }
 
 /** Kinds that say something about the model's health, not about a profile or the caller. */
@@ -64,12 +193,8 @@ const MODEL_FAULTS: ReadonlySet<ErrorKind> = new Set([
   'timeout',
   'provider_abort',
 ]);
-const BURST_KINDS: ReadonlySet<ErrorKind> = new Set([
-  'server_error',
-  'connection',
-  'timeout',
-  'provider_abort',
-]);
+/** Kinds whose long `retry-after` opens the breaker at once (a provider's own "come back later"). */
+const RETRY_AFTER_KINDS: ReadonlySet<ErrorKind> = new Set(['overloaded', 'server_error']);
 
 /** One report's changes to a breaker, and the events they make. */
 export interface BreakerStep {
@@ -83,10 +208,13 @@ export interface BreakerStep {
 }
 
 /**
- * The breaker transitions at time `now`. A breaker opens when a turn gives up on a model for
- * overload, or on a burst of server errors; it stays open for the provider's `retry-after`
- * (however long) or a cooldown that doubles with each failed probe; half-open, the probe's success
- * closes it and its failure opens it again. An open breaker's deadline is only ever extended.
+ * The breaker transitions at time `now`. Closed, a breaker counts the model's outcomes in a
+ * sliding window and opens on evidence: at least `minFailures` model faults that are at least
+ * `failureRatio` of the window, never one unlucky request; a model fault whose `retry-after` is
+ * longer than `longRetryAfterMs` opens it at once. Open, it stays so for the `retry-after` or
+ * `breakerCooldownMs` doubled per failed probe, whichever is longer, never above
+ * `maxBreakerCooldownMs`; half-open, the probe's success closes it and clears the window, its
+ * model fault opens it again. An open breaker's deadline is only ever extended.
  */
 export function createBreakerStep(
   target: ModelTarget,
@@ -98,7 +226,6 @@ export function createBreakerStep(
   function move(row: BreakerRow, to: BreakerState, reason: BreakerChange['reason']): void {
     const from = row.state;
     row.state = to;
-    if (from === to && to !== 'open') return;
     events.push({
       type: 'breaker-change',
       providerId: target.providerId,
@@ -111,52 +238,67 @@ export function createBreakerStep(
   }
 
   function open(row: BreakerRow, reason: BreakerChange['reason'], retryAfterMs?: number): void {
-    const cooldown =
-      retryAfterMs ??
-      Math.min(
-        rules.maxBreakerCooldownMs,
-        rules.breakerCooldownMs * 2 ** Math.min(row.failedProbes, 52),
-      );
-    row.openUntil = Math.max(row.openUntil, now + cooldown);
+    const doubled = rules.breakerCooldownMs * 2 ** Math.min(row.failedProbes, 52);
+    const cooldown = Math.min(rules.maxBreakerCooldownMs, Math.max(retryAfterMs ?? 0, doubled));
+    const stillOpen = row.state === 'open' && now < row.openUntil;
+    row.openUntil = Math.max(stillOpen ? row.openUntil : 0, now + cooldown);
     row.probeUntil = 0;
-    row.burst = [];
-    move(row, 'open', reason);
+    row.window = [];
+    if (!stillOpen) move(row, 'open', reason);
+  }
+
+  function longRetryAfter(kind: ErrorKind, retryAfterMs: number | undefined): boolean {
+    return (
+      RETRY_AFTER_KINDS.has(kind) &&
+      retryAfterMs !== undefined &&
+      retryAfterMs > rules.longRetryAfterMs
+    );
   }
 
   return {
     events,
 
     success(row, probe) {
-      row.burst = [];
       if (probe && row.state === 'half-open') {
         row.failedProbes = 0;
         row.probeUntil = 0;
+        row.window = [];
         move(row, 'closed', 'probe-succeeded');
+      } else if (row.state === 'closed') {
+        countOutcome(row, 'success', rules, now);
       }
     },
 
     failure(row, kind, probe, retryAfterMs) {
+      const modelFault = MODEL_FAULTS.has(kind);
       if (probe && row.state === 'half-open') {
-        if (MODEL_FAULTS.has(kind)) {
-          row.failedProbes += 1;
-          open(row, 'probe-failed', retryAfterMs);
-        } else {
+        if (!modelFault) {
           row.probeUntil = 0; // not the model's doing: the next caller probes
+          return;
         }
+        row.failedProbes += 1;
+        open(row, 'probe-failed', retryAfterMs);
+        return;
       }
-      if (BURST_KINDS.has(kind) && row.state === 'closed') {
-        row.burst = row.burst.filter((at) => now - at < rules.burstWindowMs);
-        row.burst.push(now);
-        if (row.burst.length >= rules.burstThreshold) open(row, kind, retryAfterMs);
+      if (!modelFault) return;
+      if (longRetryAfter(kind, retryAfterMs)) {
+        open(row, kind, retryAfterMs);
+        return;
+      }
+      if (row.state !== 'closed') return;
+      countOutcome(row, 'failure', rules, now);
+      const { failures, successes } = windowCounts(row, rules, now);
+      if (
+        failures >= rules.minFailures &&
+        failures / (failures + successes) >= rules.failureRatio
+      ) {
+        open(row, kind, retryAfterMs);
       }
     },
 
     overloaded(row, retryAfterMs) {
-      if (row.state !== 'open' || now >= row.openUntil) {
-        open(row, 'overloaded', retryAfterMs);
-      } else if (retryAfterMs !== undefined) {
-        row.openUntil = Math.max(row.openUntil, now + retryAfterMs);
-      }
+      // The give-up's failures were counted as they came; only a long retry-after opens here.
+      if (longRetryAfter('overloaded', retryAfterMs)) open(row, 'overloaded', retryAfterMs);
     },
 
     expire(row) {
@@ -189,6 +331,25 @@ export function applyReport(
     }
   }
   return step.events;
+}
+
+/**
+ * Whether a report can change its model's breaker at all: a store may skip reading the breaker
+ * for the others (a rate limit, a caller's abort, a give-up without a long `retry-after`).
+ */
+export function touchesBreaker(report: HealthReport, rules: HealthRules): boolean {
+  switch (report.type) {
+    case 'success':
+      return true;
+    case 'failure':
+      return report.probe || MODEL_FAULTS.has(report.kind);
+    case 'overloaded':
+      return report.retryAfterMs !== undefined && report.retryAfterMs > rules.longRetryAfterMs;
+    default: {
+      const unexpected: never = report;
+      throw new TypeError(`Unexpected health report ${JSON.stringify(unexpected)}`);
+    }
+  }
 }
 
 /**

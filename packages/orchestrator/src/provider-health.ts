@@ -1,3 +1,7 @@
+/**
+ * The in-process `ProviderHealth`: the health rules (`health-rules.ts`) applied to rows in memory,
+ * the default for one orchestrator and the reference the PostgreSQL health is held to.
+ */
 import type {
   Clock,
   ErrorKind,
@@ -33,11 +37,12 @@ interface Cooldown {
 
 /**
  * In-process provider health, shared by every session of an orchestrator: a breaker per provider
- * and model, cooldowns per profile (and model, for rate limits). A breaker opens when a turn gives
- * up on a model for overload, or on a burst of server errors across sessions; it stays open for
- * the provider's `retry-after` (however long) or a cooldown that doubles with each failed probe;
- * half-open, it lets exactly one probe through and closes when that probe succeeds. A cooldown is
- * only ever extended by a later report, never shortened.
+ * and model, cooldowns per profile (and model, for rate limits). The rules are `health-rules`'s: a
+ * breaker opens on evidence across sessions (enough model faults, a large enough share of the
+ * model's outcomes in a sliding window) or on a long `retry-after`, never on one request; it stays
+ * open for a cooldown doubling per failed probe, capped (30 s by default); half-open, it lets
+ * exactly one probe through and closes when that probe succeeds. A cooldown is only ever
+ * extended by a later report, never shortened. Options are checked when it is made.
  */
 export function createProviderHealth(options: ProviderHealthOptions = {}): ProviderHealth {
   const clock = options.clock ?? createSystemClock();
