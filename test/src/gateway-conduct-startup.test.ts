@@ -105,6 +105,22 @@ describe('a claude-cli provider whose command cannot be run', () => {
     const started = await runCli(['--config', await configFile('exec.json', config(script))]);
     expect(started.code).toBe('listening');
   });
+
+  it("looks a bare command up on the provider's own env.PATH when it sets one", async () => {
+    const config = (env: Record<string, string>) => ({
+      sessionsDir: join(dir, 'sessions-cli-env'),
+      providers: [{ id: 'claude-code', api: 'claude-cli', command: 'claude-stand-in', env }],
+      models: { primary: 'claude-code/sonnet' },
+    });
+    const found = await runCli([
+      '--config',
+      await configFile('env-path.json', config({ PATH: dir })),
+    ]);
+    expect(found.code).toBe('listening');
+    const missing = await runCli(['--config', await configFile('env-none.json', config({}))]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('"claude-stand-in" is not found on PATH');
+  });
 });
 
 describe('the start-up log', () => {

@@ -20,11 +20,6 @@ export interface ProviderSdks {
   anthropic?: AnthropicSdk;
 }
 
-export interface PrepareProvidersOptions {
-  /** Where a claude-cli command without a `/` is looked up (`PATH`); default the process's. */
-  env?: Readonly<Record<string, string | undefined>>;
-}
-
 /** A dynamic `import()` from the gateway's own location, as a deployment resolves it. */
 const importPackage = (name: 'openai' | '@anthropic-ai/sdk'): Promise<unknown> =>
   name === 'openai' ? import('openai') : import('@anthropic-ai/sdk');
@@ -53,9 +48,7 @@ function sdkOf(provider: ProviderConfig): 'openai' | '@anthropic-ai/sdk' | undef
  */
 export async function prepareProviders(
   providers: readonly ProviderConfig[],
-  options: PrepareProvidersOptions = {},
 ): Promise<ProviderSdks> {
-  const env = options.env ?? process.env;
   const problems: ProviderProblem[] = [];
   const loaded = new Map<string, Promise<{ module?: unknown; error?: unknown }>>();
   const sdks: ProviderSdks = {};
@@ -63,7 +56,7 @@ export async function prepareProviders(
     const name = sdkOf(provider);
     if (name === undefined) {
       if (provider.api === 'claude-cli') {
-        const problem = await checkCommand(provider.command, provider.cwd, provider.env, env);
+        const problem = await checkCommand(provider.command, provider.cwd, provider.env);
         if (problem !== undefined) problems.push({ providerId: provider.id, message: problem });
       }
       continue;
@@ -101,7 +94,6 @@ async function checkCommand(
   command: string,
   cwd: string | undefined,
   providerEnv: Readonly<Record<string, string>> | undefined,
-  env: Readonly<Record<string, string | undefined>>,
 ): Promise<string | undefined> {
   const executable = async (path: string) =>
     (await stat(path).then(
@@ -118,7 +110,7 @@ async function checkCommand(
       ? undefined
       : `the command "${command}" is not an executable file`;
   }
-  const searchPath = providerEnv?.['PATH'] ?? env['PATH'] ?? '';
+  const searchPath = providerEnv?.['PATH'] ?? process.env['PATH'] ?? '';
   for (const folder of searchPath.split(delimiter)) {
     if (folder !== '' && (await executable(join(folder, command)))) return undefined;
   }
