@@ -1,11 +1,16 @@
-import type { BreakerChange, BreakerRow } from '@keel/orchestrator/health-rules';
+import type { BreakerChange, BreakerRow, WindowSlice } from '@keel/orchestrator/health-rules';
 import type { BreakerState, ErrorKind, HealthEvent, HealthSnapshot, ModelTarget } from '@keel/spec';
 import { inTransaction, type PostgresPool, toNumber } from './postgres-pool';
+
+/** The breaker columns, in the order `breakerOf` reads them. */
+const BREAKER_COLUMNS =
+  'state, open_until, failed_probes, probe_until, window_starts, window_failures, window_successes';
 
 /**
  * The SQL of provider health. Time is the database's (`clock_timestamp()` in ms) unless a test
  * clock gives it: each statement takes that clock's reading as a parameter, `NULL` meaning "ask
- * the database".
+ * the database". A breaker's window is three parallel arrays on its row (slice start, failures,
+ * successes), oldest slice first.
  */
 export function createHealthQueries(schema: string, clockNow: () => number | null) {
   const breakers = `${schema}.health_breakers`;
@@ -22,7 +27,8 @@ export function createHealthQueries(schema: string, clockNow: () => number | nul
             (SELECT max(c.until_ms) FROM ${cooldowns} c
               WHERE c.provider_id = $1 AND c.profile_id = $2 AND c.model IN ('', $3)
                 AND c.until_ms > clock.now) AS cooling_until,
-            b.state, b.open_until, b.failed_probes, b.probe_until, b.burst
+            b.state, b.open_until, b.failed_probes, b.probe_until,
+            b.window_starts, b.window_failures, b.window_successes
           FROM clock LEFT JOIN ${breakers} b ON b.provider_id = $1 AND b.model = $3`,
         [target.providerId, target.profileId, target.model, clockNow()],
       );
@@ -61,19 +67,47 @@ export function createHealthQueries(schema: string, clockNow: () => number | nul
 
     async breaker(pool: PostgresPool, target: ModelTarget): Promise<BreakerRow | undefined> {
       const { rows } = await pool.query(
-        `SELECT state, open_until, failed_probes, probe_until, burst FROM ${breakers}
-          WHERE provider_id = $1 AND model = $2`,
+        `SELECT ${BREAKER_COLUMNS} FROM ${breakers} WHERE provider_id = $1 AND model = $2`,
         [target.providerId, target.model],
       );
       return breakerOf(rows[0] ?? {});
     },
 
-    /** A plain success: forgets the burst, writing only when there was one. */
-    async clearBurst(pool: PostgresPool, target: ModelTarget): Promise<void> {
+    /**
+     * A success outside a probe, in one statement: counted in the current slice of a closed
+     * breaker's window (slices older than `windowMs` dropped), its row made if there was none.
+     * The same as the rules' `countOutcome`, in SQL, so that the busiest report takes one round
+     * trip and no transaction; a breaker that is not closed is left alone, as the rules leave it.
+     */
+    async countSuccess(
+      pool: PostgresPool,
+      target: ModelTarget,
+      window: { sliceMs: number; windowMs: number },
+    ): Promise<void> {
       await pool.query(
-        `UPDATE ${breakers} SET burst = '{}'
-          WHERE provider_id = $1 AND model = $2 AND cardinality(burst) > 0`,
-        [target.providerId, target.model],
+        `WITH clock AS (SELECT ${now(5)} AS now)
+          INSERT INTO ${breakers} AS b
+            (provider_id, model, state, window_starts, window_failures, window_successes)
+          SELECT $1, $2, 'closed', ARRAY[(clock.now / $3::bigint) * $3::bigint], '{0}', '{1}'
+            FROM clock
+          ON CONFLICT (provider_id, model) DO UPDATE SET
+            (window_starts, window_failures, window_successes) = (
+              SELECT array_agg(w.start ORDER BY w.start), array_agg(w.failures ORDER BY w.start),
+                array_agg(w.successes ORDER BY w.start)
+              FROM (
+                SELECT kept.start, sum(kept.failures)::integer AS failures,
+                  sum(kept.successes)::integer AS successes
+                FROM (
+                  SELECT o.start, o.failures, o.successes
+                    FROM unnest(b.window_starts, b.window_failures, b.window_successes)
+                      AS o(start, failures, successes)
+                    WHERE o.start > (SELECT clock.now FROM clock) - $4::float8
+                  UNION ALL SELECT excluded.window_starts[1], 0, 1
+                ) AS kept
+                GROUP BY kept.start
+              ) AS w)
+            WHERE b.state = 'closed'`,
+        [target.providerId, target.model, window.sliceMs, window.windowMs, clockNow()],
       );
     },
 
@@ -93,7 +127,7 @@ export function createHealthQueries(schema: string, clockNow: () => number | nul
         signal,
         async (client) => {
           const key = [target.providerId, target.model];
-          const lock = `SELECT state, open_until, failed_probes, probe_until, burst FROM ${breakers}
+          const lock = `SELECT ${BREAKER_COLUMNS} FROM ${breakers}
           WHERE provider_id = $1 AND model = $2 FOR UPDATE`;
           let { rows } = await client.query(lock, key);
           if (rows.length === 0) {
@@ -113,9 +147,19 @@ export function createHealthQueries(schema: string, clockNow: () => number | nul
           if (JSON.stringify(row) !== before) {
             await client.query(
               `UPDATE ${breakers} SET state = $3, open_until = $4, failed_probes = $5,
-              probe_until = $6, burst = $7::bigint[]
+              probe_until = $6, window_starts = $7::bigint[], window_failures = $8::integer[],
+              window_successes = $9::integer[]
               WHERE provider_id = $1 AND model = $2`,
-              [...key, row.state, row.openUntil, row.failedProbes, row.probeUntil, row.burst],
+              [
+                ...key,
+                row.state,
+                row.openUntil,
+                row.failedProbes,
+                row.probeUntil,
+                row.window.map((slice) => slice.start),
+                row.window.map((slice) => slice.failures),
+                row.window.map((slice) => slice.successes),
+              ],
             );
           }
           return events;
@@ -198,11 +242,23 @@ export function createHealthQueries(schema: string, clockNow: () => number | nul
 
 function breakerOf(row: Record<string, unknown>): BreakerRow | undefined {
   if (row['state'] === null || row['state'] === undefined) return undefined;
+  const starts = numbers(row['window_starts']);
+  const failures = numbers(row['window_failures']);
+  const successes = numbers(row['window_successes']);
+  const window: WindowSlice[] = starts.map((start, index) => ({
+    start,
+    failures: failures[index] ?? 0,
+    successes: successes[index] ?? 0,
+  }));
   return {
     state: row['state'] as BreakerState,
     openUntil: toNumber(row['open_until']),
     failedProbes: Number(row['failed_probes']),
     probeUntil: toNumber(row['probe_until']),
-    burst: ((row['burst'] as unknown[] | null) ?? []).map(toNumber),
+    window,
   };
+}
+
+function numbers(value: unknown): number[] {
+  return ((value as unknown[] | null | undefined) ?? []).map(toNumber);
 }

@@ -4,6 +4,8 @@ import {
   type HealthRuleOptions,
   profileCooldown,
   resolveHealthRules,
+  touchesBreaker,
+  windowSliceMs,
 } from '@keel/orchestrator/health-rules';
 import type {
   HealthEvent,
@@ -45,16 +47,20 @@ export interface PostgresProviderHealth extends ProviderHealth {
 
 /**
  * Provider health shared by every gateway on one database: a breaker row per provider and model,
- * a cooldown row per profile (and model, for rate limits). The rules are the in-process health's
- * (`@keel/orchestrator`'s `createProviderHealth`); time comes from the database. Half-open lets
+ * holding its window of outcomes, and a cooldown row per profile (and model, for rate limits). The
+ * rules are the in-process health's (`@keel/orchestrator`'s `createProviderHealth`), checked when
+ * it is made; time comes from the database. A success outside a probe is one statement; every
+ * other report that can change a breaker applies the rules under the row's lock; one that cannot
+ * (a rate limit, a give-up without a long `retry-after`) leaves the row alone. Half-open lets
  * exactly one probe through across all gateways: the probe is claimed by a conditional `UPDATE`
- * that only one caller's row lock can satisfy. A report changes a breaker under its row lock;
- * a cooldown is only ever extended. `subscribe` sees the changes this process made.
+ * that only one caller's row lock can satisfy. A cooldown is only ever extended. `subscribe` sees
+ * the changes this process made.
  */
 export function createPostgresProviderHealth(
   options: PostgresProviderHealthOptions,
 ): PostgresProviderHealth {
   const rules = resolveHealthRules(options);
+  const window = { sliceMs: windowSliceMs(rules), windowMs: rules.windowMs };
   const transactionIdleTimeoutMs = options.transactionIdleTimeoutMs ?? 10_000;
   const { pool, owned } = resolvePool(options);
   const context = createSchemaGate({
@@ -122,15 +128,17 @@ export function createPostgresProviderHealth(
   async function report(report: HealthReport, signal?: AbortSignal): Promise<void> {
     await context.ready(signal);
     if (report.type === 'success' && !report.probe) {
-      await queries.clearBurst(pool, report.target);
+      await queries.countSuccess(pool, report.target, window);
       return;
     }
-    const events: HealthEvent[] = await queries.changeBreaker(
-      pool,
-      report.target,
-      { signal, idleTimeoutMs: transactionIdleTimeoutMs },
-      (row: BreakerRow, now: number) => applyReport(row, report, rules, now),
-    );
+    const events: HealthEvent[] = touchesBreaker(report, rules)
+      ? await queries.changeBreaker(
+          pool,
+          report.target,
+          { signal, idleTimeoutMs: transactionIdleTimeoutMs },
+          (row: BreakerRow, now: number) => applyReport(row, report, rules, now),
+        )
+      : [];
     if (report.type === 'failure') {
       const cooldown = profileCooldown(report.target, report.kind, report.retryAfterMs, rules);
       if (cooldown !== undefined) {

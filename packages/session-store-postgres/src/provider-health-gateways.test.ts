@@ -48,12 +48,24 @@ async function permitsAtOnce(list: Awaited<ReturnType<typeof gateways>>, perGate
   return Promise.all(asks);
 }
 
+/** Reports `count` server errors on sonnet, one after another, from the gateways in turn. */
+async function failures(list: Awaited<ReturnType<typeof gateways>>, count: number) {
+  for (let index = 0; index < count; index += 1) {
+    await list[index % list.length]!.health.report({
+      type: 'failure',
+      target: sonnet,
+      kind: 'server_error',
+      probe: false,
+    });
+  }
+}
+
 function probesOf(permits: HealthPermit[]) {
   return permits.filter((permit) => permit.allowed && permit.probe).length;
 }
 
 describe('provider health across gateways', () => {
-  it('an overload seen by one gateway makes every gateway skip the model; only the reporter hears of it', async () => {
+  it('a long retry-after seen by one gateway makes every gateway skip the model; only the reporter hears of it', async () => {
     const [first, second] = await gateways(2);
     await first!.health.report({ type: 'overloaded', target: sonnet, retryAfterMs: 30_000 });
     const permit = await second!.health.permit(otherProfile);
@@ -67,7 +79,7 @@ describe('provider health across gateways', () => {
 
   it('half-open lets exactly one probe through among many callers on three gateways', async () => {
     const list = await gateways(3, { breakerCooldownMs: 50 });
-    await list[0]!.health.report({ type: 'overloaded', target: sonnet });
+    await failures(list, 3);
     while ((await list[1]!.health.snapshot()).breakers[0]?.state !== 'half-open') {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -90,7 +102,7 @@ describe('provider health across gateways', () => {
       breakerCooldownMs: 1_000,
       maxBreakerCooldownMs: 1_000,
     });
-    await list[0]!.health.report({ type: 'overloaded', target: sonnet });
+    await failures(list, 3);
     for (let round = 0; round < 5; round += 1) {
       clock.advance(1_000);
       const permits = await permitsAtOnce(list, 6);
@@ -104,8 +116,8 @@ describe('provider health across gateways', () => {
     }
   });
 
-  it('a burst of server errors reported by different gateways opens the breaker once', async () => {
-    const list = await gateways(3, { burstThreshold: 3, burstWindowMs: 60_000 });
+  it('failures reported by different gateways at once count together and open the breaker once', async () => {
+    const list = await gateways(3);
     await Promise.all(
       list.map(({ health }) =>
         health.report({ type: 'failure', target: sonnet, kind: 'server_error', probe: false }),
@@ -117,6 +129,20 @@ describe('provider health across gateways', () => {
     });
     const opened = list.flatMap(({ events }) => events);
     expect(opened).toMatchObject([{ type: 'breaker-change', from: 'closed', to: 'open' }]);
+  });
+
+  it('successes reported by different gateways at once are each counted (one statement each)', async () => {
+    const list = await gateways(3);
+    await Promise.all(
+      list.flatMap(({ health }) =>
+        [1, 2, 3, 4].map(() => health.report({ type: 'success', target: sonnet, probe: false })),
+      ),
+    );
+    // 12 successes: the 11th failure is still under half of the window, the 12th is not.
+    await failures(list, 11);
+    expect(await list[0]!.health.permit(sonnet)).toEqual({ allowed: true, probe: false });
+    await failures(list, 1);
+    expect(await list[0]!.health.permit(sonnet)).toMatchObject({ reason: 'breaker-open' });
   });
 
   it('a cooldown reported by one gateway holds on the others, and is only ever extended', async () => {

@@ -78,6 +78,18 @@ export const SCHEMA_MIGRATIONS: readonly SchemaMigration[] = [
       )`,
     ],
   },
+  {
+    version: 3,
+    description: 'provider health: a sliding window of outcomes per breaker, in place of the burst',
+    // The burst's timestamps are dropped, not converted: they only ever counted for 30 s.
+    statements: (s) => [
+      `ALTER TABLE ${s}.health_breakers
+        DROP COLUMN burst,
+        ADD COLUMN window_starts bigint[] NOT NULL DEFAULT '{}',
+        ADD COLUMN window_failures integer[] NOT NULL DEFAULT '{}',
+        ADD COLUMN window_successes integer[] NOT NULL DEFAULT '{}'`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */
