@@ -23,19 +23,27 @@ export type HealthPermit =
 
 /** What a turn tells provider health after an attempt or a decision. */
 export type HealthReport =
-  /** The target answered. Closes a half-open breaker when `probe`. */
+  /**
+   * The target answered. Counts as a success in its model's window (outside a probe); closes a
+   * half-open breaker when `probe`.
+   */
   | { type: 'success'; target: ModelTarget; probe: boolean }
   /**
    * The target failed with this kind. Health decides what it means: a rate limit cools the
-   * profile for this model, auth and billing cool the profile, server errors and connection
-   * failures count towards a burst that opens the model's breaker, a failed probe reopens it
-   * for longer. Kinds that are not the provider's doing (`caller_abort`, `session_takeover`,
-   * `coordination`) only hand a probe back.
+   * profile for this model, auth and billing cool the profile; a model fault (`overloaded`,
+   * `server_error`, `connection`, `timeout`, `provider_abort`) counts as a failure in the model's
+   * sliding window across sessions, and enough of them — a minimum count that is also a large
+   * enough share of the window's outcomes — open the model's breaker; an `overloaded` or
+   * `server_error` whose `retryAfterMs` is longer than a turn would wait opens it at once (for at
+   * most the breaker's cap); a failed probe reopens it for longer. Kinds that are not the
+   * provider's doing (`caller_abort`, `session_takeover`, `coordination`) only hand a probe back.
+   * `retryAfterMs`: the provider's `retry-after` (or a longer cooldown it asked for).
    */
   | { type: 'failure'; target: ModelTarget; kind: ErrorKind; probe: boolean; retryAfterMs?: number }
   /**
-   * A turn gave up on this model for overload (after its one profile rotation): the model's
-   * breaker opens for `retryAfterMs` (even above 60 s), else a growing cooldown.
+   * A turn gave up on this model for overload (after its one profile rotation). Not evidence by
+   * itself — its failures were reported one by one — it opens the model's breaker only when
+   * `retryAfterMs` is longer than a turn would wait, for that long up to the breaker's cap.
    */
   | { type: 'overloaded'; target: ModelTarget; retryAfterMs?: number };
 
@@ -49,6 +57,10 @@ export type HealthEvent =
       to: BreakerState;
       /** When `open`: until when (clock ms). */
       until?: number;
+      /**
+       * Why: the kind of the failure that opened it (the one that tipped its window, or carried a
+       * long `retry-after`), or the probe's result, or the end of its open time.
+       */
       reason: ErrorKind | 'probe-succeeded' | 'probe-failed' | 'cooldown-elapsed';
     }
   | {
@@ -69,7 +81,7 @@ export interface HealthSnapshot {
     state: BreakerState;
     /** Until when it stays open (clock ms). */
     openUntil?: number;
-    /** Consecutive failed probes (the cooldown doubles with each). */
+    /** Consecutive failed probes (the open time doubles with each, up to a cap). */
     failedProbes: number;
   }>;
   cooldowns: Array<{
@@ -83,7 +95,8 @@ export interface HealthSnapshot {
 
 /**
  * Provider health shared by every session (in process by default; in PostgreSQL across
- * gateways): a breaker per provider and model, cooldowns per profile. Async so that a shared
+ * gateways): a breaker per provider and model that opens on evidence across sessions (never on
+ * one request) and stays open for a capped time, cooldowns per profile. Async so that a shared
  * store can implement it.
  */
 export interface ProviderHealth {
