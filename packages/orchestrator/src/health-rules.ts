@@ -81,16 +81,14 @@ export function resolveHealthRules(options: HealthRuleOptions = {}): HealthRules
   return rules;
 }
 
-type DurationName = {
-  [K in keyof HealthRuleOptions]-?: K extends 'minFailures' | 'failureRatio' ? never : K;
-}[keyof HealthRuleOptions];
+type DurationName = Exclude<keyof HealthRuleOptions, 'minFailures' | 'failureRatio'>;
 
 function duration(
   options: HealthRuleOptions,
   name: DurationName,
   fallback: number,
   positive = false,
-): number {
+) {
   const value = options[name];
   if (value === undefined) return fallback;
   if (
@@ -99,11 +97,7 @@ function duration(
     value < 0 ||
     (positive && value === 0)
   ) {
-    throw invalid(
-      name,
-      positive ? 'a finite duration above 0 ms' : 'a finite duration of 0 ms or more',
-      value,
-    );
+    throw invalid(name, `a finite duration ${positive ? 'above 0 ms' : 'of 0 ms or more'}`, value);
   }
   return value;
 }
@@ -175,14 +169,11 @@ export function windowCounts(
   rules: HealthRules,
   now: number,
 ): { failures: number; successes: number } {
-  let failures = 0;
-  let successes = 0;
-  for (const slice of row.window) {
-    if (slice.start <= now - rules.windowMs) continue;
-    failures += slice.failures;
-    successes += slice.successes;
-  }
-  return { failures, successes };
+  const live = row.window.filter((slice) => slice.start > now - rules.windowMs);
+  return {
+    failures: live.reduce((sum, slice) => sum + slice.failures, 0),
+    successes: live.reduce((sum, slice) => sum + slice.successes, 0),
+  };
 }
 
 /** Kinds that say something about the model's health, not about a profile or the caller. */
@@ -196,6 +187,10 @@ const MODEL_FAULTS: ReadonlySet<ErrorKind> = new Set([
 /** Kinds whose long `retry-after` opens the breaker at once (a provider's own "come back later"). */
 const RETRY_AFTER_KINDS: ReadonlySet<ErrorKind> = new Set(['overloaded', 'server_error']);
 
+function longRetryAfter(kind: ErrorKind, retryAfterMs: number | undefined, rules: HealthRules) {
+  return RETRY_AFTER_KINDS.has(kind) && (retryAfterMs ?? 0) > rules.longRetryAfterMs;
+}
+
 /** One report's changes to a breaker, and the events they make. */
 export interface BreakerStep {
   /** The changes made so far, in order. */
@@ -208,13 +203,11 @@ export interface BreakerStep {
 }
 
 /**
- * The breaker transitions at time `now`. Closed, a breaker counts the model's outcomes in a
- * sliding window and opens on evidence: at least `minFailures` model faults that are at least
- * `failureRatio` of the window, never one unlucky request; a model fault whose `retry-after` is
- * longer than `longRetryAfterMs` opens it at once. Open, it stays so for the `retry-after` or
- * `breakerCooldownMs` doubled per failed probe, whichever is longer, never above
- * `maxBreakerCooldownMs`; half-open, the probe's success closes it and clears the window, its
- * model fault opens it again. An open breaker's deadline is only ever extended.
+ * The breaker transitions at time `now`. Closed, it counts the model's outcomes and opens on
+ * evidence (`minFailures` faults that are `failureRatio` of the window) or a long `retry-after`.
+ * Open, it stays so for the `retry-after` or `breakerCooldownMs` doubled per failed probe,
+ * whichever is longer, capped by `maxBreakerCooldownMs` (a deadline only ever extended).
+ * Half-open, the probe's success closes it and clears the window, its model fault reopens it.
  */
 export function createBreakerStep(
   target: ModelTarget,
@@ -247,12 +240,9 @@ export function createBreakerStep(
     if (!stillOpen) move(row, 'open', reason);
   }
 
-  function longRetryAfter(kind: ErrorKind, retryAfterMs: number | undefined): boolean {
-    return (
-      RETRY_AFTER_KINDS.has(kind) &&
-      retryAfterMs !== undefined &&
-      retryAfterMs > rules.longRetryAfterMs
-    );
+  function tripped(row: BreakerRow): boolean {
+    const { failures, successes } = windowCounts(row, rules, now);
+    return failures >= rules.minFailures && failures / (failures + successes) >= rules.failureRatio;
   }
 
   return {
@@ -274,31 +264,21 @@ export function createBreakerStep(
       if (probe && row.state === 'half-open') {
         if (!modelFault) {
           row.probeUntil = 0; // not the model's doing: the next caller probes
-          return;
+        } else {
+          row.failedProbes += 1;
+          open(row, 'probe-failed', retryAfterMs);
         }
-        row.failedProbes += 1;
-        open(row, 'probe-failed', retryAfterMs);
-        return;
-      }
-      if (!modelFault) return;
-      if (longRetryAfter(kind, retryAfterMs)) {
+      } else if (modelFault && longRetryAfter(kind, retryAfterMs, rules)) {
         open(row, kind, retryAfterMs);
-        return;
-      }
-      if (row.state !== 'closed') return;
-      countOutcome(row, 'failure', rules, now);
-      const { failures, successes } = windowCounts(row, rules, now);
-      if (
-        failures >= rules.minFailures &&
-        failures / (failures + successes) >= rules.failureRatio
-      ) {
-        open(row, kind, retryAfterMs);
+      } else if (modelFault && row.state === 'closed') {
+        countOutcome(row, 'failure', rules, now);
+        if (tripped(row)) open(row, kind, retryAfterMs);
       }
     },
 
     overloaded(row, retryAfterMs) {
       // The give-up's failures were counted as they came; only a long retry-after opens here.
-      if (longRetryAfter('overloaded', retryAfterMs)) open(row, 'overloaded', retryAfterMs);
+      if (longRetryAfter('overloaded', retryAfterMs, rules)) open(row, 'overloaded', retryAfterMs);
     },
 
     expire(row) {
@@ -344,7 +324,7 @@ export function touchesBreaker(report: HealthReport, rules: HealthRules): boolea
     case 'failure':
       return report.probe || MODEL_FAULTS.has(report.kind);
     case 'overloaded':
-      return report.retryAfterMs !== undefined && report.retryAfterMs > rules.longRetryAfterMs;
+      return longRetryAfter('overloaded', report.retryAfterMs, rules);
     default: {
       const unexpected: never = report;
       throw new TypeError(`Unexpected health report ${JSON.stringify(unexpected)}`);
