@@ -149,34 +149,30 @@ describe.each(['file', 'postgres'] as const)('health (%s storage)', (storage) =>
     if (gateway !== undefined) await removeDir(gateway.dir);
   });
 
-  // Pending on PostgreSQL until its health keeps the failure window (issue 18, breakers).
-  it.skipIf(storage === 'postgres')(
-    'minFailures and cooldownMs: the second failure opens the breaker, for the configured time',
-    async () => {
-      await select('cs-breaks', 'cs-a/breaks');
-      mock.enqueue(
-        { behavior: mockFaults.serverError(500), match: { model: 'breaks' } },
-        { behavior: { type: 'ok', text: 'one' }, match: { model: 'silent' } },
-        { behavior: mockFaults.serverError(500), match: { model: 'breaks' } },
-        { behavior: { type: 'ok', text: 'two' }, match: { model: 'silent' } },
-      );
-      expect((await sendMessage(gateway, 'cs-breaks', { text: 'first' })).body).toMatchObject({
-        outcome: 'reply',
-        text: 'one',
-      });
-      expect((await breaker('breaks'))?.state ?? 'closed').toBe('closed');
-      expect((await sendMessage(gateway, 'cs-breaks', { text: 'second' })).body).toMatchObject({
-        outcome: 'reply',
-        text: 'two',
-      });
-      const open = await breaker('breaks');
-      expect(open?.state).toBe('open');
-      const left = (open?.openUntil ?? 0) - Date.now();
-      expect(left).toBeGreaterThan(COOLDOWN_MS - 20_000);
-      expect(left).toBeLessThanOrEqual(COOLDOWN_MS);
-      expect(requested()).toEqual(['breaks', 'silent', 'breaks', 'silent']);
-    },
-  );
+  it('minFailures and cooldownMs: the second failure opens the breaker, for the configured time', async () => {
+    await select('cs-breaks', 'cs-a/breaks');
+    mock.enqueue(
+      { behavior: mockFaults.serverError(500), match: { model: 'breaks' } },
+      { behavior: { type: 'ok', text: 'one' }, match: { model: 'silent' } },
+      { behavior: mockFaults.serverError(500), match: { model: 'breaks' } },
+      { behavior: { type: 'ok', text: 'two' }, match: { model: 'silent' } },
+    );
+    expect((await sendMessage(gateway, 'cs-breaks', { text: 'first' })).body).toMatchObject({
+      outcome: 'reply',
+      text: 'one',
+    });
+    expect((await breaker('breaks'))?.state ?? 'closed').toBe('closed');
+    expect((await sendMessage(gateway, 'cs-breaks', { text: 'second' })).body).toMatchObject({
+      outcome: 'reply',
+      text: 'two',
+    });
+    const open = await breaker('breaks');
+    expect(open?.state).toBe('open');
+    const left = (open?.openUntil ?? 0) - Date.now();
+    expect(left).toBeGreaterThan(COOLDOWN_MS - 20_000);
+    expect(left).toBeLessThanOrEqual(COOLDOWN_MS);
+    expect(requested()).toEqual(['breaks', 'silent', 'breaks', 'silent']);
+  });
 
   it('an overload whose retry-after is longer than retry.maxWaitMs opens the breaker on one request', async () => {
     await select('cs-long-wait', 'cs-a/long-wait');
