@@ -10,6 +10,11 @@ export interface AttemptPlan {
    * to be usable again after a while (a long `retry-after`), for the turn's `retryAfterMs`.
    */
   dropModel(target: Pick<ModelTarget, 'providerId' | 'model'>, retryInMs?: number): void;
+  /**
+   * Gives up on the target's model for this pass only: a transient fault (overload, server
+   * error, reset) may clear, so after a wait of `afterMs` (the next pass) it is a candidate again.
+   */
+  restModel(target: Pick<ModelTarget, 'providerId' | 'model'>, afterMs: number): void;
   /** Skips the model for this pass only (its breaker is open; it may be tried after a wait). */
   skipModel(target: ModelTarget, waitMs: number): void;
   /** Blocks the target's profile for this pass; `coolingMs` when it may be tried again later. */
@@ -55,6 +60,8 @@ export function moveLabel(
 
 export function createAttemptPlan(chain: readonly ChainModel[], now: () => number): AttemptPlan {
   const dropped = new Map<string, number | undefined>();
+  /** Models resting for this pass: a candidate again once their time has come. */
+  const resting = new Map<string, number>();
   const skipped = new Map<string, number>();
   const blocked = new Map<string, number | undefined>();
   const retries = new Map<string, number>();
@@ -78,6 +85,7 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
         consider(dropped.get(model.key));
       }
       consider(skipped.get(model.key));
+      consider(resting.get(model.key));
       for (const profileId of model.profiles)
         consider(blocked.get(targetKey({ ...model, profileId })));
     }
@@ -88,7 +96,7 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
     chain,
     next() {
       for (const model of chain) {
-        if (dropped.has(model.key) || skipped.has(model.key)) continue;
+        if (dropped.has(model.key) || skipped.has(model.key) || resting.has(model.key)) continue;
         const profileId = model.profiles.find((profile) => usable(model, profile));
         if (profileId !== undefined)
           return { providerId: model.providerId, profileId, model: model.model };
@@ -103,6 +111,10 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
         key,
         known === undefined ? until : until === undefined ? known : Math.min(known, until),
       );
+    },
+    restModel(target, afterMs) {
+      const key = modelKeyOf(target);
+      if (!dropped.has(key)) resting.set(key, now() + afterMs);
     },
     skipModel(target, waitMs) {
       skipped.set(modelKeyOf(target), now() + waitMs);
@@ -122,6 +134,7 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
           model.key !== key &&
           !dropped.has(model.key) &&
           !skipped.has(model.key) &&
+          !resting.has(model.key) &&
           model.profiles.some((profile) => usable(model, profile)),
       );
     },
@@ -134,6 +147,7 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
     newPass() {
       const at = now();
       for (const [key, until] of skipped) if (until <= at) skipped.delete(key);
+      for (const [key, until] of resting) if (until <= at) resting.delete(key);
       for (const [key, until] of blocked)
         if (until !== undefined && until <= at) blocked.delete(key);
     },

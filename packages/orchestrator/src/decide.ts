@@ -71,7 +71,9 @@ export function decide(context: DecideContext): Decision {
       );
       if (delayMs <= settings.maxWaitMs) return { label: 'retry_same', delayMs };
     }
-    return fallBack(plan, target);
+    // A silent model is not waited for again: its next silence would cost as much.
+    if (SILENT.has(kind)) return fallBack(plan, target);
+    return restAndFallBack(plan, target, restFor(context, classification.retryAfterMs));
   }
   switch (kind) {
     case 'overloaded': {
@@ -82,7 +84,8 @@ export function decide(context: DecideContext): Decision {
       }
       const retryIn = classification.retryAfterMs ?? classification.cooldownMs;
       context.onOverloadGiveUp(retryIn);
-      return fallBack(plan, target, retryIn);
+      if (classification.cooldownMs !== undefined) return fallBack(plan, target, retryIn);
+      return restAndFallBack(plan, target, restFor(context, classification.retryAfterMs));
     }
     case 'rate_limit': {
       const cooling =
@@ -136,6 +139,24 @@ export function toLargerWindow(
   return plan.next() === undefined
     ? { label: 'final', outcome: 'error' }
     : { label: 'fallback_model' };
+}
+
+/**
+ * How long a model given up on a transient fault rests before the turn's next pass may try it
+ * again: its `retry-after`, else one backoff step.
+ */
+function restFor(context: DecideContext, retryAfterMs: number | undefined): number {
+  return retryAfterMs ?? backoffDelay(1, undefined, context.settings, context.random);
+}
+
+/**
+ * Falls over from a model whose fault may clear: it rests for this pass, and when nothing else
+ * is left the turn may wait for it (within `retry.maxWaitMs` and `retry.maxWaits`) and try it
+ * once more, rather than end on one unlucky answer.
+ */
+function restAndFallBack(plan: AttemptPlan, target: ModelTarget, restMs: number): Decision {
+  plan.restModel(target, restMs);
+  return plan.next() === undefined ? { label: 'exhausted' } : { label: 'fallback_model' };
 }
 
 function fallBack(plan: AttemptPlan, target: ModelTarget, retryInMs?: number): Decision {

@@ -292,3 +292,58 @@ describe('skipped attempts carry the decision that explains the next target', ()
     ]);
   });
 });
+
+describe('a model given up on a transient fault rests for the pass, then may be tried again', () => {
+  it('the primary resets twice, the fallback is overloaded: one backoff wait, then the primary answers', async () => {
+    harness = await createHarness({
+      providers: [
+        { id: 'anthropic', profiles: [{ id: 'k1' }] },
+        { id: 'backup', profiles: [{ id: 'b1' }] },
+      ],
+      script: [
+        { behavior: { type: 'reset-before-headers' }, match: primary },
+        { behavior: { type: 'reset-before-headers' }, match: primary },
+        { behavior: mockFaults.overloaded(), match: { model: 'fallback' } },
+      ],
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    expect(outcome).toMatchObject({ kind: 'reply', model: 'anthropic/primary' });
+    expect(harness.sent().map((request) => request.model)).toEqual([
+      'primary',
+      'primary',
+      'fallback',
+      'primary',
+    ]);
+    expect(outcome.attempts.map((attempt) => attempt.decision)).toEqual([
+      'retry_same',
+      'fallback_model',
+      'wait',
+      undefined,
+    ]);
+  });
+
+  it('a silent model is not waited for again, and the waits are bounded by retry.maxWaits', async () => {
+    harness = await createHarness({
+      providers: [
+        { id: 'anthropic', profiles: [{ id: 'k1' }] },
+        { id: 'backup', profiles: [{ id: 'b1' }] },
+      ],
+      overrides: { callTimeouts: quick, retry: { maxRetries: 0, maxWaits: 1 } },
+      script: [
+        { behavior: { type: 'hang' }, match: primary },
+        ...[1, 2, 3].map(() => ({
+          behavior: mockFaults.serverError(503),
+          match: { model: 'fallback' },
+        })),
+      ],
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    expect(outcome).toMatchObject({ kind: 'error' });
+    // The hung primary once; the fallback, then once more after the one wait allowed.
+    expect(harness.sent().map((request) => request.model)).toEqual([
+      'primary',
+      'fallback',
+      'fallback',
+    ]);
+  });
+});
