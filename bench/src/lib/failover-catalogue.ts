@@ -32,7 +32,7 @@ const once = (model: string, behavior: MockScriptEntry['behavior']): MockScriptE
 /** Text chunks of the canonical answer before a cut or a stall (of about 50). */
 const CUT_AFTER = 20;
 const limits = { full: 60_000, smoke: 20_000 };
-/** Silent routes wait for the gateway's own timeouts (60 s by default): room for two. */
+/** Silent routes wait for the gateway's own timeouts (30 s by default): room for two, and more. */
 const silentLimits = { full: 200_000, smoke: 20_000 };
 /** A smoke run scales the gateway's silence timeouts down so it takes seconds. */
 const smokeTimeouts = (smoke: boolean): Record<string, number> =>

@@ -86,8 +86,8 @@ export const configSchema = z
         maxSteps: z.number().int().positive().max(256).default(16),
         maxModelSwitches: z.number().int().min(0).max(16).default(2),
         timeoutMs: z.number().int().positive().default(600_000),
-        firstTokenTimeoutMs: z.number().int().positive().default(60_000),
-        stallTimeoutMs: z.number().int().positive().default(60_000),
+        firstTokenTimeoutMs: z.number().int().positive().default(30_000),
+        stallTimeoutMs: z.number().int().positive().default(30_000),
         lockTimeoutMs: z.number().int().positive().default(30_000),
         system: z.string().optional(),
       })
