@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compatSchema, routesSchema } from './compat-schema';
 import { healthSchema, modelSettingsSchema } from './model-settings-schema';
 
 const id = z
@@ -71,6 +72,9 @@ export const configSchema = z
         )
         .default({}),
     }),
+    /** Named candidate chains for the compatible endpoints (`model: "fast"`); `default` = `models`. */
+    routes: routesSchema,
+    compat: compatSchema,
     retry: z
       .strictObject({
         maxRetries: z.number().int().min(0).max(10).default(1),
@@ -160,6 +164,12 @@ export const configSchema = z
     }
     if (config.compaction.model !== undefined)
       check(config.compaction.model, ['compaction', 'model']);
+    for (const [name, route] of Object.entries(config.routes)) {
+      check(route.primary, ['routes', name, 'primary']);
+      route.fallbacks.forEach((reference, index) => {
+        check(reference, ['routes', name, 'fallbacks', index]);
+      });
+    }
   });
 
 /** A configuration as written (before defaults). */

@@ -10,7 +10,7 @@ export type ApiErrorCode =
   | 'unavailable'
   | 'internal';
 
-const STATUS: Record<ApiErrorCode, number> = {
+export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
@@ -20,7 +20,30 @@ const STATUS: Record<ApiErrorCode, number> = {
   internal: 500,
 };
 
-/** Sends `{ "error": { "code", "message" } }` with the code's status. Never a stack trace. */
+/**
+ * Renders an error in a client's own wire format (the compatible endpoints set one per route, as
+ * `config.wireError`), so that every error of such a route — a missing token, a bad body, a body
+ * too large, shutdown — reaches the client's SDK in the shape it parses.
+ */
+export type WireErrorRenderer = (
+  reply: FastifyReply,
+  error: { code: ApiErrorCode; status: number; message: string },
+) => FastifyReply;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** This route's clients speak another wire: its errors are rendered by this. */
+    wireError?: WireErrorRenderer;
+  }
+}
+
+/**
+ * Sends `{ "error": { "code", "message" } }` with the code's status, or the route's wire shape.
+ * Never a stack trace.
+ */
 export function sendError(reply: FastifyReply, code: ApiErrorCode, message: string): FastifyReply {
-  return reply.code(STATUS[code]).type('application/json').send({ error: { code, message } });
+  const status = API_ERROR_STATUS[code];
+  const wire = reply.request?.routeOptions?.config?.wireError;
+  if (wire !== undefined) return wire(reply, { code, status, message });
+  return reply.code(status).type('application/json').send({ error: { code, message } });
 }

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { registerCompatRoutes } from '../compat/register-compat-routes';
 import type { GatewayRuntime } from '../compose/create-runtime';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handling';
 import { registerGuardHooks } from './guard-hooks';
@@ -53,6 +54,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   registerSessionRoutes(app, runtime);
   registerEventRoutes(app, runtime, followers);
   registerOpsRoutes(app, runtime, state);
+  registerCompatRoutes(app, runtime);
   await options.extend?.(app);
   return app;
 }

@@ -30,8 +30,12 @@ export function registerGuardHooks(
       if (PUBLIC_PATHS.has(request.url.split('?')[0] ?? '')) return;
       // Routes marked public (the console's page and assets: no data) load without the token.
       if (request.routeOptions.config?.public === true) return;
-      if (!valid(request.headers.authorization)) {
-        return sendError(reply, 'unauthorized', 'A valid Authorization: Bearer token is required');
+      if (!valid(request.headers.authorization, request.headers['x-api-key'])) {
+        return sendError(
+          reply,
+          'unauthorized',
+          'A valid Authorization: Bearer token (or x-api-key) is required',
+        );
       }
     });
   }
