@@ -111,8 +111,8 @@ describe('runCall', () => {
       { type: 'tool_use', id: expect.any(String), name: 'get_weather', input: { city: 'Oslo' } },
     ]);
     expect(ran).toBe(0);
-    const tools = (harness.mock.requests[0]?.body as { tools: Array<{ name: string }> }).tools;
-    expect(tools.map((tool) => tool.name)).toEqual(['get_weather']);
+    const body = harness.mock.requests[0]?.body as { tools?: Array<{ name: string }> } | undefined;
+    expect(body?.tools?.map((tool) => tool.name)).toEqual(['get_weather']);
     expect(harness.sent()).toHaveLength(1);
   });
 
