@@ -16,10 +16,17 @@ export interface AnthropicTool {
   input_schema: { type: 'object'; [key: string]: unknown };
 }
 
+/** `tool_choice`: `any` is "some tool" (OpenAI's `required`). */
+export type AnthropicToolChoice =
+  | { type: 'auto' }
+  | { type: 'any' }
+  | { type: 'none' }
+  | { type: 'tool'; name: string };
+
 /**
  * The streaming Messages body `toAnthropicMessages` builds (the SDK's streaming params accept
  * it). `temperature` is no longer in the SDK's types (deprecated by the API) but the wire still
- * accepts it, so a request's temperature is sent as is.
+ * accepts it, so a request's temperature is sent as is; `top_p` likewise.
  */
 export interface AnthropicMessagesBody {
   model: string;
@@ -28,6 +35,8 @@ export interface AnthropicMessagesBody {
   stream: true;
   system?: string;
   temperature?: number;
+  top_p?: number;
   stop_sequences?: string[];
   tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
 }

@@ -28,6 +28,22 @@ export interface OpenAIChatTool {
   function: { name: string; description?: string; parameters: Record<string, unknown> };
 }
 
+/** `tool_choice`: a mode, or one named function. */
+export type OpenAIChatToolChoice =
+  | 'auto'
+  | 'none'
+  | 'required'
+  | { type: 'function'; function: { name: string } };
+
+/** `response_format`: text, JSON mode, or Structured Outputs with a JSON Schema. */
+export type OpenAIChatResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | {
+      type: 'json_schema';
+      json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean };
+    };
+
 /** The streaming Chat Completions body `toOpenAIChat` builds (the SDK's streaming params accept it). */
 export interface OpenAIChatBody {
   model: string;
@@ -37,6 +53,9 @@ export interface OpenAIChatBody {
   max_completion_tokens?: number;
   max_tokens?: number;
   temperature?: number;
+  top_p?: number;
   stop?: string[];
   tools?: OpenAIChatTool[];
+  tool_choice?: OpenAIChatToolChoice;
+  response_format?: OpenAIChatResponseFormat;
 }

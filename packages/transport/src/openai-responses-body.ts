@@ -17,6 +17,19 @@ export interface OpenAIResponsesTool {
   strict: boolean;
 }
 
+/** `tool_choice`: a mode, or one named function (flat, unlike Chat Completions). */
+export type OpenAIResponsesToolChoice =
+  | 'auto'
+  | 'none'
+  | 'required'
+  | { type: 'function'; name: string };
+
+/** `text.format`: text, JSON mode, or Structured Outputs (the schema's fields flat, beside `type`). */
+export type OpenAIResponsesTextFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
+
 /** The streaming Responses body `toOpenAIResponses` builds (the SDK's streaming params accept it). */
 export interface OpenAIResponsesBody {
   model: string;
@@ -26,5 +39,8 @@ export interface OpenAIResponsesBody {
   instructions?: string;
   max_output_tokens?: number;
   temperature?: number;
+  top_p?: number;
   tools?: OpenAIResponsesTool[];
+  tool_choice?: OpenAIResponsesToolChoice;
+  text?: { format: OpenAIResponsesTextFormat };
 }

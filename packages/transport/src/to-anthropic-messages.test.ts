@@ -1,18 +1,31 @@
+import type { ModelRequest } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import { fullRequest } from '../test/full-request';
 import { DEFAULT_ANTHROPIC_MAX_TOKENS, toAnthropicMessages } from './to-anthropic-messages';
 import { UnsupportedRequestError } from './transport-error';
 
+/** The shared request with the sampling fields and the one format Messages can honour. */
+const everyField: ModelRequest = {
+  ...fullRequest,
+  topP: 0.9,
+  toolChoice: { type: 'tool', name: 'weather' },
+  responseFormat: { type: 'text' },
+};
+const bare: ModelRequest = { messages: [{ role: 'user', content: 'hi' }] };
+const weather = { name: 'weather', inputSchema: { type: 'object' } };
+
 describe('toAnthropicMessages', () => {
   it('converts every field the request type can express', () => {
-    const body = toAnthropicMessages(fullRequest, { model: 'fallback' });
+    const body = toAnthropicMessages(everyField, { model: 'fallback' });
     expect(body).toEqual({
       model: 'model-from-request',
       stream: true,
       system: 'You are terse.',
       max_tokens: 321,
       temperature: 0.25,
+      top_p: 0.9,
       stop_sequences: ['END'],
+      tool_choice: { type: 'tool', name: 'weather' },
       messages: [
         { role: 'user', content: 'What is the weather in Oslo and Rome?' },
         {
@@ -56,6 +69,29 @@ describe('toAnthropicMessages', () => {
         },
       ],
     });
+  });
+
+  it('maps the tool choice modes: required is any', () => {
+    const sent = (['auto', 'none', 'required'] as const).map(
+      (toolChoice) =>
+        toAnthropicMessages({ ...bare, tools: [weather], toolChoice }, { model: 'm' }).tool_choice,
+    );
+    expect(sent).toEqual([{ type: 'auto' }, { type: 'none' }, { type: 'any' }]);
+  });
+
+  it('refuses a JSON response format before building anything, naming the field', () => {
+    for (const responseFormat of [
+      { type: 'json_object' },
+      { type: 'json_schema', name: 'answer', schema: { type: 'object' } },
+    ] as const) {
+      expect(() => toAnthropicMessages({ ...bare, responseFormat }, { model: 'm' })).toThrow(
+        expect.objectContaining({
+          name: 'UnsupportedRequestError',
+          keelKind: 'invalid_request',
+          message: expect.stringContaining(`responseFormat: ${responseFormat.type}`),
+        }),
+      );
+    }
   });
 
   it('always sends max_tokens: request, then transport default, then the built-in default', () => {

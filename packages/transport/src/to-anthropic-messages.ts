@@ -1,10 +1,12 @@
-import type { Message, ModelRequest, ToolDefinition } from '@keel/spec';
+import type { Message, ModelRequest, ToolChoice, ToolDefinition } from '@keel/spec';
 import type {
   AnthropicContentBlockParam,
   AnthropicMessageParam,
   AnthropicMessagesBody,
   AnthropicTool,
+  AnthropicToolChoice,
 } from './anthropic-messages-body';
+import { toolChoiceOf } from './tool-choice-of';
 import { UnsupportedRequestError } from './transport-error';
 
 /** Anthropic requires `max_tokens`; used when neither the request nor the transport sets one. */
@@ -77,11 +79,26 @@ export function toAnthropicTool(tool: ToolDefinition): AnthropicTool {
   };
 }
 
-/** Converts a Keel request to a streaming Messages body (`tool` messages become `user` messages). */
+function toAnthropicToolChoice(choice: ToolChoice): AnthropicToolChoice {
+  if (typeof choice !== 'string') return { type: 'tool', name: choice.name };
+  return { type: choice === 'required' ? 'any' : choice };
+}
+
+/**
+ * Converts a Keel request to a streaming Messages body (`tool` messages become `user` messages).
+ * The Messages API has no JSON mode: a `responseFormat` other than `text` is refused, never
+ * dropped, so nobody takes free text for the JSON they asked for.
+ */
 export function toAnthropicMessages(
   request: ModelRequest,
   options: ToAnthropicMessagesOptions,
 ): AnthropicMessagesBody {
+  const format = request.responseFormat;
+  if (format !== undefined && format.type !== 'text') {
+    throw new UnsupportedRequestError({
+      message: `The anthropic-messages API cannot honour \`responseFormat: ${format.type}\`; only text.`,
+    });
+  }
   const body: AnthropicMessagesBody = {
     model: request.model ?? options.model,
     max_tokens: request.maxTokens ?? options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
@@ -90,9 +107,12 @@ export function toAnthropicMessages(
   };
   if (request.system !== undefined) body.system = request.system;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stop !== undefined && request.stop.length > 0) body.stop_sequences = request.stop;
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map(toAnthropicTool);
   }
+  const toolChoice = toolChoiceOf(request);
+  if (toolChoice !== undefined) body.tool_choice = toAnthropicToolChoice(toolChoice);
   return body;
 }

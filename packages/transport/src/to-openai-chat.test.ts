@@ -1,11 +1,27 @@
+import type { ModelRequest } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import { fullRequest } from '../test/full-request';
 import { toOpenAIChat } from './to-openai-chat';
 import { UnsupportedRequestError } from './transport-error';
 
+/** The shared request with the sampling and format fields too. */
+const everyField: ModelRequest = {
+  ...fullRequest,
+  topP: 0.9,
+  toolChoice: { type: 'tool', name: 'weather' },
+  responseFormat: {
+    type: 'json_schema',
+    name: 'summary',
+    schema: { type: 'object', properties: { text: { type: 'string' } } },
+    strict: true,
+  },
+};
+const bare: ModelRequest = { messages: [{ role: 'user', content: 'hi' }] };
+const weather = { name: 'weather', inputSchema: { type: 'object' } };
+
 describe('toOpenAIChat', () => {
   it('converts every field the request type can express', () => {
-    const body = toOpenAIChat(fullRequest, { model: 'fallback-model' });
+    const body = toOpenAIChat(everyField, { model: 'fallback-model' });
     expect(body).toEqual({
       model: 'model-from-request',
       stream: true,
@@ -51,8 +67,48 @@ describe('toOpenAIChat', () => {
       ],
       max_completion_tokens: 321,
       temperature: 0.25,
+      top_p: 0.9,
       stop: ['END'],
+      tool_choice: { type: 'function', function: { name: 'weather' } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'summary',
+          schema: { type: 'object', properties: { text: { type: 'string' } } },
+          strict: true,
+        },
+      },
     });
+  });
+
+  it('sends the tool choice modes as they are', () => {
+    for (const toolChoice of ['auto', 'none', 'required'] as const) {
+      const body = toOpenAIChat({ ...bare, tools: [weather], toolChoice }, { model: 'm' });
+      expect(body.tool_choice).toBe(toolChoice);
+    }
+  });
+
+  it('sends text and json_object formats as given, and a schema without strict without it', () => {
+    for (const type of ['text', 'json_object'] as const) {
+      const body = toOpenAIChat({ ...bare, responseFormat: { type } }, { model: 'm' });
+      expect(body.response_format).toEqual({ type });
+    }
+    const schema = { type: 'object' };
+    const body = toOpenAIChat(
+      { ...bare, responseFormat: { type: 'json_schema', name: 'answer', schema } },
+      { model: 'm' },
+    );
+    // Strictly: no `strict: undefined` key (a server could read it as a value).
+    expect(body.response_format).toStrictEqual({
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema },
+    });
+  });
+
+  it('refuses a tool choice no tool can satisfy', () => {
+    expect(() => toOpenAIChat({ ...bare, toolChoice: 'required' }, { model: 'm' })).toThrow(
+      UnsupportedRequestError,
+    );
   });
 
   it('uses the transport default max tokens and the configured field name', () => {

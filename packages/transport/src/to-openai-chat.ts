@@ -1,12 +1,15 @@
-import type { Message, ModelRequest, ToolDefinition } from '@keel/spec';
+import type { Message, ModelRequest, ResponseFormat, ToolChoice, ToolDefinition } from '@keel/spec';
 import { contentBlocks, convertByRole, type TextBlock, toolResultText } from './content-blocks';
 import type {
   OpenAIChatBody,
   OpenAIChatMessage,
+  OpenAIChatResponseFormat,
   OpenAIChatTextPart,
   OpenAIChatTool,
   OpenAIChatToolCall,
+  OpenAIChatToolChoice,
 } from './openai-chat-body';
+import { toolChoiceOf } from './tool-choice-of';
 import { UnsupportedRequestError } from './transport-error';
 
 type AssistantMessage = Extract<OpenAIChatMessage, { role: 'assistant' }>;
@@ -105,6 +108,34 @@ export function toOpenAIChatTool(tool: ToolDefinition): OpenAIChatTool {
   };
 }
 
+function toOpenAIChatToolChoice(choice: ToolChoice): OpenAIChatToolChoice {
+  return typeof choice === 'string'
+    ? choice
+    : { type: 'function', function: { name: choice.name } };
+}
+
+/** `response_format` as given; a JSON Schema goes under `json_schema`. */
+export function toOpenAIChatResponseFormat(format: ResponseFormat): OpenAIChatResponseFormat {
+  switch (format.type) {
+    case 'text':
+    case 'json_object':
+      return { type: format.type };
+    case 'json_schema': {
+      const { name, schema, strict } = format;
+      return {
+        type: 'json_schema',
+        json_schema: { name, schema, ...(strict === undefined ? {} : { strict }) },
+      };
+    }
+    default: {
+      const unexpected: never = format;
+      throw new UnsupportedRequestError({
+        message: `Unknown responseFormat ${JSON.stringify(unexpected)}`,
+      });
+    }
+  }
+}
+
 /** Converts a Keel request to a streaming Chat Completions body. */
 export function toOpenAIChat(request: ModelRequest, options: ToOpenAIChatOptions): OpenAIChatBody {
   const messages: OpenAIChatMessage[] = [];
@@ -124,9 +155,15 @@ export function toOpenAIChat(request: ModelRequest, options: ToOpenAIChatOptions
   const maxTokens = request.maxTokens ?? options.maxTokens;
   if (maxTokens !== undefined) body[options.maxTokensField ?? 'max_completion_tokens'] = maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map(toOpenAIChatTool);
+  }
+  const toolChoice = toolChoiceOf(request);
+  if (toolChoice !== undefined) body.tool_choice = toOpenAIChatToolChoice(toolChoice);
+  if (request.responseFormat !== undefined) {
+    body.response_format = toOpenAIChatResponseFormat(request.responseFormat);
   }
   return body;
 }

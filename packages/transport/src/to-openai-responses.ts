@@ -1,10 +1,13 @@
-import type { Message, ModelRequest, ToolDefinition } from '@keel/spec';
+import type { Message, ModelRequest, ResponseFormat, ToolChoice, ToolDefinition } from '@keel/spec';
 import { contentBlocks, convertByRole, toolResultText } from './content-blocks';
 import type {
   OpenAIResponsesBody,
   OpenAIResponsesInputItem,
+  OpenAIResponsesTextFormat,
   OpenAIResponsesTool,
+  OpenAIResponsesToolChoice,
 } from './openai-responses-body';
+import { toolChoiceOf } from './tool-choice-of';
 import { UnsupportedRequestError } from './transport-error';
 
 export interface ToOpenAIResponsesOptions {
@@ -93,6 +96,29 @@ export function toOpenAIResponsesTool(tool: ToolDefinition): OpenAIResponsesTool
   };
 }
 
+function toOpenAIResponsesToolChoice(choice: ToolChoice): OpenAIResponsesToolChoice {
+  return typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
+}
+
+/** The Responses API's `text.format`: a JSON Schema's fields sit beside its `type`. */
+export function toOpenAIResponsesTextFormat(format: ResponseFormat): OpenAIResponsesTextFormat {
+  switch (format.type) {
+    case 'text':
+    case 'json_object':
+      return { type: format.type };
+    case 'json_schema': {
+      const { name, schema, strict } = format;
+      return { type: 'json_schema', name, schema, ...(strict === undefined ? {} : { strict }) };
+    }
+    default: {
+      const unexpected: never = format;
+      throw new UnsupportedRequestError({
+        message: `Unknown responseFormat ${JSON.stringify(unexpected)}`,
+      });
+    }
+  }
+}
+
 /**
  * Converts a Keel request to a streaming Responses body (`store: false`: the whole history is
  * sent each time). The Responses API has no stop sequences, so a request with `stop` is refused.
@@ -117,8 +143,14 @@ export function toOpenAIResponses(
   const maxTokens = request.maxTokens ?? options.maxTokens;
   if (maxTokens !== undefined) body.max_output_tokens = maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map(toOpenAIResponsesTool);
+  }
+  const toolChoice = toolChoiceOf(request);
+  if (toolChoice !== undefined) body.tool_choice = toOpenAIResponsesToolChoice(toolChoice);
+  if (request.responseFormat !== undefined) {
+    body.text = { format: toOpenAIResponsesTextFormat(request.responseFormat) };
   }
   return body;
 }
