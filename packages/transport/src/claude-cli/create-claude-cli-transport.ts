@@ -12,6 +12,7 @@ import type { RequestInfo, Transport } from '../types';
 import { type BindingStore, createMemoryBindingStore } from './binding-store';
 import { buildCliPrompt, type ReseedContext, splitPendingMessages } from './build-cli-prompt';
 import { cliProjectsRoot } from './check-cli-binding';
+import { checkCliRequest } from './check-cli-request';
 import type { ClaudeCliTransportOptions } from './claude-cli-options';
 import { cliArgs } from './cli-args';
 import { cliFailure, secretValues, timeoutAfterTools } from './cli-failure';
@@ -88,6 +89,7 @@ export function createClaudeCliTransport(options: ClaudeCliTransportOptions = {}
     callHook(options.hooks?.onRequestStart, () => ({ ...info }));
     try {
       if (watchdog.signal.aborted) throw watchdog.signal.reason;
+      checkCliRequest(request);
       const binding = await resolveCliBinding({
         bindings,
         sessionId,
