@@ -6,6 +6,8 @@ export type {
   ModelEvent,
   ModelPort,
   ModelRequest,
+  ResponseFormat,
+  ToolChoice,
   ToolDefinition,
 } from '@keel/spec';
 export type { AnthropicClientLike } from './anthropic-client-like';

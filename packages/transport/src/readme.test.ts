@@ -18,8 +18,8 @@ const examples = blocks.filter((code) => importsPackage.test(code));
 const signatures = blocks.filter((code) => !importsPackage.test(code));
 
 describe('README examples', () => {
-  it('has a quick start, an example for each API, the mock faults and claude-cli; the rest are signatures', () => {
-    expect(examples).toHaveLength(7); // the quick start, six examples
+  it('has a quick start, an example for each API, request fields, the mock faults and claude-cli; the rest are signatures', () => {
+    expect(examples).toHaveLength(8); // the quick start, seven examples
     for (const api of ['anthropic-messages', 'openai-chat', 'openai-responses']) {
       expect(examples.some((code) => code.includes(`api: '${api}'`))).toBe(true);
     }
