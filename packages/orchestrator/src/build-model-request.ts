@@ -21,6 +21,8 @@ export async function buildModelRequest(
   turn: LiveTurn,
   target: ModelTarget,
   attempt: number,
+  /** The target's port runs its own tools (claude-cli): ours are not offered to it. */
+  runsOwnTools = false,
 ): Promise<ModelRequest> {
   const { settings } = runtime;
   if (turn.request !== undefined)
@@ -43,7 +45,7 @@ export async function buildModelRequest(
     model: target.model,
     messages,
     ...(system === '' ? {} : { system }),
-    ...(runtime.tools === undefined || runtime.tools.definitions.length === 0
+    ...(runsOwnTools || runtime.tools === undefined || runtime.tools.definitions.length === 0
       ? {}
       : { tools: [...runtime.tools.definitions] }),
     ...maxTokensOf(runtime, target),

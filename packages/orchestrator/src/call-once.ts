@@ -48,7 +48,13 @@ export async function callOnce(
   const signal = turn.controller.signal;
   const port = await runtime.router.connect(target);
   const attempt = progress.attempts.length + 1;
-  const request = await buildModelRequest(runtime, turn, target, attempt);
+  const request = await buildModelRequest(
+    runtime,
+    turn,
+    target,
+    attempt,
+    port.capabilities?.runsOwnTools === true,
+  );
   const startedAt = clock.now();
   const output = createProgress();
   let streamedText = false;

@@ -1,4 +1,4 @@
-import type { ToolRunner } from '@keel/spec';
+import type { ModelPort, ToolRunner } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness';
 
@@ -110,5 +110,38 @@ describe('tools: model → tool calls → results → model', () => {
     const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'go' });
     expect(outcome.kind).toBe('reply');
     expect(JSON.stringify(harness.mock.requests[1]!.body)).toContain('There is no tool named');
+  });
+});
+
+describe('a model that runs its own tools', () => {
+  it('is not offered the orchestrator’s tools (claude-cli refuses a request carrying them)', async () => {
+    const seen: Array<string[] | undefined> = [];
+    const ownTools: ModelPort = {
+      specificationVersion: 'v1',
+      provider: 'cli',
+      api: 'claude-cli',
+      capabilities: { runsOwnTools: true, bindsSessions: false },
+      async *stream(request) {
+        seen.push(request.tools?.map((tool) => tool.name));
+        yield { type: 'text-delta', text: 'done by myself' };
+        yield { type: 'finish', reason: 'stop' };
+      },
+    };
+    const local = await createHarness({
+      tools: {
+        definitions: [{ name: 'lookup', inputSchema: { type: 'object' } }],
+        async run() {
+          return { content: 'never' };
+        },
+      },
+      overrides: { router: { connect: () => ownTools } },
+    });
+    try {
+      const outcome = await local.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+      expect(outcome).toMatchObject({ kind: 'reply', text: 'done by myself' });
+      expect(seen).toEqual([undefined]);
+    } finally {
+      await local.close();
+    }
   });
 });
