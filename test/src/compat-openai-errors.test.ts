@@ -126,7 +126,12 @@ describe('errors before the first byte, in OpenAI’s shape', () => {
 
   it('401 without a token, with a wrong Bearer or x-api-key; the right x-api-key passes', async () => {
     const body = JSON.stringify({ model: 'gpt-4o', messages: ask });
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { 'x-api-key': 'wrong' }]) {
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Bearer wrong' },
+      { 'x-api-key': 'wrong' },
+    ];
+    for (const headers of attempts) {
       expect(await post(body, headers)).toMatchObject({
         status: 401,
         body: { error: { type: 'authentication_error', code: 'invalid_api_key' } },
