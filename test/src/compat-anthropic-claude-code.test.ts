@@ -135,6 +135,10 @@ describe('Claude Code through the Anthropic-compatible endpoint', () => {
       is_error: false,
       result: 'The command printed keel-compat-ok.',
     });
+    // Claude Code reads the usage from message_delta (a live stream's message_start has none yet).
+    const usage = (result?.['usage'] ?? {}) as { input_tokens?: number; output_tokens?: number };
+    expect(usage.input_tokens ?? 0, JSON.stringify(result)).toBeGreaterThan(0);
+    expect(usage.output_tokens ?? 0).toBeGreaterThan(0);
     const assistant = lines.filter((line) => line['type'] === 'assistant');
     expect(JSON.stringify(assistant)).toContain('"id":"toolu_keel_cc_1"');
     // Every answer names the model that answered (the route's primary), as the gateway sent it.
