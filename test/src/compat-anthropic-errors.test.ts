@@ -164,6 +164,29 @@ describe('Anthropic-compatible errors', () => {
     expect(mock.requests.filter((request) => request.model === 'err-default')).toHaveLength(1);
   });
 
+  it('413 request_too_large and 415 in Anthropic’s shape', async () => {
+    const huge = await post({
+      model: 'default',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }],
+    });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toEqual({
+      type: 'error',
+      error: { type: 'request_too_large', message: expect.any(String) },
+    });
+    const plain = await gateway.fetch('/v1/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-api-key': TOKEN },
+      body: 'hello',
+    });
+    expect(plain.status).toBe(415);
+    expect(await plain.json()).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.any(String) },
+    });
+  });
+
   it('429 rate_limit_error with Retry-After when every candidate is cooling', async () => {
     script('err-429', mockFaults.rateLimited({ retryAfterSeconds: 7 }));
     const error = await sdkError(client(), 'limited');
