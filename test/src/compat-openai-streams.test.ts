@@ -4,7 +4,14 @@
 import { createMockProvider, type MockBehavior, type MockProvider } from '@keel/testing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawStream, script, startCompatGateway, TOKEN, upstream } from './compat-openai-support';
+import {
+  rawStream,
+  script,
+  startCompatGateway,
+  TOKEN,
+  turnEndOf,
+  upstream,
+} from './compat-openai-support';
 import { type GatewayProcess, removeDir } from './support/gateway-process';
 
 let mock: MockProvider;
@@ -66,6 +73,10 @@ describe('live: a failure after the first byte is an in-band error and no [DONE]
       expect(stream.data.at(-1)).toMatchObject({
         error: { type: 'server_error', message: expect.any(String) },
       });
+      // The call was stopped at the failure (not answered by the fallback), and once it ended the
+      // fallback had never been asked.
+      const id = (stream.data[0] as Chunk).id;
+      expect(await turnEndOf(gateway, id)).toMatchObject({ outcome: 'aborted' });
       expect(upstream(mock, `${name}-o`)).toEqual([]);
     });
   }

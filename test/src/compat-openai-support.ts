@@ -82,3 +82,18 @@ export async function rawStream(
     .map((payload) => (payload === '[DONE]' ? payload : JSON.parse(payload)));
   return { status: response.status, data, done: data.at(-1) === '[DONE]', text };
 }
+
+/** The gateway's `turn ended` log line of the call a completion id (`chatcmpl-…`) belongs to. */
+export function turnEndOf(
+  gateway: GatewayProcess,
+  completionId: string,
+): Promise<Record<string, unknown>> {
+  const uuid = completionId.replace(/^chatcmpl-/, '');
+  return gateway.waitForLog(
+    (line) =>
+      line['msg'] === 'turn ended' &&
+      String(line['sessionId'])
+        .replace(/^openai-/, '')
+        .replaceAll('-', '') === uuid,
+  );
+}
