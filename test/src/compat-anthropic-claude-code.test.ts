@@ -2,7 +2,7 @@
  * The real Claude Code CLI (@anthropic-ai/claude-code 2.1.332) with `ANTHROPIC_BASE_URL` at the
  * built gateway's Anthropic-compatible endpoint, offline: the gateway's provider is the mock,
  * scripted so that the model calls the Bash tool, Claude Code runs it and sends the tool_result
- * back through the gateway, and the model answers.
+ * back through the gateway, and the model answers — from an Anthropic-wire and an OpenAI-wire upstream.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +22,7 @@ const CLAUDE = join(
 );
 const TOKEN = 'keel-compat-claude-code';
 const UPSTREAM_MODEL = 'claude-keel-compat-cli';
+const OPENAI_UPSTREAM_MODEL = 'gpt-keel-compat-cli';
 
 let mock: MockProvider;
 let gateway: GatewayProcess;
@@ -41,9 +42,18 @@ beforeAll(async () => {
           baseUrl: mock.anthropicBaseUrl,
           profiles: [{ id: 'main', apiKey: 'sk-cc-upstream' }],
         },
+        {
+          id: 'cco',
+          api: 'openai-chat',
+          baseUrl: mock.openaiBaseUrl,
+          profiles: [{ id: 'main', apiKey: 'sk-cco-upstream' }],
+        },
       ],
       models: { primary: `cc/${UPSTREAM_MODEL}` },
-      routes: { 'keel-cli': { primary: `cc/${UPSTREAM_MODEL}` } },
+      routes: {
+        'keel-cli': { primary: `cc/${UPSTREAM_MODEL}` },
+        'keel-cli-openai': { primary: `cco/${OPENAI_UPSTREAM_MODEL}` },
+      },
       retry: { maxRetries: 0 },
     },
   });
@@ -58,6 +68,7 @@ afterAll(async () => {
 /** Runs `claude -p` to its end; its stream-json lines, parsed. */
 async function runClaude(
   prompt: string,
+  route = 'keel-cli',
 ): Promise<{ code: number | null; lines: Array<Record<string, unknown>>; output: string }> {
   const home = mkdtempSync(join(root, 'home-'));
   const cwd = mkdtempSync(join(root, 'work-'));
@@ -72,7 +83,7 @@ async function runClaude(
       '--allowedTools',
       'Bash',
       '--model',
-      'keel-cli',
+      route,
     ],
     {
       cwd,
@@ -81,7 +92,7 @@ async function runClaude(
         HOME: home,
         ANTHROPIC_BASE_URL: gateway.url,
         ANTHROPIC_API_KEY: TOKEN,
-        ANTHROPIC_SMALL_FAST_MODEL: 'keel-cli',
+        ANTHROPIC_SMALL_FAST_MODEL: route,
         DISABLE_TELEMETRY: '1',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         CLAUDE_CODE_MAX_RETRIES: '0',
@@ -163,5 +174,51 @@ describe('Claude Code through the Anthropic-compatible endpoint', () => {
     ]);
     // Claude Code's key reached the gateway only: the provider saw the gateway's own key.
     expect(upstream.every((request) => request.apiKey === 'sk-cc-upstream')).toBe(true);
+  }, 120_000);
+
+  it('works the same over an OpenAI-wire upstream: the tool call and its result translated, ids kept', async () => {
+    mock.enqueue(
+      {
+        behavior: {
+          type: 'ok',
+          toolCalls: [
+            {
+              id: 'call_keel_cc_2',
+              name: 'Bash',
+              input: { command: 'echo keel-compat-openai', description: 'Print a marker' },
+            },
+          ],
+        },
+        match: { model: OPENAI_UPSTREAM_MODEL },
+      },
+      {
+        behavior: { type: 'ok', text: 'It printed keel-compat-openai.' },
+        match: { model: OPENAI_UPSTREAM_MODEL },
+      },
+    );
+    const { code, lines, output } = await runClaude(
+      'Run echo keel-compat-openai and tell me what it printed.',
+      'keel-cli-openai',
+    );
+    expect(code, output).toBe(0);
+    expect(
+      lines.find((line) => line['type'] === 'result'),
+      output,
+    ).toMatchObject({
+      subtype: 'success',
+      result: 'It printed keel-compat-openai.',
+    });
+    const upstream = mock.requests.filter(
+      (request) => request.api === 'openai-chat' && request.model === OPENAI_UPSTREAM_MODEL,
+    );
+    expect(upstream).toHaveLength(2);
+    const sent = (upstream[1]?.messages ?? []) as Array<Record<string, unknown>>;
+    expect(sent).toContainEqual(
+      expect.objectContaining({
+        role: 'tool',
+        tool_call_id: 'call_keel_cc_2',
+        content: expect.stringContaining('keel-compat-openai'),
+      }),
+    );
   }, 120_000);
 });
