@@ -62,7 +62,8 @@ export async function answerMessages(
   const key = request.headers['idempotency-key'];
   const outcome =
     typeof key === 'string' && key !== ''
-      ? await context.idempotency.run(`anthropic:${credentialOf(request)}:${key}`, run).result
+      ? await context.idempotency.run(`anthropic:${credentialOf(request.headers)}:${key}`, run)
+          .result
       : await run();
 
   if (live?.started === true) {
@@ -101,13 +102,15 @@ function messageIdOf(callId: string): string {
   return `msg_${createHash('sha256').update(callId).digest('hex').slice(0, 24)}`;
 }
 
-/** Whose request this is, hashed: repeats are only shared by the same credentials. */
-function credentialOf(request: FastifyRequest): string {
-  const apiKey = request.headers['x-api-key'];
-  return createHash('sha256')
-    .update(`${request.headers.authorization ?? ''}\n${typeof apiKey === 'string' ? apiKey : ''}`)
-    .digest('hex')
-    .slice(0, 32);
+/**
+ * Whose request this is, hashed: repeats are shared only by the same credential, whichever header
+ * carried it (`Authorization: Bearer` or `x-api-key`).
+ */
+function credentialOf(headers: FastifyRequest['headers']): string {
+  const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1];
+  const apiKey = headers['x-api-key'];
+  const credential = bearer ?? (typeof apiKey === 'string' ? apiKey : '');
+  return createHash('sha256').update(credential).digest('hex').slice(0, 32);
 }
 
 function badRequest(reply: FastifyReply, message: string): FastifyReply {
