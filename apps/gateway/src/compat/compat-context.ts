@@ -28,6 +28,7 @@ export interface CompatContext {
   /**
    * Runs one stateless call through the orchestrator (a turn's retries, rotation, fallback,
    * breakers and decisions). Its events' `sessionId` is `<wire>-<uuid>`; nothing is stored.
+   * While it runs, `runtime.calls` holds its wire and route for the observers.
    */
   call(call: CompatCall): Promise<CallOutcome>;
 }
@@ -39,14 +40,20 @@ export function createCompatContext(runtime: GatewayRuntime): CompatContext {
       ttlMs: runtime.config.compat.idempotencyTtlMs,
       keep: (outcome) => outcome.kind === 'reply',
     }),
-    call({ wire, route, request, signal, onEvent }) {
-      return runtime.orchestrator.runCall({
-        request,
-        route: { primary: route.primary, fallbacks: route.fallbacks },
-        callId: `${wire}-${randomUUID()}`,
-        ...(signal === undefined ? {} : { signal }),
-        ...(onEvent === undefined ? {} : { onEvent }),
-      });
+    async call({ wire, route, request, signal, onEvent }) {
+      const callId = `${wire}-${randomUUID()}`;
+      const forget = runtime.calls.begin(callId, { api: wire, route: route.name });
+      try {
+        return await runtime.orchestrator.runCall({
+          request,
+          route: { primary: route.primary, fallbacks: route.fallbacks },
+          callId,
+          ...(signal === undefined ? {} : { signal }),
+          ...(onEvent === undefined ? {} : { onEvent }),
+        });
+      } finally {
+        forget();
+      }
     },
   };
 }

@@ -4,6 +4,7 @@ import { createSessionFence } from '@keel/session-fence';
 import type { SessionStorage, ToolRunner, TurnEvent, TurnHooks } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import type { KeelConfig } from '../config/config-schema';
+import { type CallRegistry, createCallRegistry } from '../observe/call-registry';
 import { type PriceBook, priceBookOf } from '../observe/cost-of';
 import { createEventLog, type EventLog } from '../observe/event-log';
 import { createGatewayMetrics, type GatewayMetrics } from '../observe/metrics';
@@ -22,6 +23,8 @@ export interface GatewayRuntime {
   readonly orchestrator: Orchestrator;
   readonly events: EventLog;
   readonly metrics: GatewayMetrics;
+  /** The compatible endpoints' running calls, with their wire and route (for the observers). */
+  readonly calls: CallRegistry;
   /** Prices per `providerId/model` (`models.settings[…].prices`). */
   readonly prices: PriceBook;
   /** The embedded demo model, when a provider uses it. */
@@ -78,11 +81,13 @@ export async function createGatewayRuntime(
     keepRecentTokens: config.compaction.keepRecentTokens,
   });
 
+  const calls = createCallRegistry();
   const events = createEventLog();
   let orchestrator: Orchestrator | undefined;
   const prices = priceBookOf(config.models.settings);
   const metrics = createGatewayMetrics({
     prices,
+    apiOf: calls.apiOf,
     queue: () => orchestrator?.stats() ?? { runningTurns: 0, queuedTurns: 0 },
   });
   metrics.registry.registerMetric(plugins.errors);
@@ -93,7 +98,7 @@ export async function createGatewayRuntime(
       plugins.report(owner, `compaction-provider:${event.producerId}`, new Error(event.reason));
   });
   health.subscribe(metrics.observeHealth);
-  const trace = createTurnTracer();
+  const trace = createTurnTracer(undefined, { callOf: calls.get });
   const observer: TurnHooks = {
     onEvent(event) {
       events.record(event);
@@ -144,6 +149,7 @@ export async function createGatewayRuntime(
     orchestrator,
     events,
     metrics,
+    calls,
     prices,
     demo,
     shared: stores.shared,

@@ -1,5 +1,6 @@
 import type { AttemptRecord, CompactionTrigger, HealthEvent, TurnEvent } from '@keel/spec';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ApiName } from './call-registry';
 import { attemptCost, type PriceBook } from './cost-of';
 
 /** The gateway's Prometheus metrics, in a registry of its own (one per gateway instance). */
@@ -17,19 +18,22 @@ export function createGatewayMetrics(options: {
   queue: () => { runningTurns: number; queuedTurns: number };
   /** Prices per `providerId/model`: `keel_cost_usd_total` counts only priced models. */
   prices?: PriceBook;
+  /** The API an event's session id belongs to (a running compatible call's wire); default `sessions`. */
+  apiOf?: (sessionId: string) => ApiName;
 }): GatewayMetrics {
+  const apiOf = options.apiOf ?? (() => 'sessions');
   const prices: PriceBook = options.prices ?? new Map();
   const registry = new Registry();
   const turns = new Counter({
     name: 'keel_turns_total',
-    help: 'Turns ended, by outcome.',
-    labelNames: ['outcome'],
+    help: 'Turns ended, by outcome and API (sessions, openai, anthropic).',
+    labelNames: ['outcome', 'api'],
     registers: [registry],
   });
   const attempts = new Counter({
     name: 'keel_attempts_total',
-    help: 'Model call attempts, by provider, model and result (ok, an error kind, or skipped).',
-    labelNames: ['provider', 'model', 'result'],
+    help: 'Model call attempts, by provider, model, result (ok, an error kind, or skipped) and API.',
+    labelNames: ['provider', 'model', 'result', 'api'],
     registers: [registry],
   });
   const decisions = new Counter({
@@ -114,13 +118,15 @@ export function createGatewayMetrics(options: {
     observe(event) {
       switch (event.type) {
         case 'turn-end': {
-          turns.inc({ outcome: event.outcome.kind });
+          const api = apiOf(event.sessionId);
+          turns.inc({ outcome: event.outcome.kind, api });
           for (const attempt of event.outcome.attempts) {
             const labels = { provider: attempt.target.providerId, model: attempt.target.model };
             attempts.inc({
               ...labels,
               result:
                 attempt.outcome === 'error' ? (attempt.errorKind ?? 'unknown') : attempt.outcome,
+              api,
             });
             if (attempt.requestSent)
               latency.observe(labels, (attempt.endedAt - attempt.startedAt) / 1000);

@@ -7,13 +7,24 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import type { CallInfo } from './call-registry';
+
+export interface TurnTracerOptions {
+  /** The running compatible call of a session id, if it is one (`CallRegistry.get`). */
+  callOf?: (sessionId: string) => CallInfo | undefined;
+}
 
 /**
  * Turns turn events into OpenTelemetry spans following the GenAI semantic conventions: one
  * `invoke_agent keel` span per turn and one `chat {model}` CLIENT span per attempt, with provider,
- * model, profile, error kind and decision. A no-op until the application registers an SDK.
+ * model, profile, error kind and decision. The turn span names its API (`keel.api`: `sessions`,
+ * `openai`, `anthropic`) and, for a compatible call, its route (`keel.route`) and call id instead
+ * of a conversation. A no-op until the application registers an SDK.
  */
-export function createTurnTracer(tracer: Tracer = trace.getTracer('@keel/gateway')) {
+export function createTurnTracer(
+  tracer: Tracer = trace.getTracer('@keel/gateway'),
+  options: TurnTracerOptions = {},
+) {
   const turns = new Map<string, Span>();
   const attempts = new Map<string, Span>();
 
@@ -25,13 +36,20 @@ export function createTurnTracer(tracer: Tracer = trace.getTracer('@keel/gateway
   return function observe(event: TurnEvent): void {
     switch (event.type) {
       case 'turn-start': {
+        const call = options.callOf?.(event.sessionId);
         const span = tracer.startSpan('invoke_agent keel', {
           kind: SpanKind.INTERNAL,
           startTime: event.at,
           attributes: {
             'gen_ai.operation.name': 'invoke_agent',
             'gen_ai.agent.name': 'keel',
-            'gen_ai.conversation.id': event.sessionId,
+            ...(call === undefined
+              ? { 'gen_ai.conversation.id': event.sessionId, 'keel.api': 'sessions' }
+              : {
+                  'keel.call_id': event.sessionId,
+                  'keel.api': call.api,
+                  'keel.route': call.route,
+                }),
             'keel.turn_id': event.turnId,
             'keel.message_id': event.messageId,
           },
