@@ -19,7 +19,17 @@ let gateway: GatewayProcess;
 let bufferedGateway: GatewayProcess;
 
 /** Each test's own route: `<name>` = `ca/<name>-a` then `co/<name>-o`. */
-const names = ['cut', 'stall', 'malformed', 'sdk', 'bcut', 'bstall', 'bmalformed', 'config'];
+const names = [
+  'cut',
+  'stall',
+  'malformed',
+  'sdk',
+  'bcut',
+  'bstall',
+  'bmalformed',
+  'config',
+  'leave',
+];
 const routes = Object.fromEntries(
   names.map((name) => [name, { primary: `ca/${name}-a`, fallbacks: [`co/${name}-o`] }]),
 );
@@ -154,4 +164,42 @@ describe('buffered: the client receives exactly one complete answer', () => {
     expect(unknown.status).toBe(400);
     expect(JSON.parse(unknown.text)).toMatchObject({ error: { type: 'invalid_request_error' } });
   });
+});
+
+describe('a client that goes away stops the call', () => {
+  for (const [mode, streamed] of [
+    ['plain', false],
+    ['live', true],
+    ['buffered', true],
+  ] as const) {
+    it(`${mode}: the upstream hangs, the client leaves, the call ends aborted (no fallback)`, async () => {
+      script(mock, 'leave-a', { type: 'hang' });
+      const controller = new AbortController();
+      const earlier = new Set(gateway.logs);
+      const ended = gateway.waitForLog(
+        (line) =>
+          !earlier.has(line) &&
+          line['msg'] === 'turn ended' &&
+          /\/leave-[ao]$/.test(String(line['model'])),
+      );
+      const received = mock.requests.length;
+      const request = gateway.fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${TOKEN}`,
+          'x-keel-stream-mode': mode === 'buffered' ? 'buffered' : 'live',
+        },
+        body: JSON.stringify({ model: 'leave', messages: ask, stream: streamed }),
+        signal: controller.signal,
+      });
+      await mock.waitForRequests(received + 1);
+      expect(mock.requests.at(-1)?.model).toBe('leave-a');
+      controller.abort();
+      await expect(request).rejects.toThrow();
+      // Without the stop, the first-token timeout (5 s) would fall over to the fallback and reply.
+      expect(await ended).toMatchObject({ outcome: 'aborted', model: 'ca/leave-a' });
+      expect(upstream(mock, 'leave-o')).toEqual([]);
+    });
+  }
 });
