@@ -173,6 +173,60 @@ describe('the openai SDK through /v1/chat/completions', () => {
     );
   });
 
+  it('a tool round trip through an OpenAI upstream, live-streamed: call ids kept, the result sent back', async () => {
+    const tools = [
+      { type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } },
+    ];
+    mock.enqueue({
+      behavior: {
+        type: 'ok',
+        text: 'Looking.',
+        toolCalls: [{ id: 'call_keep_2', name: 'lookup', input: { q: 'keel' } }],
+      },
+      match: { model: 'sdk-openai' },
+    });
+    const first = await client.chat.completions
+      .stream({ model: 'openai', messages: ask, tools, tool_choice: 'required' })
+      .finalChatCompletion();
+    const message = first.choices[0]?.message;
+    expect(message?.content).toBe('Looking.');
+    expect(message?.tool_calls).toEqual([
+      {
+        id: 'call_keep_2',
+        type: 'function',
+        function: { name: 'lookup', arguments: '{"q":"keel"}' },
+      },
+    ]);
+    expect(upstream(mock, 'sdk-openai').at(-1)?.body).toMatchObject({ tool_choice: 'required' });
+
+    script(mock, 'sdk-openai', { type: 'ok', text: 'Found it.' });
+    const second = await client.chat.completions.create({
+      model: 'openai',
+      tools,
+      messages: [
+        ...ask,
+        message as OpenAI.ChatCompletionAssistantMessageParam,
+        { role: 'tool', tool_call_id: 'call_keep_2', content: 'keel is a gateway' },
+      ],
+    });
+    expect(second.choices[0]?.message.content).toBe('Found it.');
+    const sent = upstream(mock, 'sdk-openai').at(-1)?.body as { messages: unknown[] };
+    expect(sent.messages.slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: 'Looking.',
+        tool_calls: [
+          {
+            id: 'call_keep_2',
+            type: 'function',
+            function: { name: 'lookup', arguments: '{"q":"keel"}' },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_keep_2', content: 'keel is a gateway' },
+    ]);
+  });
+
   it('GET /v1/models lists the routes, then every configured model', async () => {
     const models = [];
     for await (const model of client.models.list()) models.push(model);
