@@ -4,6 +4,7 @@ import { createSessionFence } from '@keel/session-fence';
 import type { SessionStorage, ToolRunner, TurnEvent, TurnHooks } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import type { KeelConfig } from '../config/config-schema';
+import { type CallLog, createCallLog } from '../observe/call-log';
 import { type CallRegistry, createCallRegistry } from '../observe/call-registry';
 import { type PriceBook, priceBookOf } from '../observe/cost-of';
 import { createEventLog, type EventLog } from '../observe/event-log';
@@ -25,6 +26,8 @@ export interface GatewayRuntime {
   readonly metrics: GatewayMetrics;
   /** The compatible endpoints' running calls, with their wire and route (for the observers). */
   readonly calls: CallRegistry;
+  /** The recent compatible calls (their events are in `events.calls`). */
+  readonly callLog: CallLog;
   /** Prices per `providerId/model` (`models.settings[…].prices`). */
   readonly prices: PriceBook;
   /** The embedded demo model, when a provider uses it. */
@@ -82,9 +85,10 @@ export async function createGatewayRuntime(
   });
 
   const calls = createCallRegistry();
-  const events = createEventLog();
+  const events = createEventLog({ isCall: (id) => calls.get(id) !== undefined });
   let orchestrator: Orchestrator | undefined;
   const prices = priceBookOf(config.models.settings);
+  const callLog = createCallLog({ callOf: calls.get, prices });
   const metrics = createGatewayMetrics({
     prices,
     apiOf: calls.apiOf,
@@ -102,6 +106,7 @@ export async function createGatewayRuntime(
   const observer: TurnHooks = {
     onEvent(event) {
       events.record(event);
+      callLog.observe(event);
       metrics.observe(event);
       trace(event);
       options.onEvent?.(event);
@@ -150,6 +155,7 @@ export async function createGatewayRuntime(
     events,
     metrics,
     calls,
+    callLog,
     prices,
     demo,
     shared: stores.shared,

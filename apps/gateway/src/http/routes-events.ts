@@ -1,12 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
-import { limitParam, readLimit, type SessionParams, sessionParams } from './schemas';
+import { sendError } from './api-error';
+import {
+  limitParam,
+  readLimit,
+  SESSION_ID_PATTERN,
+  type SessionParams,
+  sessionParams,
+} from './schemas';
 import { openSse, type SseStream } from './sse';
 
 /**
  * `GET /v1/sessions/:sessionId/events`: the session's recent turn and decision events; with
  * `?follow=1`, those and then every new one as server-sent events (`turn-event`).
- * `GET /v1/events?follow=1` follows every session (the console).
+ * `GET /v1/events?follow=1` follows every session and call (the console).
+ * The compatible endpoints' calls, each a turn of its own: `GET /v1/calls` (the recent ones,
+ * newest first: wire, route, outcome, the model that answered, usage, cost, decisions),
+ * `GET /v1/calls/:callId` and `GET /v1/calls/:callId/events` (`?follow=1` as for a session).
  */
 export function registerEventRoutes(
   app: FastifyInstance,
@@ -39,6 +49,39 @@ export function registerEventRoutes(
     async (request, reply) => {
       if (!isOn(request.query.follow)) return { events: [] };
       follow(reply, followers, [], (listener) => runtime.events.follow(undefined, listener));
+      return reply;
+    },
+  );
+
+  const callParams = {
+    type: 'object',
+    required: ['callId'],
+    properties: { callId: { type: 'string', pattern: SESSION_ID_PATTERN } },
+  } as const;
+
+  app.get<{ Querystring: { limit?: string } }>(
+    '/v1/calls',
+    { schema: { querystring: { type: 'object', properties: { limit: limitParam } } } },
+    async (request) => ({ calls: runtime.callLog.list(readLimit(request.query.limit)) }),
+  );
+
+  app.get<{ Params: { callId: string } }>(
+    '/v1/calls/:callId',
+    { schema: { params: callParams } },
+    async (request, reply) => {
+      const call = runtime.callLog.get(request.params.callId);
+      return call ?? sendError(reply, 'not_found', `No recent call ${request.params.callId}`);
+    },
+  );
+
+  app.get<{ Params: { callId: string }; Querystring: { follow?: string; limit?: string } }>(
+    '/v1/calls/:callId/events',
+    { schema: { params: callParams, querystring } },
+    async (request, reply) => {
+      const { callId } = request.params;
+      const recent = runtime.events.calls.recent(callId, readLimit(request.query.limit));
+      if (!isOn(request.query.follow)) return { events: recent };
+      follow(reply, followers, recent, (listener) => runtime.events.calls.follow(callId, listener));
       return reply;
     },
   );
