@@ -156,6 +156,7 @@ export const FAILOVER_SCENARIOS: FailoverScenario[] = [
   }),
   singleMessage({
     id: 'S08',
+    midStream: true,
     title: 'stream cut mid-answer',
     faults: (models) => [always(models.primary, { type: 'reset-after-chunks', chunks: CUT_AFTER })],
     turn: smokeTimeouts,
@@ -167,6 +168,7 @@ export const FAILOVER_SCENARIOS: FailoverScenario[] = [
   }),
   singleMessage({
     id: 'S09',
+    midStream: true,
     title: 'stalled stream',
     faults: (models) => [always(models.primary, { type: 'stall', afterChunks: CUT_AFTER })],
     turn: smokeTimeouts,
@@ -182,6 +184,7 @@ export const FAILOVER_SCENARIOS: FailoverScenario[] = [
   }),
   singleMessage({
     id: 'S10',
+    midStream: true,
     title: 'malformed chunk',
     faults: (models) => [always(models.primary, { type: 'ok', malformedAfterChunks: 9 })],
     turn: smokeTimeouts,
@@ -247,6 +250,7 @@ export const FAILOVER_SCENARIOS: FailoverScenario[] = [
   }),
   singleMessage({
     id: 'S14',
+    midStream: true,
     title: 'fallback rejects prefill',
     faults: (models) => [
       always(models.primary, { type: 'reset-after-chunks', chunks: CUT_AFTER }),

@@ -62,9 +62,11 @@ export function noSameSizeResend(observation: Observation): Check {
 /**
  * Every attempt but the last carries a decision, and each decision fits the next attempt's
  * target: `fallback_model` another model, `rotate_profile` the same model on another key,
- * `retry_same` the same target.
+ * `retry_same` the same target. Through a stateless API (`undefined`: no record a client can
+ * read) it checks nothing; the row's method says so.
  */
-export function decisionsTruthful(attempts: readonly RecordedAttempt[]): Check {
+export function decisionsTruthful(attempts: readonly RecordedAttempt[] | undefined): Check {
+  if (attempts === undefined) return { ok: true, required: false, detail: '' };
   const problems: string[] = [];
   if (attempts.length === 0) problems.push('no attempts recorded');
   attempts.forEach((attempt, index) => {

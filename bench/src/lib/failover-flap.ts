@@ -6,7 +6,7 @@
  */
 import { mockFaults } from '@keel/testing';
 import type { FailoverScenario, Verdict } from './failover-scenario';
-import { modelsOf, sendWithLimit } from './failover-single';
+import { modelsOf } from './failover-single';
 import { seconds } from './failover-verdict';
 import type { StreamedTurn } from './gateway-turn';
 import { median } from './stats';
@@ -22,7 +22,7 @@ export const primaryDownThenHealthy: FailoverScenario = {
   id: 'S15',
   title: 'primary down for 60 s, then healthy',
   async run(context) {
-    const models = modelsOf('S15');
+    const models = modelsOf('S15', context.api.tag);
     const outageMs = context.smoke ? 2_000 : 60_000;
     const intervalMs = context.smoke ? 250 : 4_000;
     const afterMs = context.smoke ? 1_000 : 36_000;
@@ -47,10 +47,14 @@ export const primaryDownThenHealthy: FailoverScenario = {
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         const at = Date.now() - began;
         sends.push(
-          sendWithLimit(gateway.url, `s15-${index}`, 'Are you there?', limitMs).then((sent) => ({
-            at,
-            ...sent,
-          })),
+          context.api
+            .send(gateway.url, {
+              key: `${models.primary}-${index}`,
+              text: 'Are you there?',
+              limitMs,
+              models,
+            })
+            .then((sent) => ({ at, ...sent })),
         );
       }
       const sent = await Promise.all(sends);

@@ -46,8 +46,34 @@ export interface GatewayOptions {
   turn?: Record<string, number>;
 }
 
+/** How a scenario's messages reach the gateway: its native API, or a compatible endpoint. */
+export interface FailoverApi {
+  /** Names the run's table, e.g. "native API"; `tag` keeps its models apart from other runs'. */
+  name: string;
+  /** '' for the native run (models `s07-primary`), else e.g. `live` (`s07-live-primary`). */
+  tag: string;
+  /** A live compatible stream shows text as it comes: a mid-stream failure cannot be hidden. */
+  midStreamVisible: boolean;
+  /** One message with a limit; `probe` asks something healthy (is the gateway still alive?). */
+  send(
+    url: string,
+    message: {
+      key: string;
+      text: string;
+      limitMs: number;
+      models: ScenarioModels;
+      probe?: boolean;
+    },
+  ): Promise<{ turn?: StreamedTurn; failure?: string }>;
+  /** The message's recorded attempts; `undefined` where the API keeps none (stateless). */
+  attempts(url: string, key: string): Promise<RecordedAttempt[] | undefined>;
+  /** Checks of what the client received that only this API makes (e.g. `[DONE]` after a reply). */
+  clientChecks(observation: Observation): Check[];
+}
+
 /** What every scenario runs with. */
 export interface FailoverContext {
+  api: FailoverApi;
   mock: MockProcess;
   /** The canonical answer: every healthy completion is this text. */
   reply: string;
@@ -82,8 +108,9 @@ export interface Observation {
   limitMs: number;
   primary: MockLogEntry[];
   fallback: MockLogEntry[];
-  /** The turn's attempts as it recorded them (`turn-end` of the session's events). */
-  attempts: RecordedAttempt[];
+  /** The turn's attempts as it recorded them (`turn-end` of the session's events); `undefined`
+   * through a stateless API, whose story is then told from the provider's log. */
+  attempts: RecordedAttempt[] | undefined;
   /** A healthy message through the same gateway afterwards got the complete answer. */
   alive?: boolean;
   reply: string;
@@ -109,5 +136,8 @@ export interface SingleMessageSpec {
   limitMs: { full: number; smoke: number };
   /** Send a healthy message afterwards and require its complete answer. */
   aliveAfter?: boolean;
+  /** The primary fails after streaming text: a live compatible stream ends in an in-band error
+   * (its `safe`), and nothing more may be tried once the client's stream has failed. */
+  midStream?: boolean;
   checks(observation: Observation, models: ScenarioModels): Check[];
 }

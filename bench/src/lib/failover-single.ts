@@ -4,6 +4,7 @@
  * request log and the turn's record, and scores it.
  */
 
+import { requests } from './failover-checks';
 import type {
   FailoverContext,
   FailoverScenario,
@@ -12,11 +13,10 @@ import type {
   SingleMessageSpec,
 } from './failover-scenario';
 import { seconds, verdictOf } from './failover-verdict';
-import { lastTurnAttempts, type StreamedTurn, streamMessage } from './gateway-turn';
 
-/** The two models of scenario `id` (`S07` → `s07-primary`, `s07-fallback`). */
-export function modelsOf(id: string): ScenarioModels {
-  const name = id.toLowerCase();
+/** The two models of scenario `id` in a run (`S07` → `s07-primary`; tag `live` → `s07-live-primary`). */
+export function modelsOf(id: string, tag = ''): ScenarioModels {
+  const name = tag === '' ? id.toLowerCase() : `${id.toLowerCase()}-${tag}`;
   return {
     primary: `${name}-primary`,
     fallback: `${name}-fallback`,
@@ -25,21 +25,31 @@ export function modelsOf(id: string): ScenarioModels {
   };
 }
 
-/** One message with a limit: the streamed turn, or why there is none. */
-export async function sendWithLimit(
-  url: string,
-  sessionId: string,
-  text: string,
-  limitMs: number,
-): Promise<{ turn?: StreamedTurn; failure?: string }> {
-  try {
-    return { turn: await streamMessage(url, sessionId, text, AbortSignal.timeout(limitMs)) };
-  } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError')
-      return { failure: `no outcome within ${seconds(limitMs)} (a hang)` };
-    return { failure: `the request failed: ${(error as Error).message}` };
-  }
+/**
+ * A live stream that failed after its first text: the client got an in-band error, so the call
+ * must stop there — no second request to the primary, none to the fallback (nobody would read it,
+ * yet it would be billed) — and a healthy request afterwards is still answered.
+ */
+function midStreamChecks(observation: Observation) {
+  return [
+    requests(observation, 'primary', [1, 1], {
+      required: true,
+      why: "tried again after the client's stream had failed",
+    }),
+    requests(observation, 'fallback', [0, 0], {
+      required: true,
+      why: "the fallback was asked after the client's stream had failed",
+    }),
+    ...(observation.alive === undefined
+      ? []
+      : [
+          {
+            ok: observation.alive,
+            required: true,
+            detail: 'the next healthy request was not answered',
+          },
+        ]),
+  ];
 }
 
 export function singleMessage(spec: SingleMessageSpec): FailoverScenario {
@@ -47,7 +57,8 @@ export function singleMessage(spec: SingleMessageSpec): FailoverScenario {
     id: spec.id,
     title: spec.title,
     async run(context: FailoverContext) {
-      const models = modelsOf(spec.id);
+      const { api } = context;
+      const models = modelsOf(spec.id, api.tag);
       const notes: string[] = [];
       let turnConfig = spec.turn?.(context.smoke) ?? {};
       let settings = spec.settings?.(models, context.smoke);
@@ -70,18 +81,20 @@ export function singleMessage(spec: SingleMessageSpec): FailoverScenario {
       try {
         const limitMs = context.smoke ? spec.limitMs.smoke : spec.limitMs.full;
         const text = spec.text ?? 'Why does a gateway earn trust only on bad days?';
-        const sent = await sendWithLimit(gateway.url, `${models.primary}-message`, text, limitMs);
-        const attempts = await lastTurnAttempts(gateway.url, `${models.primary}-message`);
+        const key = `${models.primary}-message`;
+        const sent = await api.send(gateway.url, { key, text, limitMs, models });
+        const attempts = await api.attempts(gateway.url, key);
         // The provider's log before the probe below: its requests are not the scenario's.
         const log = await context.mock.log([models.primary, models.fallback]);
         let alive: boolean | undefined;
         if (spec.aliveAfter) {
-          const probe = await sendWithLimit(
-            gateway.url,
-            `${models.primary}-alive`,
-            'Still there?',
+          const probe = await api.send(gateway.url, {
+            key: `${models.primary}-alive`,
+            text: 'Still there?',
             limitMs,
-          );
+            models,
+            probe: true,
+          });
           alive =
             probe.turn?.answer.outcome === 'reply' && probe.turn.answer.text === context.reply;
         }
@@ -95,11 +108,12 @@ export function singleMessage(spec: SingleMessageSpec): FailoverScenario {
           ...(alive === undefined ? {} : { alive }),
           reply: context.reply,
         };
-        const { verdict, why } = verdictOf(
-          spec.ideal ?? 'answer',
-          observation,
-          spec.checks(observation, models),
-        );
+        const visible = spec.midStream === true && api.midStreamVisible;
+        const checks = visible ? midStreamChecks(observation) : spec.checks(observation, models);
+        const { verdict, why } = verdictOf(spec.ideal ?? 'answer', observation, [
+          ...checks,
+          ...api.clientChecks(observation),
+        ]);
         return {
           id: spec.id,
           title: spec.title,

@@ -13,7 +13,8 @@ export function verdictOf(
   checks: readonly Check[],
 ): { verdict: Verdict; why: string } {
   const { turn } = observation;
-  const story = storyOf(observation.attempts);
+  const story =
+    observation.attempts === undefined ? requestStory(observation) : storyOf(observation.attempts);
   if (turn === undefined) {
     return {
       verdict: 'fail',
@@ -66,6 +67,23 @@ export function storyOf(attempts: readonly RecordedAttempt[]): string {
             : (attempt.errorKind ?? 'error');
       return `${side}: ${what}${attempt.decision === undefined ? '' : ` → ${attempt.decision}`}`;
     })
+    .join('; ');
+}
+
+/**
+ * Through a stateless API the client reads no attempts: the provider's log tells the story
+ * instead, one request at a time with the behaviour that answered it (`primary: http-error;
+ * fallback: ok`).
+ */
+export function requestStory(observation: Observation): string {
+  const log = [...observation.primary, ...observation.fallback].sort(
+    (a, b) => a.receivedAt - b.receivedAt,
+  );
+  if (log.length === 0) return 'no provider request';
+  return log
+    .map(
+      (entry) => `${entry.model.endsWith('-fallback') ? 'fallback' : 'primary'}: ${entry.behavior}`,
+    )
     .join('; ');
 }
 

@@ -23,6 +23,10 @@ export interface StreamedTurn {
   discards: number;
   /** From the request to the `outcome` event. */
   ms: number;
+  /** Chat Completions only: the stream ended with `data: [DONE]`. */
+  terminal?: boolean;
+  /** Chat Completions only: every `model` its chunks named, in order of first appearance. */
+  chunkModels?: string[];
 }
 
 /** An attempt as the turn recorded it (`AttemptRecord` of `@keel/spec`, the fields read here). */
