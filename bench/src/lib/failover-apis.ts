@@ -39,7 +39,7 @@ export const NATIVE_API: FailoverApi = {
  * client cannot tell a complete answer from a cut one), an in-band error never does, and every
  * chunk names the one model that answered.
  */
-function chatChecks(observation: Observation): Check[] {
+export function chatChecks(observation: Observation): Check[] {
   const turn = observation.turn;
   if (turn === undefined) return [];
   const models = turn.chunkModels ?? [];
