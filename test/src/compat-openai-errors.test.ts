@@ -192,17 +192,37 @@ describe('Idempotency-Key', () => {
       .join('');
     expect({ text, done: streamed.done }).toEqual({ text: 'said once', done: true });
     expect(upstream(mock, 'err-repeat')).toHaveLength(1);
+  });
 
-    // Another caller's credentials (x-api-key, not Bearer) never get this caller's answer.
-    script(mock, 'err-repeat', { type: 'ok', text: 'said twice' });
-    const other = new OpenAI({
-      apiKey: 'ignored',
-      baseURL: `${gateway.url}/v1`,
-      maxRetries: 0,
-      defaultHeaders: { authorization: null, 'x-api-key': TOKEN },
-    });
-    const theirs = await other.chat.completions.create({ model: 'repeat', messages: ask }, key);
-    expect(theirs.choices[0]?.message.content).toBe('said twice');
-    expect(upstream(mock, 'err-repeat')).toHaveLength(2);
+  it('is scoped by the credential, whichever header carries it', async () => {
+    // No token configured: any credential passes, so two callers can use the same key.
+    const open = await startCompatGateway(mock, { models: { primary: 'co/err-scoped' } });
+    try {
+      const as = (headers: Record<string, string | null>) =>
+        new OpenAI({
+          apiKey: 'unused',
+          baseURL: `${open.url}/v1`,
+          maxRetries: 0,
+          defaultHeaders: headers,
+        });
+      const key = { headers: { 'Idempotency-Key': 'shared-key' } };
+      const answer = async (client: OpenAI) =>
+        (await client.chat.completions.create({ model: 'default', messages: ask }, key)).choices[0]
+          ?.message.content;
+      script(
+        mock,
+        'err-scoped',
+        { type: 'ok', text: 'for alice' },
+        { type: 'ok', text: 'for bob' },
+      );
+      expect(await answer(as({ authorization: 'Bearer alice' }))).toBe('for alice');
+      expect(await answer(as({ authorization: 'Bearer bob' }))).toBe('for bob');
+      // Alice again, her key in x-api-key this time: the same caller, the first answer.
+      expect(await answer(as({ authorization: null, 'x-api-key': 'alice' }))).toBe('for alice');
+      expect(upstream(mock, 'err-scoped')).toHaveLength(2);
+    } finally {
+      await open.stop();
+      await removeDir(open.dir);
+    }
   });
 });

@@ -25,10 +25,14 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Who is asking: repeats are keyed by it, so one caller never gets another's answer. */
+/**
+ * Who is asking, hashed: repeats are shared only by the same credential, whichever header carried
+ * it (`Authorization: Bearer` or `x-api-key`), so one caller never gets another's answer.
+ */
 function credentialOf(request: FastifyRequest): string {
-  const presented = `${header(request, 'authorization') ?? ''}\n${header(request, 'x-api-key') ?? ''}`;
-  return createHash('sha256').update(presented).digest('hex');
+  const bearer = /^Bearer\s+(.+)$/i.exec(header(request, 'authorization') ?? '')?.[1];
+  const credential = bearer ?? header(request, 'x-api-key') ?? '';
+  return createHash('sha256').update(credential).digest('hex');
 }
 
 /** Said with a 400 when the request asked for a format not every model honours. */
