@@ -227,6 +227,40 @@ describe('the openai SDK through /v1/chat/completions', () => {
     ]);
   });
 
+  it('sampling, the token limit, stop and response_format reach the OpenAI upstream; user is ignored', async () => {
+    script(mock, 'sdk-openai', { type: 'ok', text: '{"ok":true}' });
+    const schema = { type: 'object', properties: { ok: { type: 'boolean' } } };
+    await client.chat.completions.create({
+      model: 'openai',
+      messages: [{ role: 'system', content: 'JSON only' }, ...ask],
+      temperature: 0.2,
+      top_p: 0.5,
+      max_tokens: 64,
+      stop: ['END'],
+      user: 'someone',
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema, strict: true },
+      },
+    });
+    const sent = upstream(mock, 'sdk-openai').at(-1)?.body as Record<string, unknown>;
+    expect(sent).toMatchObject({
+      temperature: 0.2,
+      top_p: 0.5,
+      stop: ['END'],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema, strict: true },
+      },
+      messages: [
+        { role: 'system', content: 'JSON only' },
+        { role: 'user', content: 'hi' },
+      ],
+    });
+    expect(sent['max_completion_tokens'] ?? sent['max_tokens']).toBe(64);
+    expect(sent['user']).toBeUndefined();
+  });
+
   it('GET /v1/models lists the routes, then every configured model', async () => {
     const models = [];
     for await (const model of client.models.list()) models.push(model);
