@@ -14,6 +14,7 @@ export interface CompatGatewayOptions {
   retry?: Record<string, unknown>;
   turn?: Record<string, unknown>;
   compat?: Record<string, unknown>;
+  shutdown?: Record<string, unknown>;
   authToken?: string;
 }
 
@@ -49,6 +50,7 @@ export function startCompatGateway(
       retry: { maxRetries: 0, ...options.retry },
       turn: { firstTokenTimeoutMs: 5_000, stallTimeoutMs: 1_500, ...options.turn },
       ...(options.compat === undefined ? {} : { compat: options.compat }),
+      ...(options.shutdown === undefined ? {} : { shutdown: options.shutdown }),
     },
   });
 }
