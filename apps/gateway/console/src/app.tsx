@@ -1,5 +1,7 @@
 import type { TurnEvent } from '@keel/spec';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { CallView } from './call-view';
+import { CallsView } from './calls-view';
 import { createApiClient } from './create-api-client';
 import { createEventHub } from './event-hub';
 import { followStream, type StreamStatus } from './follow-stream';
@@ -96,8 +98,17 @@ function Authorized({ token, route, onUnauthorized, onForget }: AuthorizedProps)
           Keel console
         </a>
         <nav>
-          <a href={hrefOf({ view: 'sessions' })} aria-current={route.view !== 'providers'}>
+          <a
+            href={hrefOf({ view: 'sessions' })}
+            aria-current={route.view === 'sessions' || route.view === 'session'}
+          >
             Sessions
+          </a>
+          <a
+            href={hrefOf({ view: 'calls' })}
+            aria-current={route.view === 'calls' || route.view === 'call'}
+          >
+            Calls
           </a>
           <a href={hrefOf({ view: 'providers' })} aria-current={route.view === 'providers'}>
             Providers
@@ -127,6 +138,10 @@ function viewOf(route: Route) {
       return <SessionsView />;
     case 'session':
       return <SessionView key={route.sessionId} sessionId={route.sessionId} />;
+    case 'calls':
+      return <CallsView />;
+    case 'call':
+      return <CallView key={route.callId} callId={route.callId} />;
     case 'providers':
       return <ProvidersView />;
     default: {

@@ -2,6 +2,8 @@
 export type Route =
   | { view: 'sessions' }
   | { view: 'session'; sessionId: string }
+  | { view: 'calls' }
+  | { view: 'call'; callId: string }
   | { view: 'providers' };
 
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -9,10 +11,14 @@ export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
   if (path === '/providers') return { view: 'providers' };
-  const match = /^\/sessions\/(.+)$/.exec(path);
+  if (path === '/calls') return { view: 'calls' };
+  const match = /^\/(sessions|calls)\/(.+)$/.exec(path);
   if (match !== null) {
-    const sessionId = decodeURIComponent(match[1] as string);
-    if (SESSION_ID.test(sessionId)) return { view: 'session', sessionId };
+    const id = decodeURIComponent(match[2] as string);
+    if (SESSION_ID.test(id))
+      return match[1] === 'calls'
+        ? { view: 'call', callId: id }
+        : { view: 'session', sessionId: id };
   }
   return { view: 'sessions' };
 }
@@ -25,6 +31,10 @@ export function hrefOf(route: Route): string {
       return '#/providers';
     case 'session':
       return `#/sessions/${encodeURIComponent(route.sessionId)}`;
+    case 'calls':
+      return '#/calls';
+    case 'call':
+      return `#/calls/${encodeURIComponent(route.callId)}`;
     default: {
       const unexpected: never = route;
       return unexpected;

@@ -62,11 +62,11 @@ export function SessionView({ sessionId }: { sessionId: string }) {
 }
 
 /**
- * The session's turn events: its recent ones, then each new one, over the session's event
- * stream, and that stream's status. Text deltas are dropped but for the first of each attempt
+ * The turn events of a session (or of a compatible call): its recent ones, then each new one,
+ * over its event stream (`path`), and that stream's status. Text deltas are dropped but for the first of each attempt
  * (its first-token time).
  */
-function useSessionEvents(path: string, onChange: () => void): [TurnEvent[], StreamStatus] {
+export function useSessionEvents(path: string, onChange: () => void): [TurnEvent[], StreamStatus] {
   const { client } = useConsole();
   const [events, setEvents] = useState<TurnEvent[]>([]);
   const [status, setStatus] = useState<StreamStatus>('connecting');
