@@ -14,7 +14,7 @@ import { portkeyHeaders, startPortkey } from './lib/portkey';
 import { publish } from './lib/result';
 import { ms, type Summary, summarize } from './lib/stats';
 
-const ROUNDS = pick(400, 10);
+const ROUNDS = pick(600, 10);
 const WARMUP = pick(50, 3);
 const MODEL = 'bench-model';
 /** Sixty words, streamed by the mock in its usual small chunks. */
@@ -179,7 +179,7 @@ await publish({
       goal: `< ${ms(portkeyWhole)} ms`,
       measured: `${ms(keelWhole)} ms`,
       met: keelWhole < portkeyWhole,
-      why: 'Keel streams from the provider even for a non-streamed client (its transport always streams) and runs the call through the orchestrator; Portkey forwards the JSON request and answer',
+      why: 'Keel streams from the provider even for a non-streamed client (its transport always streams) and runs the call through the orchestrator; Portkey forwards the JSON request and answer. Most of the difference is socket writes (see the profile note)',
     },
     {
       name: "Keel's overhead below Portkey's, streamed (as measured; Portkey sleeps 25 ms)",
@@ -198,6 +198,7 @@ await publish({
   notes: [
     `Which comparison is fair: not streamed. Portkey ${portkey.version}'s stream reader waits 25 ms (\`setTimeout(…, 25)\` in its \`build/start-server.js\`) before it passes on the first chunk of every streamed answer, so its streamed overhead is mostly that sleep, not proxy work; the streamed table is reported as measured. Not streamed, Portkey's p50 overhead is ${ms(portkeyWhole)} ms and Keel's ${ms(keelWhole)} ms.`,
     `What each path does per request. Direct: one HTTP request to the mock. Keel: the client's request to the gateway (Fastify, body validation, route resolution), a stateless orchestrator call (the turn's classification, retry, breaker and fallback machinery, with nothing to retry here), the gateway's own streamed request to the mock through \`@keel/transport\` (the \`openai\` SDK), and the answer re-written as chunks (live: each text delta as it arrives; not streamed: one JSON completion once the upstream stream ended). Portkey: the client's request to Hono, its provider transform, a \`fetch\` to the mock, and the answer passed on (streamed: re-chunked, after its 25 ms sleep).`,
+    "Where Keel's time goes (profiled once on 2026-12-01, not by this run: 600 streamed requests through the built gateway under `node --cpu-prof`, which slows it; ~4.6 ms of gateway CPU per request by `/proc/<pid>/stat` without the profiler): per request, ~3.6 ms in socket-write system calls, which are dear on this sandboxed machine (a loopback `GET /healthz` to the gateway takes ~2 ms end to end) — undici writing the upstream request (~1.6 ms), `flushHeaders()` sending the stream's headers in a write of their own before the first chunk (`openDataStream`, `apps/gateway/src/compat/openai/data-stream.ts`, ~1 ms), the stream's end (~0.7 ms), corked chunk writes (~0.3 ms); then garbage collection ~1.2 ms and JavaScript self time: undici ~1.1 ms, the orchestrator ~0.5 ms, the gateway's own code ~0.5 ms, the `openai` SDK and the transport ~0.5 ms. Fewer, coalesced writes (the headers with the first chunk) are where to start; while one extra write costs about 1 ms here, a proxy hop cannot stay within 1 ms on this machine.",
     `${SMOKE ? 'Smoke run: ' : ''}${ROUNDS} requests per variant; a p99 is the ${Math.ceil(ROUNDS * 0.99)}th of ${ROUNDS} sorted times, so it moves with the machine's other load more than the p50.`,
   ],
 });
