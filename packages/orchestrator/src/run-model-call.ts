@@ -1,4 +1,5 @@
 import type { ModelPort, ModelTarget, ToolCall } from '@keel/spec';
+import { abortEnding } from './abort-ending';
 import { actOnFailure } from './act-on-failure';
 import { moveLabel } from './attempt-plan';
 import { callOnce } from './call-once';
@@ -36,6 +37,7 @@ export async function runModelCall(
 ): Promise<CallResult> {
   let thresholdChecked = false;
   for (;;) {
+    if (turn.controller.signal.aborted) return end(stoppedBetween(runtime, turn, progress));
     if (progress.requests >= runtime.settings.requestCeiling) {
       emitTurnEvent(runtime, turn, { type: 'decision', label: 'final', reason: 'request_ceiling' });
       return end({ kind: 'error', text: runtime.settings.copy.stepCapReached });
@@ -67,12 +69,29 @@ export async function runModelCall(
       const { port, output, toolCalls } = attempt;
       return { type: 'ok', target, port, output, toolCalls };
     }
-    const ending = await actOnFailure(runtime, turn, progress, {
-      ...attempt,
-      classification: attempt.classification,
-    });
+    let ending: TurnEnding | undefined;
+    try {
+      ending = await actOnFailure(runtime, turn, progress, {
+        ...attempt,
+        classification: attempt.classification,
+      });
+    } catch (error) {
+      // A stop during the backoff or wait: the turn ends here.
+      if (!turn.controller.signal.aborted) throw error;
+      return end(stoppedBetween(runtime, turn, progress));
+    }
     if (ending !== undefined) return end(ending);
   }
+}
+
+/**
+ * Stopped between attempts (the caller left, a shutdown, the deadline): nothing more is sent, and
+ * the attempt before says so (`final`), whatever was decided before the stop.
+ */
+function stoppedBetween(runtime: TurnRuntime, turn: LiveTurn, progress: TurnProgress): TurnEnding {
+  const last = progress.attempts.at(-1);
+  if (last !== undefined && last.outcome !== 'ok') last.decision = 'final';
+  return abortEnding(turn, runtime, progress.lastTarget);
 }
 
 function end(ending: TurnEnding): CallResult {

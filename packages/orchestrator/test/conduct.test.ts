@@ -11,7 +11,8 @@ afterEach(async () => {
 });
 
 const primary = { model: 'primary' };
-const quick = { firstTokenTimeoutMs: 1_500, stallTimeoutMs: 1_500, timeoutMs: 30_000 };
+// Wide enough that a loaded machine still sends the request before the first-token clock runs out.
+const quick = { firstTokenTimeoutMs: 4_000, stallTimeoutMs: 4_000, timeoutMs: 30_000 };
 const models = (settings: Record<string, object>, fallbacks = ['backup/fallback']) => ({
   primary: 'anthropic/primary',
   fallbacks,
@@ -79,7 +80,7 @@ describe('a silent route is not retried on the same model while another model is
 
   it("a model's own firstTokenTimeoutMs wins over the turn-wide one", async () => {
     harness = await createHarness({
-      models: models({ 'anthropic/primary': { firstTokenTimeoutMs: 1_500 } }),
+      models: models({ 'anthropic/primary': { firstTokenTimeoutMs: 4_000 } }),
       script: [{ behavior: { type: 'hang' }, match: primary }],
       // Turn-wide, the hang would be waited for far longer than this test may run.
       overrides: { callTimeouts: { firstTokenTimeoutMs: 120_000, timeoutMs: 240_000 } },
@@ -90,7 +91,7 @@ describe('a silent route is not retried on the same model while another model is
 
   it("a model's own stallTimeoutMs wins over the turn-wide one", async () => {
     harness = await createHarness({
-      models: models({ 'anthropic/primary': { stallTimeoutMs: 1_500 } }),
+      models: models({ 'anthropic/primary': { stallTimeoutMs: 4_000 } }),
       script: [{ behavior: { type: 'stall', afterChunks: 1 }, match: primary }],
       overrides: { callTimeouts: { stallTimeoutMs: 120_000, timeoutMs: 240_000 } },
     });

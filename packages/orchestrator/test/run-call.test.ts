@@ -156,6 +156,25 @@ describe('runCall', () => {
     expect(harness.sent()).toHaveLength(1);
   });
 
+  it('a caller that stops the call between attempts (a live stream already broken) gets no further request', async () => {
+    harness = await createHarness({
+      script: [{ behavior: { type: 'reset-after-chunks', chunks: 2 }, match: primary }],
+    });
+    const controller = new AbortController();
+    const outcome = await harness.orchestrator.runCall({
+      request: conversation,
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === 'discard') controller.abort();
+      },
+    });
+    expect(outcome).toMatchObject({ kind: 'aborted', errorKind: 'caller_abort' });
+    expect(harness.sent()).toHaveLength(1);
+    expect(outcome.attempts.map((attempt) => [attempt.requestSent, attempt.decision])).toEqual([
+      [true, 'final'],
+    ]);
+  });
+
   it('the caller stopping a call ends it aborted; shutdown stops a call still running', async () => {
     harness = await createHarness({
       script: [1, 2].map(() => ({ behavior: { type: 'hang' as const }, match: primary })),
