@@ -62,7 +62,9 @@ describe('the bearer token', () => {
     { authorization: `Bearer ${TOKEN.slice(0, -1)}` },
     { authorization: `Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}` },
     { authorization: TOKEN },
-    { 'x-api-key': TOKEN },
+    { 'x-api-key': '' },
+    { 'x-api-key': `${TOKEN}x` },
+    { 'x-api-key': `Bearer ${TOKEN}` },
   ];
 
   it('answers 401 on every route but /healthz when it is missing or wrong', async () => {
@@ -94,5 +96,16 @@ describe('the bearer token', () => {
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ outcome: 'reply', text: 'authorized' });
+  });
+
+  it('lets the token through as x-api-key too (what Anthropic clients send)', async () => {
+    mock.enqueue({ behavior: { type: 'ok', text: 'by api key' }, match: { model: 'api-model' } });
+    const response = await gateway.fetch('/v1/sessions/auth-3/messages', {
+      method: 'POST',
+      headers: { 'x-api-key': TOKEN, ...JSON_TYPE },
+      body: '{"text":"hi"}',
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ outcome: 'reply', text: 'by api key' });
   });
 });
