@@ -181,7 +181,9 @@ describe('every route answers as the contract says (with the bearer token)', () 
     expect(await (await gateway.fetch('/healthz')).json()).toEqual({ status: 'ok' });
     const metrics = await api('/metrics');
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
-    expect(await metrics.text()).toMatch(/^keel_turns_total\{outcome="reply"\} \d+$/m);
+    expect(await metrics.text()).toMatch(
+      /^keel_turns_total\{outcome="reply",api="sessions"\} \d+$/m,
+    );
   });
 });
 

@@ -111,17 +111,29 @@ describe('metrics move as turns happen', () => {
   });
 
   it('keel_turns_total by outcome', () => {
-    expect(delta('keel_turns_total{outcome="reply"}')).toBe(2);
-    expect(delta('keel_turns_total{outcome="error"}')).toBe(1);
+    expect(delta('keel_turns_total{outcome="reply",api="sessions"}')).toBe(2);
+    expect(delta('keel_turns_total{outcome="error",api="sessions"}')).toBe(1);
   });
 
   it('keel_attempts_total by provider, model and result', () => {
-    expect(delta('keel_attempts_total{provider="ob-a",model="obs-a",result="ok"}')).toBe(1);
-    expect(delta('keel_attempts_total{provider="ob-a",model="obs-a",result="overloaded"}')).toBe(1);
-    expect(delta('keel_attempts_total{provider="ob-a",model="obs-a",result="skipped"}')).toBe(1);
-    expect(delta('keel_attempts_total{provider="ob-o",model="obs-o",result="ok"}')).toBe(1);
     expect(
-      delta('keel_attempts_total{provider="ob-o",model="obs-o",result="invalid_request"}'),
+      delta('keel_attempts_total{provider="ob-a",model="obs-a",result="ok",api="sessions"}'),
+    ).toBe(1);
+    expect(
+      delta(
+        'keel_attempts_total{provider="ob-a",model="obs-a",result="overloaded",api="sessions"}',
+      ),
+    ).toBe(1);
+    expect(
+      delta('keel_attempts_total{provider="ob-a",model="obs-a",result="skipped",api="sessions"}'),
+    ).toBe(1);
+    expect(
+      delta('keel_attempts_total{provider="ob-o",model="obs-o",result="ok",api="sessions"}'),
+    ).toBe(1);
+    expect(
+      delta(
+        'keel_attempts_total{provider="ob-o",model="obs-o",result="invalid_request",api="sessions"}',
+      ),
     ).toBe(1);
   });
 

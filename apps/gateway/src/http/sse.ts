@@ -11,7 +11,15 @@ export interface SseStream {
   onClose(listener: () => void): void;
 }
 
-export function openSse(reply: FastifyReply, headers: Record<string, string> = {}): SseStream {
+/**
+ * `flush: false` when the first event is written right after opening: the headers then go out
+ * in the same write instead of one of their own.
+ */
+export function openSse(
+  reply: FastifyReply,
+  headers: Record<string, string> = {},
+  options: { flush?: boolean } = {},
+): SseStream {
   reply.hijack();
   const raw: ServerResponse = reply.raw;
   raw.writeHead(200, {
@@ -21,7 +29,7 @@ export function openSse(reply: FastifyReply, headers: Record<string, string> = {
     'x-accel-buffering': 'no',
     ...headers,
   });
-  raw.flushHeaders?.();
+  if (options.flush !== false) raw.flushHeaders?.();
   let closed = false;
   const listeners: Array<() => void> = [];
   const close = () => {

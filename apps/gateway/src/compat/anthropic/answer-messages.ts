@@ -86,7 +86,7 @@ function replayStream(reply: FastifyReply, outcome: CallOutcome, routeName: stri
     id: messageIdOf(outcome.callId),
     model: routeName,
   });
-  const sse = openSse(reply);
+  const sse = openSse(reply, {}, { flush: false });
   const writer = createAnthropicEventWriter(sse.send);
   writer.start({ id: message.id, model: message.model, usage: message.usage });
   for (const block of message.content) {

@@ -37,7 +37,7 @@ export function createLiveStream({ reply, idOf, abort }: LiveStreamOptions): Liv
 
   const open = (callId: string) => {
     if (writer.started) return;
-    sse = openSse(reply);
+    sse = openSse(reply, {}, { flush: false });
     writer.start({ id: idOf(callId), model, usage: anthropicUsage(undefined) });
   };
   const fail = (kind: ErrorKind | 'switch_model' | undefined) => {
