@@ -5,6 +5,7 @@ import type { CallOutcome } from '@keel/spec';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openSse } from '../../http/sse';
 import type { CompatContext } from '../compat-context';
+import { idempotencyKeyOf } from '../idempotency-key';
 import { resolveRoute } from '../resolve-route';
 import { streamModeOf } from '../stream-mode';
 import { outcomeError, sendAnthropicError } from './anthropic-error';
@@ -59,12 +60,8 @@ export async function answerMessages(
       signal: controller.signal,
       ...(live === undefined ? {} : { onEvent: (event) => live.onEvent(event) }),
     });
-  const key = request.headers['idempotency-key'];
-  const outcome =
-    typeof key === 'string' && key !== ''
-      ? await context.idempotency.run(`anthropic:${credentialOf(request.headers)}:${key}`, run)
-          .result
-      : await run();
+  const key = idempotencyKeyOf('anthropic', request.headers);
+  const outcome = key === undefined ? await run() : await context.idempotency.run(key, run).result;
 
   if (live?.started === true) {
     live.end(outcome);
@@ -100,17 +97,6 @@ function replayStream(reply: FastifyReply, outcome: CallOutcome, routeName: stri
 /** The message id of a call: the same for every repeat of it. */
 function messageIdOf(callId: string): string {
   return `msg_${createHash('sha256').update(callId).digest('hex').slice(0, 24)}`;
-}
-
-/**
- * Whose request this is, hashed: repeats are shared only by the same credential, whichever header
- * carried it (`Authorization: Bearer` or `x-api-key`).
- */
-function credentialOf(headers: FastifyRequest['headers']): string {
-  const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1];
-  const apiKey = headers['x-api-key'];
-  const credential = bearer ?? (typeof apiKey === 'string' ? apiKey : '');
-  return createHash('sha256').update(credential).digest('hex').slice(0, 32);
 }
 
 function badRequest(reply: FastifyReply, message: string): FastifyReply {

@@ -1,9 +1,9 @@
 // `POST /v1/chat/completions`: an OpenAI client's stateless call through Keel's failover, answered
 // as a `chat.completion` or a stream of chunks, errors in OpenAI's shape.
-import { createHash } from 'node:crypto';
 import type { CallOutcome, ModelRequest } from '@keel/spec';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { CompatContext } from '../compat-context';
+import { idempotencyKeyOf } from '../idempotency-key';
 import { resolveRoute } from '../resolve-route';
 import { streamModeOf } from '../stream-mode';
 import { chatCompletionOf } from './chat-completion';
@@ -18,21 +18,6 @@ function badRequest(reply: FastifyReply, message: string, param: string | null):
     headers: {},
     body: openAIErrorBody(message, 'invalid_request_error', { param }),
   });
-}
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * Who is asking, hashed: repeats are shared only by the same credential, whichever header carried
- * it (`Authorization: Bearer` or `x-api-key`), so one caller never gets another's answer.
- */
-function credentialOf(request: FastifyRequest): string {
-  const bearer = /^Bearer\s+(.+)$/i.exec(header(request, 'authorization') ?? '')?.[1];
-  const credential = bearer ?? header(request, 'x-api-key') ?? '';
-  return createHash('sha256').update(credential).digest('hex');
 }
 
 /** Said with a 400 when the request asked for a format not every model honours. */
@@ -81,16 +66,16 @@ export function registerChatCompletionsRoute(app: FastifyInstance, context: Comp
           ...(onEvent === undefined ? {} : { onEvent }),
         });
       const includeUsage = body.stream_options?.include_usage === true;
-      const idempotencyKey = header(request, 'idempotency-key');
+      const idempotencyKey = idempotencyKeyOf('openai', request.headers);
       const streamed = body.stream === true;
 
       // A repeat of a known key joins (or replays) the first answer, rendered for its own flag.
       let runOnce = run;
-      if (idempotencyKey !== undefined && idempotencyKey !== '') {
+      if (idempotencyKey !== undefined) {
         // The first request's call starts when its handler runs it, with its own events and signal.
         let startFirst: RunChatCall | undefined;
         const joined = context.idempotency.run(
-          `openai:${credentialOf(request)}:${idempotencyKey}`,
+          idempotencyKey,
           () =>
             new Promise<CallOutcome>((resolve, reject) => {
               startFirst = (options) => {
