@@ -158,8 +158,19 @@ const gateway = await startKeelGateway(
       { id: 'primary', keys: KEYS },
       { id: 'backup', keys: [FALLBACK_KEY] },
     ],
-    primary: `primary/${PRIMARY}`,
-    fallbacks: [`backup/${FALLBACK}`],
+    // The configured chain is the fallback alone: a session's selection goes first, then the
+    // chain, so a session that selects a round's model meets exactly that model, then the fallback.
+    primary: `backup/${FALLBACK}`,
+    // Only configured models may be selected: every round's model is declared.
+    extra: {
+      models: {
+        primary: `backup/${FALLBACK}`,
+        fallbacks: [],
+        settings: Object.fromEntries(
+          Array.from({ length: ROUNDS + 1 }, (_, index) => [`primary/${PRIMARY}-${index}`, {}]),
+        ),
+      },
+    },
   }),
 );
 for (let round = -1; round < ROUNDS; round += 1) {
@@ -172,7 +183,8 @@ for (let round = -1; round < ROUNDS; round += 1) {
       const cold = await primaryRequests(model, () =>
         keelMessage(gateway.url, `first-${round}`, model),
       );
-      // The next session, right after: the model's breaker is open for every session.
+      // The next session, right after: its first overloaded answer is the third in a row, the
+      // evidence that opens the model's breaker for every session (so its second key is skipped).
       const warm = await primaryRequests(model, () =>
         keelMessage(gateway.url, `next-${round}`, model),
       );
@@ -209,7 +221,7 @@ const row = (name: string, times: number[], primary: number[]) => [
 await publish({
   order: 4,
   title: '4. Time to fallback',
-  method: `The primary model answers every request with the provider's overload error (OpenAI wording, HTTP 503, no \`retry-after\`) on all three of its keys; the fallback model (another provider entry) answers at once. Each variant streams one message and times the fallback's first token at the client; the mock counts the requests the primary received. ${ROUNDS} rounds after one warm-up round, variants in rotating order; each round overloads a model of its own, which every variant asks for (a Keel session selects it first: \`PUT /v1/sessions/:id/model\`), so Keel meets a closed breaker each round, as at a first overload; right after, a second Keel session sends a message too ("breaker open"). Naive: the \`openai\` SDK with its default retries (2, with its backoff) on each key in turn, then the fallback (what OpenClaw did before its fix). Portkey ${portkey.version}: its \`fallback\` strategy over the three primary keys and then the fallback model, no retries (its default).`,
+  method: `The primary model answers every request with the provider's overload error (OpenAI wording, HTTP 503, no \`retry-after\`) on all three of its keys; the fallback model (another provider entry) answers at once. Each variant streams one message and times the fallback's first token at the client; the mock counts the requests the primary received. ${ROUNDS} rounds after one warm-up round, variants in rotating order; each round overloads a model of its own, which every variant asks for (a Keel session selects it first: \`PUT /v1/sessions/:id/model\`), so Keel meets a closed breaker each round, as at a first overload; right after, a second Keel session sends a message too. Naive: the \`openai\` SDK with its default retries (2, with its backoff) on each key in turn, then the fallback (what OpenClaw did before its fix). Portkey ${portkey.version}: its \`fallback\` strategy over the three primary keys and then the fallback model, no retries (its default).`,
   baseline: 'the naive policy, in the same run.',
   tables: [
     {
@@ -226,7 +238,7 @@ await publish({
           row('Portkey fallback config', samples.portkey, samples.portkeyPrimary),
           row('Keel gateway', samples.keel, samples.keelPrimary),
           row(
-            'Keel gateway, next session (breaker open)',
+            'Keel gateway, next session (its failure opens the breaker)',
             samples.keelWarm,
             samples.keelWarmPrimary,
           ),
@@ -249,7 +261,7 @@ await publish({
     },
   ],
   notes: [
-    "Keel sends the overloaded primary exactly two requests (one profile rotation, `rotate_profile`), then falls back (`fallback_model`) without waiting: an overload is not retried on the same model. Its breaker for that model then opens for every session, so the next session goes straight to the fallback with no request to the primary. Portkey tries each target once, so it sends one request per primary key; the naive policy sends three per key (the SDK's two retries) and sleeps the SDK's backoff between them.",
+    "Keel sends the overloaded primary exactly two requests (one profile rotation, `rotate_profile`), then falls back (`fallback_model`) without waiting: an overload is not retried on the same model. One session's two overloaded answers are not evidence enough to open the model's breaker (it opens on at least 3 failures that are at least half of the model's requests in 30 s, never on one unlucky turn): the next session's first request is the third failure, which opens it, so that session skips the primary's second key (a skipped attempt, itself a `fallback_model` decision) and every later session skips the model until one probe is let through. Portkey tries each target once, so it sends one request per primary key; the naive policy sends three per key (the SDK's two retries) and sleeps the SDK's backoff between them.",
   ],
 });
 await Promise.all([portkey.service.stop(), mock.close()]);
