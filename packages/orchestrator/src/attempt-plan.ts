@@ -1,5 +1,5 @@
 import type { ModelTarget } from '@keel/spec';
-import type { ChainModel } from './model-chain';
+import { type ChainModel, modelKey } from './model-chain';
 
 /** Where the next attempt goes, what is used up, and what is cooling: one turn's candidate state. */
 export interface AttemptPlan {
@@ -41,11 +41,6 @@ export function targetKey(target: ModelTarget): string {
   return `${target.providerId}/${target.model}#${target.profileId}`;
 }
 
-/** `providerId/model` of a target. */
-export function modelKeyOf(target: Pick<ModelTarget, 'providerId' | 'model'>): string {
-  return `${target.providerId}/${target.model}`;
-}
-
 /**
  * The label that truly names a move from one target to the next: the same target is
  * `retry_same`, another profile of the same model `rotate_profile`, another model `fallback_model`.
@@ -54,7 +49,7 @@ export function moveLabel(
   from: ModelTarget,
   to: ModelTarget,
 ): 'retry_same' | 'rotate_profile' | 'fallback_model' {
-  if (modelKeyOf(from) !== modelKeyOf(to)) return 'fallback_model';
+  if (modelKey(from) !== modelKey(to)) return 'fallback_model';
   return from.profileId === to.profileId ? 'retry_same' : 'rotate_profile';
 }
 
@@ -79,7 +74,7 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
       result = result === undefined ? wait : Math.min(result, wait);
     };
     for (const model of chain) {
-      if (modelOf !== undefined && model.key !== modelKeyOf(modelOf)) continue;
+      if (modelOf !== undefined && model.key !== modelKey(modelOf)) continue;
       if (dropped.has(model.key)) {
         if (!includeDropped) continue;
         consider(dropped.get(model.key));
@@ -104,7 +99,7 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
       return undefined;
     },
     dropModel(target, retryInMs) {
-      const key = modelKeyOf(target);
+      const key = modelKey(target);
       const until = retryInMs === undefined ? undefined : now() + retryInMs;
       const known = dropped.get(key);
       dropped.set(
@@ -113,22 +108,22 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
       );
     },
     restModel(target, afterMs) {
-      const key = modelKeyOf(target);
+      const key = modelKey(target);
       if (!dropped.has(key)) resting.set(key, now() + afterMs);
     },
     skipModel(target, waitMs) {
-      skipped.set(modelKeyOf(target), now() + waitMs);
+      skipped.set(modelKey(target), now() + waitMs);
     },
     blockProfile(target, coolingMs) {
       blocked.set(targetKey(target), coolingMs === undefined ? undefined : now() + coolingMs);
     },
     hasOtherProfile(target) {
-      const model = chain.find((candidate) => candidate.key === modelKeyOf(target));
+      const model = chain.find((candidate) => candidate.key === modelKey(target));
       const others = model?.profiles.filter((profile) => profile !== target.profileId) ?? [];
       return model !== undefined && others.some((profile) => usable(model, profile));
     },
     hasOtherModel(target) {
-      const key = modelKeyOf(target);
+      const key = modelKey(target);
       return chain.some(
         (model) =>
           model.key !== key &&
@@ -158,7 +153,7 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
       return count;
     },
     takeOverloadRotation(target) {
-      const key = modelKeyOf(target);
+      const key = modelKey(target);
       if (rotated.has(key)) return true;
       rotated.add(key);
       return false;

@@ -1,12 +1,13 @@
 import type { ModelRequest, ModelTarget } from '@keel/spec';
 import { buildModelContext } from './build-context';
+import { modelKey } from './model-chain';
 import { repairToolPairing } from './repair-tool-pairing';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 
 /** `maxTokens` for the target's model: its `maxOutputTokens`, else the orchestrator's, else none. */
 function maxTokensOf(runtime: TurnRuntime, target: ModelTarget): { maxTokens?: number } {
   const { settings } = runtime;
-  const own = settings.modelSettings.get(`${target.providerId}/${target.model}`)?.maxOutputTokens;
+  const own = settings.modelSettings.get(modelKey(target))?.maxOutputTokens;
   const maxTokens = own ?? settings.maxTokens;
   return maxTokens === undefined ? {} : { maxTokens };
 }

@@ -1,5 +1,6 @@
 import type { AttemptRecord, HealthPermit, ModelPort, ModelTarget, ToolCall } from '@keel/spec';
 import { buildModelRequest } from './build-model-request';
+import { modelKey } from './model-chain';
 import type { Classification } from './orchestrator-options';
 import { type AttemptProgress, createProgress, streamAttempt } from './stream-attempt';
 import type { TurnProgress } from './turn-progress';
@@ -8,7 +9,7 @@ import { emitTurnEvent } from './turn-steps';
 
 /** The call's time limits for the target's model: its own settings win over the turn-wide ones. */
 export function callTimeoutsOf(settings: TurnSettings, target: ModelTarget) {
-  const own = settings.modelSettings.get(`${target.providerId}/${target.model}`);
+  const own = settings.modelSettings.get(modelKey(target));
   return {
     ...settings.callTimeouts,
     ...(own?.firstTokenTimeoutMs === undefined

@@ -1,6 +1,7 @@
 import type { ErrorKind, ModelTarget } from '@keel/spec';
 import type { AttemptPlan } from './attempt-plan';
 import { backoffDelay } from './backoff';
+import { modelKey } from './model-chain';
 import type { Classification } from './orchestrator-options';
 
 /** What a turn does after a failed attempt. */
@@ -131,7 +132,7 @@ export function toLargerWindow(
   target: ModelTarget,
   contextWindowOf: (modelKey: string) => number | undefined,
 ): Decision {
-  const current = contextWindowOf(`${target.providerId}/${target.model}`) ?? 0;
+  const current = contextWindowOf(modelKey(target)) ?? 0;
   for (const model of plan.chain) {
     const window = contextWindowOf(model.key);
     if (window === undefined || window <= current) plan.dropModel(model);

@@ -75,13 +75,10 @@ export async function runCall(
       ending = { kind: 'reply', text: result.output.text, target: result.target };
     }
   } catch (error) {
+    const kind = runtime.classify(error, {}).kind;
     ending = turn.controller.signal.aborted
       ? abortEnding(turn, runtime)
-      : {
-          kind: 'error',
-          text: userMessage({ kind: runtime.classify(error, {}).kind }),
-          errorKind: runtime.classify(error, {}).kind,
-        };
+      : { kind: 'error', text: userMessage({ kind }), errorKind: kind };
   } finally {
     clearTimeout(deadline);
     call.signal?.removeEventListener('abort', turn.onCallerAbort);
