@@ -19,6 +19,7 @@ export type ErrorKind =
   | 'content_policy'
   | 'session_takeover'
   | 'coordination'
+  | 'storage'
   | 'unknown';
 
 /**

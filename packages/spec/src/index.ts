@@ -76,6 +76,8 @@ export type {
   SessionTakeoverErrorShape,
   SessionTakeoverPhase,
   StorageCallOptions,
+  StorageErrorShape,
+  StorageFailureReason,
   TrailingToolUses,
   TranscriptChangeKind,
   TranscriptRead,

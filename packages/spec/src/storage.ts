@@ -68,6 +68,37 @@ export interface SessionTakeoverErrorShape extends KindedError {
   readonly change: TranscriptChangeKind;
 }
 
+/**
+ * Why a store could not do its work, as far as the caller needs to know: `no_space` (the disk or
+ * quota is full: ENOSPC, EDQUOT), `read_only` (EROFS), `permission` (EACCES, EPERM), `exhausted`
+ * (out of file descriptors: EMFILE, ENFILE), `unavailable` (the database is down, unreachable or
+ * did not answer in time), `io` (anything else the storage medium refused).
+ */
+export type StorageFailureReason =
+  | 'no_space'
+  | 'read_only'
+  | 'permission'
+  | 'exhausted'
+  | 'unavailable'
+  | 'io';
+
+/**
+ * The error a store raises when its storage medium failed it (a full disk, a read-only or
+ * unreadable directory, a database that is down or frozen). Classified as `storage`: the turn ends
+ * at once with copy saying the message could not be stored; no retry, no fallback model, never
+ * blamed on a model provider. Stores set `keelKind` together with their
+ * `Symbol.for('keel.error.StorageError')` marker; the original error is the `cause`.
+ */
+export interface StorageErrorShape extends KindedError {
+  readonly keelKind: 'storage';
+  readonly reason: StorageFailureReason;
+  /** What the store was doing (`lease`, `append`, `read`, …). */
+  readonly operation: string;
+  readonly sessionId: string | undefined;
+  /** The system or driver error code when there is one (`ENOSPC`, `57014`, `ECONNREFUSED`). */
+  readonly code: string | undefined;
+}
+
 /** Something that happened to a lease between calls, reported instead of swallowed. */
 export type LeaseEvent =
   /** Keeping the lease alive failed once (a heartbeat or renewal error); it may still be held. */

@@ -101,6 +101,7 @@ const kinds: Record<ErrorKind, true> = {
   content_policy: true,
   session_takeover: true,
   coordination: true,
+  storage: true,
   unknown: true,
 };
 const labels: Record<DecisionLabel, true> = {
