@@ -156,6 +156,11 @@ export interface RecordedRequest {
   behavior: MockBehavior['type'];
   /** Set when the chaos mode injected a fault into this request: which, and how. */
   chaos?: MockChaosInjection;
+  /**
+   * Set when `strict` refused the request (a `400 invalid_request_error`): the provider's message
+   * naming the unpaired tool block.
+   */
+  strictRejection?: string;
   receivedAt: number;
 }
 
@@ -184,6 +189,15 @@ export interface MockProviderOptions {
    * byte, e.g. for load tests); default 0. `count_tokens` and other paths answer at once.
    */
   latencyMs?: number;
+  /**
+   * Refuse what the real providers refuse, before the queue is consulted: a request with a
+   * `tool_use` / `tool_calls` / `function_call` left without its result, or a result without its
+   * call, gets `400 invalid_request_error` in the provider's wire shape (Anthropic's
+   * "`tool_use` ids were found without `tool_result` blocks immediately after", OpenAI's
+   * "must be followed by tool messages responding to each 'tool_call_id'", Responses' "No tool
+   * output found for function call"), recorded as `strictRejection`. Default off.
+   */
+  strict?: boolean;
 }
 
 export interface MockProvider {

@@ -21,6 +21,7 @@ import { readRequest } from './read-request';
 import { createRequestLog } from './request-log';
 import { respondWithBehavior } from './respond-with-behavior';
 import { createResponseWriter } from './response-writer';
+import { toolPairingProblem } from './tool-pairing-check';
 import type { WireFormat } from './wire-format';
 
 const wires: Record<MockApi, WireFormat> = {
@@ -89,6 +90,31 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
     }
     if (invalidJson) {
       fail({ type: 'http-error', status: 400, message: 'The request body is not valid JSON.' });
+      return;
+    }
+    const pairing =
+      options.strict === true ? toolPairingProblem(wireApi, record.messages) : undefined;
+    if (pairing !== undefined) {
+      // As Anthropic and OpenAI do: a 400 invalid_request_error, whatever the queue holds.
+      record.strictRejection = pairing.message;
+      fail({
+        type: 'http-error',
+        status: 400,
+        errorType: 'invalid_request_error',
+        message: pairing.message,
+        ...(wireApi === 'anthropic-messages'
+          ? {}
+          : {
+              body: {
+                error: {
+                  message: pairing.message,
+                  type: 'invalid_request_error',
+                  param: pairing.param,
+                  code: null,
+                },
+              },
+            }),
+      });
       return;
     }
     if (api === 'count-tokens') {
