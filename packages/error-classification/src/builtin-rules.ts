@@ -22,6 +22,7 @@ import {
   RATE_LIMIT_TEXT,
   SERVER_ERROR_CODES,
   SERVER_ERROR_TEXT,
+  STORAGE_CODES,
   TIMEOUT_CODES,
   TIMEOUT_TEXT,
   TRANSIENT_SERVER_CODES,
@@ -48,6 +49,15 @@ export const BUILTIN_RULES: readonly ClassifierRule[] = [
   {
     name: 'keel-kind',
     match: (_error, { facts }) => facts.keelKind,
+  },
+  {
+    // A disk that is full or read-only (a store that did not wrap its error): never an HTTP reply.
+    name: 'storage-code',
+    match: (_error, { facts }) => {
+      if (facts.status !== undefined) return undefined;
+      const code = findCode(facts, STORAGE_CODES);
+      return code === undefined ? undefined : matched('storage', code);
+    },
   },
   {
     name: 'billing',

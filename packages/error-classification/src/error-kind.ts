@@ -22,12 +22,13 @@ export const ERROR_KINDS = [
   'content_policy',
   'session_takeover',
   'coordination',
+  'storage',
   'unknown',
 ] as const satisfies readonly ErrorKind[];
 
 const KIND_SET: ReadonlySet<string> = new Set(ERROR_KINDS);
 
-/** True when `value` is one of the 16 `ErrorKind` literals. */
+/** True when `value` is one of the 17 `ErrorKind` literals. */
 export function isErrorKind(value: unknown): value is ErrorKind {
   return typeof value === 'string' && KIND_SET.has(value);
 }

@@ -34,6 +34,13 @@ export const CONTENT_POLICY_TEXT =
   /content[ _-]?filter|content management policy|content[ _]polic(?:y|ies)|safety system|violating our usage polic|input was flagged|requires moderation|blocked due to safety|prohibited_content|responsibleaipolicyviolation/;
 
 /** Server-side conditions that a retry of the same target can outlive, whatever their status. */
+/**
+ * File-system codes only a local disk can raise (no space, no quota left, a read-only mount):
+ * never a model provider's connection. EACCES, EPERM and EMFILE are not here: a socket can raise
+ * them too, so only a store's own `storage` error (`StorageErrorShape`) classifies them.
+ */
+export const STORAGE_CODES = codeSet('ENOSPC', 'EDQUOT', 'EROFS');
+
 export const TRANSIENT_SERVER_CODES = codeSet('ModelNotReadyException');
 
 export const INVALID_REQUEST_TEXT =

@@ -34,6 +34,7 @@ describe('KIND_POLICY', () => {
       content_policy: ['final'],
       session_takeover: ['resend'],
       coordination: ['final'],
+      storage: ['final'],
       unknown: ['final'],
     });
   });

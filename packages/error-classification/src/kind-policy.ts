@@ -116,6 +116,13 @@ const POLICIES: { readonly [K in ErrorKind]: KindPolicy } = {
     actions: ['final'],
     burnsFallback: false,
   },
+  // The store failed, not the model: another model or profile would fail the same way.
+  storage: {
+    retryable: false,
+    honorRetryAfter: false,
+    actions: ['final'],
+    burnsFallback: false,
+  },
   unknown: { retryable: false, honorRetryAfter: false, actions: ['final'], burnsFallback: false },
 };
 

@@ -18,6 +18,8 @@ const USER_MESSAGES: { readonly [K in ErrorKind]: string } = Object.freeze({
   session_takeover:
     'This session changed while your message was being answered. Please send your message again.',
   coordination: 'This session is busy with another request. Please try again shortly.',
+  storage:
+    'Your message could not be stored, so it was not answered. The storage is full or unavailable; please try again later.',
   unknown: 'Something went wrong while contacting the model provider.',
 });
 

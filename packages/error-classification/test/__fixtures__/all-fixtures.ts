@@ -6,6 +6,7 @@ import { GOOGLE_BEDROCK_FIXTURES } from './google-bedrock-errors';
 import { NODE_LOG_FIXTURES } from './node-log-errors';
 import { OPENAI_FIXTURES } from './openai-errors';
 import { PROXY_HTML_FIXTURES } from './proxy-html-errors';
+import { STORAGE_FIXTURES } from './storage-errors';
 import { TRANSPORT_FIXTURES } from './transport-errors';
 
 export const ALL_FIXTURES: readonly ErrorFixture[] = [
@@ -17,4 +18,5 @@ export const ALL_FIXTURES: readonly ErrorFixture[] = [
   ...NODE_LOG_FIXTURES,
   ...PROXY_HTML_FIXTURES,
   ...CLOUD_LOG_FIXTURES,
+  ...STORAGE_FIXTURES,
 ];
