@@ -4,7 +4,9 @@ import type {
   CallOutcome,
   CompactResult,
   ContentBlock,
+  FenceCallOptions,
   ProviderHealth,
+  SessionFenceFactory,
   TurnEvent,
   TurnHooks,
   TurnOutcome,
@@ -104,7 +106,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
   const emitter = createTurnEmitter(hooks);
   const runtime: TurnRuntime = {
     storage: options.storage,
-    fences: options.fences,
+    fences: boundLeaseWait(options.fences, settings.lockTimeoutMs),
     router: options.router,
     compactor: options.compactor,
     tools: options.tools,
@@ -240,5 +242,48 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     get observerErrors() {
       return emitter.observerErrors;
     },
+  };
+}
+
+/**
+ * Bounds every fence's lease wait (`acquire`: a turn's start, `selectModel`, `compact`) by
+ * `lockTimeoutMs`, whatever the fence's own timeout: past it the wait is aborted and `acquire`
+ * rejects with a `coordination` error, so the turn ends `error` without a request.
+ */
+function boundLeaseWait(
+  fences: SessionFenceFactory,
+  lockTimeoutMs: number | undefined,
+): SessionFenceFactory {
+  if (lockTimeoutMs === undefined) return fences;
+  return (sessionId) => {
+    const fence = fences(sessionId);
+    const acquire = async (callOptions: FenceCallOptions = {}) => {
+      const timer = new AbortController();
+      const timeout = setTimeout(() => {
+        const error = new OrchestratorError({
+          message: `Session "${sessionId}" is busy: its lease was not free within lockTimeoutMs (${lockTimeoutMs} ms)`,
+        });
+        timer.abort(Object.assign(error, { keelKind: 'coordination' as const }));
+      }, lockTimeoutMs);
+      const signal =
+        callOptions.signal === undefined
+          ? timer.signal
+          : AbortSignal.any([callOptions.signal, timer.signal]);
+      try {
+        await fence.acquire({ ...callOptions, signal });
+      } catch (error) {
+        if (timer.signal.aborted && callOptions.signal?.aborted !== true) throw timer.signal.reason;
+        throw error;
+      } finally {
+        clearTimeout(timeout);
+      }
+    };
+    return new Proxy(fence, {
+      get(target, property) {
+        if (property === 'acquire') return acquire;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
   };
 }
