@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sendError } from './api-error';
 import { createTokenCheck } from './check-token';
+import { registerHostGuard } from './host-guard';
+import { registerOriginGuard } from './origin-guard';
 
 /** Routes open without the bearer token. */
 const PUBLIC_PATHS = new Set(['/healthz']);
@@ -8,7 +10,9 @@ const PUBLIC_PATHS = new Set(['/healthz']);
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * The hooks every request passes first: the optional bearer token (`401`), and during shutdown
+ * The hooks every request passes first: without a token, a `Host` that is not loopback (`421`,
+ * DNS rebinding); a state-changing request from another origin (`403`, CSRF); the optional
+ * bearer token (`401`); and during shutdown
  * a `503` for writes, `Connection: close` on every answer, and no keep-alive socket left open
  * once its answer is complete (so the server can close while clients still hold connections).
  */
@@ -23,6 +27,9 @@ export function registerGuardHooks(
       if (state.stopping) setImmediate(() => app.server.closeIdleConnections());
     });
   });
+
+  if (options.authToken === undefined) registerHostGuard(app);
+  registerOriginGuard(app);
 
   if (options.authToken !== undefined) {
     const valid = createTokenCheck(options.authToken);
