@@ -28,6 +28,7 @@ export function decideChunkRetry(kind: ErrorKind): ChunkRetryDecision {
     case 'content_policy':
     case 'session_takeover':
     case 'coordination':
+    case 'storage':
     case 'unknown':
       return 'fail';
     default: {
