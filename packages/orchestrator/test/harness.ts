@@ -39,6 +39,11 @@ export interface HarnessOptions {
   wrapStorage?: (storage: SessionStorage) => SessionStorage;
   /** Runs before a model stream ends (after its last event), e.g. to land a foreign write mid-call. */
   beforeStreamEnds?: (target: ModelTarget) => Promise<void> | void;
+  /**
+   * The mock provider's strict mode: a request with an unpaired tool_use / tool_result gets the
+   * provider's 400, as Anthropic and OpenAI answer it. Default on for every orchestrator test.
+   */
+  strict?: boolean;
 }
 
 export interface Harness {
@@ -53,6 +58,8 @@ export interface Harness {
   sent(): Array<{ model: string | undefined; apiKey: string | undefined }>;
   entries(sessionId: string): Promise<TranscriptEntry[]>;
   decisions(): string[];
+  /** The requests the strict mock refused for an unpaired tool block (none, in a correct turn). */
+  refused(): string[];
   close(): Promise<void>;
 }
 
@@ -74,6 +81,7 @@ export function keyOf(target: Pick<ModelTarget, 'providerId' | 'profileId'>): st
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-orchestrator-'));
   const mock = await createMockProvider({
+    strict: options.strict ?? true,
     script: options.script ?? [],
     ...(options.defaultReply === undefined ? {} : { defaultReply: options.defaultReply }),
   });
@@ -133,6 +141,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         .map((request) => ({ model: request.model, apiKey: request.apiKey })),
     entries: async (sessionId) => (await storage.read(sessionId)).entries,
     decisions: () => events.flatMap((event) => (event.type === 'decision' ? [event.label] : [])),
+    refused: () =>
+      mock.requests.flatMap((request) =>
+        request.strictRejection === undefined ? [] : [request.strictRejection],
+      ),
     async close() {
       await orchestrator.shutdown({ graceMs: 0 });
       await mock.close();
