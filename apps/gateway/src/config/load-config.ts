@@ -30,6 +30,17 @@ export interface LoadedConfig {
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
   if (options.path === undefined) {
+    if (env['KEEL_TOKEN'] === '') {
+      throw new ConfigError({
+        source: 'environment',
+        problems: [
+          {
+            path: 'KEEL_TOKEN',
+            message: 'is set but empty: unset it to run without a token (loopback only)',
+          },
+        ],
+      });
+    }
     const { input, source } = defaultConfig(env);
     const baseDir = options.cwd ?? process.cwd();
     return { config: withResolvedPaths(validate(input, 'defaults'), baseDir), source, baseDir };
@@ -55,7 +66,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     });
   }
   const problems: ConfigProblem[] = [];
-  const substituted = dropEmptyOptionals(substituteEnv(parsed, env, problems));
+  const substituted = settleEmptyToken(parsed, substituteEnv(parsed, env, problems), problems);
   if (problems.length > 0) throw new ConfigError({ source: path, problems });
   const baseDir = dirname(path);
   return {
@@ -92,10 +103,29 @@ function withResolvedPaths(config: KeelConfig, baseDir: string): KeelConfig {
   return { ...config, sessionsDir: resolve(baseDir, config.sessionsDir) };
 }
 
-/** `"authToken": "${KEEL_TOKEN:-}"` with the variable unset means no token, not an empty one. */
-function dropEmptyOptionals(value: unknown): unknown {
+/** `${NAME:-}`: a variable with an explicitly empty default. */
+const EXPLICIT_EMPTY = /^\$\{[A-Za-z_][A-Za-z0-9_]*:-\}$/;
+
+/**
+ * An `authToken` that ends up empty would silently turn authentication off, so it is a problem
+ * naming the field, unless the file says so on purpose with an empty default: `"authToken":
+ * "${KEEL_TOKEN:-}"` with the variable unset (or empty) means no token, not an empty one.
+ */
+function settleEmptyToken(raw: unknown, value: unknown, problems: ConfigProblem[]): unknown {
   const config = value as { server?: { authToken?: unknown } } | null;
-  if (config?.server?.authToken === '') delete config.server.authToken;
+  if (config?.server?.authToken !== '') return value;
+  const written = (raw as { server: { authToken: unknown } }).server.authToken;
+  if (typeof written === 'string' && EXPLICIT_EMPTY.test(written)) {
+    delete config.server.authToken;
+    return value;
+  }
+  problems.push({
+    path: 'server.authToken',
+    message:
+      written === ''
+        ? 'is empty: remove it to run without a token (loopback only)'
+        : `is empty after substituting ${String(written)}: set the variable, or write "\${NAME:-}" to run without a token (loopback only)`,
+  });
   return value;
 }
 
@@ -107,7 +137,7 @@ function defaultConfig(env: Readonly<Record<string, string | undefined>>): {
     server: {
       host: env['KEEL_HOST'] ?? '127.0.0.1',
       port: env['KEEL_PORT'] === undefined ? 7420 : Number(env['KEEL_PORT']),
-      ...(env['KEEL_TOKEN'] ? { authToken: env['KEEL_TOKEN'] } : {}),
+      ...(env['KEEL_TOKEN'] === undefined ? {} : { authToken: env['KEEL_TOKEN'] }),
     },
     sessionsDir: env['KEEL_SESSIONS_DIR'] ?? '.keel/sessions',
   };
