@@ -1,4 +1,4 @@
-import type { BreakerChange, BreakerRow, WindowSlice } from '@keel/orchestrator/health-rules';
+import type { BreakerChange, BreakerRow, WindowSlice } from '@keel/provider-health';
 import type { BreakerState, ErrorKind, HealthEvent, HealthSnapshot, ModelTarget } from '@keel/spec';
 import { inTransaction, type PostgresPool, toNumber } from './postgres-pool';
 

@@ -4,13 +4,13 @@
  * transaction; schema version 3 replaces the burst of version 2 without losing a breaker.
  */
 
+import { useTestDatabase } from '@keel/postgres-test-server';
 import {
   applyReport,
   type BreakerRow,
   closedBreaker,
   resolveHealthRules,
-} from '@keel/orchestrator/health-rules';
-import { useTestDatabase } from '@keel/postgres-test-server';
+} from '@keel/provider-health';
 import type { HealthReport, ModelTarget } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../test/fake-clock';

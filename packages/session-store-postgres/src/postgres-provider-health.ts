@@ -6,7 +6,7 @@ import {
   resolveHealthRules,
   touchesBreaker,
   windowSliceMs,
-} from '@keel/orchestrator/health-rules';
+} from '@keel/provider-health';
 import type {
   HealthEvent,
   HealthPermit,
@@ -19,7 +19,7 @@ import { createHealthQueries } from './health-queries';
 import { type PostgresConnectionOptions, resolvePool } from './postgres-pool';
 import { createSchemaGate } from './schema-gate';
 
-/** The connection, the schema, and the rules' options (`@keel/orchestrator`'s defaults). */
+/** The connection, the schema, and the rules' options (`@keel/provider-health`'s defaults). */
 export type PostgresProviderHealthOptions = PostgresConnectionOptions &
   HealthRuleOptions & {
     /** The PostgreSQL schema that holds the tables; default `keel`. */
@@ -48,7 +48,7 @@ export interface PostgresProviderHealth extends ProviderHealth {
 /**
  * Provider health shared by every gateway on one database: a breaker row per provider and model,
  * holding its window of outcomes, and a cooldown row per profile (and model, for rate limits). The
- * rules are the in-process health's (`@keel/orchestrator`'s `createProviderHealth`), checked when
+ * rules are the in-process health's (`@keel/provider-health`'s `createProviderHealth`), checked when
  * it is made; time comes from the database. A success outside a probe is one statement; every
  * other report that can change a breaker applies the rules under the row's lock; one that cannot
  * (a rate limit, a give-up without a long `retry-after`) leaves the row alone. Half-open lets

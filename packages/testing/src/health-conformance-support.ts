@@ -6,7 +6,7 @@ import type { Clock, HealthEvent, HealthReport, ModelTarget, ProviderHealth } fr
 
 /**
  * What a health store under test is made with: the kit's clock and the rule options it sets
- * (the names of `@keel/orchestrator`'s `HealthRuleOptions`; a store applies its defaults to the
+ * (the names of `@keel/provider-health`'s `HealthRuleOptions`; a store applies its defaults to the
  * rest: a 30 s window, 3 failures, a 0.5 ratio, a 10 s long retry-after, 10 s cooldowns capped at
  * 30 s, a 60 s probe timeout, a 30 s rate-limit cooldown).
  */

@@ -25,8 +25,9 @@ export type { ProviderHealthUnderTestOptions } from './health-conformance-suppor
  * `retry-after` longer than 10 s; stays open 10 s doubling per failed probe, every open time
  * (`retry-after` included) capped at 30 s; lets exactly one probe through half-open; cooldowns per
  * profile (and model) only ever extended; options checked; a snapshot; events. `create` must give
- * a store with no state, on the kit's clock. The in-process health (`@keel/orchestrator`) and the
- * PostgreSQL one (`@keel/session-store-postgres`) both pass it.
+ * a store with no state, on the kit's clock. The in-process health (`@keel/provider-health`,
+ * re-exported by `@keel/orchestrator`) and the PostgreSQL one (`@keel/session-store-postgres`)
+ * both pass it.
  */
 export function describeProviderHealthConformance(name: string, create: CreateHealth): void {
   const setup = healthSetup(create);

@@ -173,6 +173,18 @@ export const PACKED_INSTALL_CASES: readonly PackedInstallCase[] = [
     }),
   },
   {
+    title: '@keel/provider-health',
+    packageName: '@keel/provider-health',
+    files: ['provider-health.ts'],
+    zeroThirdParty: true,
+    expected: () => ({
+      permit: { allowed: false, reason: 'breaker-open' },
+      row: { state: 'open', openUntil: 11_000 },
+      changes: ['closed>open:timeout'],
+      refused: 'HealthConfigError failureRatio',
+    }),
+  },
+  {
     title: '@keel/orchestrator',
     packageName: '@keel/orchestrator',
     files: ['orchestrator.ts'],

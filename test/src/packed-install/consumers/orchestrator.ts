@@ -1,6 +1,7 @@
-// @keel/orchestrator alone (its only dependencies are @keel/spec and @keel/error-classification):
-// the provider health every session shares, and an orchestrator's bounds checked at creation. A
-// turn needs the storage, fence and model ports other packages fill; they are not reached here.
+// @keel/orchestrator alone (its only dependencies are @keel/spec, @keel/error-classification and
+// @keel/provider-health): the provider health every session shares, and an orchestrator's bounds
+// checked at creation. A turn needs the storage, fence and model ports other packages fill; they
+// are not reached here.
 import {
   createOrchestrator,
   createProviderHealth,

@@ -1,5 +1,6 @@
 import type { ErrorKind } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
+import { HealthConfigError } from './health-config-error';
 import {
   applyReport,
   type BreakerRow,
@@ -13,7 +14,6 @@ import {
   WINDOW_SLICES,
   windowCounts,
 } from './health-rules';
-import { OrchestratorConfigError } from './orchestrator-error';
 
 const target = { providerId: 'p', profileId: 'k1', model: 'm' };
 
@@ -260,9 +260,9 @@ describe('health rules: options', () => {
       }
       return undefined;
     })();
-    expect(OrchestratorConfigError.isInstance(refused)).toBe(true);
+    expect(HealthConfigError.isInstance(refused)).toBe(true);
     expect(String(refused)).toMatch(message);
-    expect((refused as OrchestratorConfigError).path).toBe(Object.keys(options)[0]);
+    expect((refused as HealthConfigError).path).toBe(Object.keys(options)[0]);
   });
 
   it('cools a profile for the model on a rate limit, for every model on auth or billing', () => {

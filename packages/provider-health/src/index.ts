@@ -1,0 +1,24 @@
+export type { HealthConfigErrorOptions } from './health-config-error';
+export { HealthConfigError } from './health-config-error';
+export type {
+  BreakerChange,
+  BreakerRow,
+  BreakerStep,
+  HealthRuleOptions,
+  HealthRules,
+  WindowSlice,
+} from './health-rules';
+export {
+  applyReport,
+  closedBreaker,
+  countOutcome,
+  createBreakerStep,
+  profileCooldown,
+  resolveHealthRules,
+  touchesBreaker,
+  WINDOW_SLICES,
+  windowCounts,
+  windowSliceMs,
+} from './health-rules';
+export type { ProviderHealthOptions } from './provider-health';
+export { createProviderHealth } from './provider-health';
