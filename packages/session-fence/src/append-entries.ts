@@ -244,7 +244,16 @@ async function writeBatch(
   }
   if (created || snapshot.size === 0) prefix += headerLine(job.sessionId);
   const written = Buffer.from(prefix + job.body, 'utf8');
-  if (written.length > 0) await writeFully(fileSystem, fd, written);
+  if (written.length > 0) {
+    try {
+      await writeFully(fileSystem, fd, written);
+    } catch (error) {
+      // A full disk may take part of the batch: cut it off (which frees the space it took), so
+      // the file is again the one every cached state describes, not a torn line to repair.
+      await fileSystem.ftruncate(fd, snapshot.size).catch(() => undefined);
+      throw error;
+    }
+  }
   if (context.durable) {
     await Promise.all([
       fileSystem.fsync(fd),

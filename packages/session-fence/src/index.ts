@@ -16,6 +16,8 @@ export type {
   SessionStorage,
   SessionTakeoverPhase,
   StorageCallOptions,
+  StorageErrorShape,
+  StorageFailureReason,
   TrailingToolUses,
   TranscriptChangeKind,
   TranscriptEntry,
@@ -63,6 +65,7 @@ export type {
   SessionFenceErrorOptions,
   SessionLockTimeoutErrorOptions,
   SessionTakeoverErrorOptions,
+  StorageErrorOptions,
   UnsafeTranscriptPathErrorOptions,
 } from './session-fence-error';
 export {
@@ -71,6 +74,7 @@ export {
   SessionFenceError,
   SessionLockTimeoutError,
   SessionTakeoverError,
+  StorageError,
   UnsafeTranscriptPathError,
 } from './session-fence-error';
 export { assertValidSessionId, isValidSessionId, SESSION_ID_PATTERN } from './session-id';

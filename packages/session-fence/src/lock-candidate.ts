@@ -174,6 +174,9 @@ export function createCandidates(fileSystem: FileSystem, path: string): Candidat
         const bytes = Buffer.from(`${JSON.stringify(candidate.owner)}\n`);
         candidate.recordLength = bytes.length;
         candidate.recorded = writeFully(fileSystem, candidate.fd, bytes, 0);
+        // Awaited later, after other requests of the same acquire: a write that fails at once
+        // (a full disk) must not count as an unhandled rejection meanwhile (it crashed the process).
+        candidate.recorded.catch(() => undefined);
       }
       return candidate.recorded;
     },

@@ -1,6 +1,8 @@
 import type {
   SessionTakeoverErrorShape,
   SessionTakeoverPhase,
+  StorageErrorShape,
+  StorageFailureReason,
   TranscriptChangeKind,
 } from '@keel/spec';
 
@@ -184,5 +186,50 @@ export class SessionTakeoverError extends SessionFenceError implements SessionTa
 
   static override isInstance(error: unknown): error is SessionTakeoverError {
     return hasMarker(error, takeoverMarker);
+  }
+}
+
+const storageMarker = Symbol.for('keel.error.StorageError');
+
+export interface StorageErrorOptions {
+  reason: StorageFailureReason;
+  /** What the store was doing: `lease`, `append`, `read`, … */
+  operation: string;
+  sessionId?: string | undefined;
+  /** The system error code (`ENOSPC`, `EACCES`, …). */
+  code?: string | undefined;
+  cause?: unknown;
+}
+
+/**
+ * The file system failed the store (a full disk or quota, a read-only or unwritable directory, no
+ * file descriptors left, an I/O error). Classified as `storage`: the turn ends at once, saying the
+ * message could not be stored; no retry, no fallback model, never blamed on a model provider. The
+ * system error is the `cause`.
+ */
+export class StorageError extends SessionFenceError implements StorageErrorShape {
+  readonly [storageMarker] = true;
+  readonly keelKind = 'storage' as const;
+  readonly reason: StorageFailureReason;
+  readonly operation: string;
+  readonly sessionId: string | undefined;
+  readonly code: string | undefined;
+
+  constructor(options: StorageErrorOptions) {
+    const code = options.code === undefined ? '' : ` (${options.code})`;
+    const session = options.sessionId === undefined ? '' : ` of session ${options.sessionId}`;
+    super({
+      message: `The ${options.operation}${session} failed in storage: ${options.reason}${code}`,
+      cause: options.cause,
+    });
+    this.name = 'StorageError';
+    this.reason = options.reason;
+    this.operation = options.operation;
+    this.sessionId = options.sessionId;
+    this.code = options.code;
+  }
+
+  static override isInstance(error: unknown): error is StorageError {
+    return hasMarker(error, storageMarker);
   }
 }

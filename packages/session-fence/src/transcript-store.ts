@@ -1,5 +1,11 @@
 import { resolve } from 'node:path';
-import type { SessionStorage } from '@keel/spec';
+import type {
+  InspectOptions,
+  LeaseOptions,
+  SessionLease,
+  SessionStorage,
+  StorageCallOptions,
+} from '@keel/spec';
 import { appendEntries } from './append-entries';
 import { acquireLease } from './file-lease';
 import { type FileSystem, nodeFileSystem, readableFile } from './file-system';
@@ -8,6 +14,7 @@ import { compareTranscript, readTranscript, transcriptState } from './read-trans
 import { errorCode } from './safe-file';
 import { isValidSessionId } from './session-id';
 import type { SessionLockOptions } from './session-lock';
+import { asStorageCall } from './storage-failure';
 import { createStoreContext } from './store-context';
 import { DEFAULT_HEAD_DIGEST_BYTES, DEFAULT_TAIL_DIGEST_BYTES } from './transcript-snapshot';
 
@@ -70,75 +77,97 @@ export function createTranscriptStoreWith(
     lockPath: context.lockPath,
     fencePath: context.fencePath,
 
+    // Every operation's file-system failures (a full disk, a read-only directory) reach the
+    // caller as `StorageError`s (kind `storage`), never as raw system errors.
     append: (sessionId, entries, appendOptions) =>
-      appendEntries(context, sessionId, entries, appendOptions),
-
-    read: (sessionId, callOptions = {}) =>
-      readTranscript(context, sessionId, undefined, callOptions.signal),
-
-    readTail: (sessionId, callOptions = {}) =>
-      readTranscript(
-        context,
-        sessionId,
-        callOptions.maxBytes ?? DEFAULT_TAIL_READ_BYTES,
-        callOptions.signal,
+      asStorageCall('append', sessionId, () =>
+        appendEntries(context, sessionId, entries, appendOptions),
       ),
 
-    state: (sessionId, callOptions = {}) => transcriptState(context, sessionId, callOptions.signal),
+    read: (sessionId, callOptions = {}) =>
+      asStorageCall('read', sessionId, () =>
+        readTranscript(context, sessionId, undefined, callOptions.signal),
+      ),
+
+    readTail: (sessionId, callOptions = {}) =>
+      asStorageCall('read', sessionId, () =>
+        readTranscript(
+          context,
+          sessionId,
+          callOptions.maxBytes ?? DEFAULT_TAIL_READ_BYTES,
+          callOptions.signal,
+        ),
+      ),
+
+    state: (sessionId, callOptions = {}) =>
+      asStorageCall('state', sessionId, () =>
+        transcriptState(context, sessionId, callOptions.signal),
+      ),
 
     compare: (sessionId, expected, callOptions = {}) =>
-      compareTranscript(context, sessionId, expected, callOptions.signal),
+      asStorageCall('compare', sessionId, () =>
+        compareTranscript(context, sessionId, expected, callOptions.signal),
+      ),
 
-    async lease(sessionId, leaseOptions = {}) {
-      const paths = {
-        fileSystem,
-        sessionId,
-        lockPath: context.lockPath(sessionId),
-        fencePath: context.fencePath(sessionId),
-        lock: context.sessionLock(sessionId),
-      };
-      leaseOptions.signal?.throwIfAborted();
-      await context.ensureDirectory();
-      try {
-        return await acquireLease(paths, leaseOptions);
-      } catch (error) {
-        if (errorCode(error) !== 'ENOENT') throw error;
-        // The directory was removed since this store created it.
-        context.directoryGone();
-        await context.ensureDirectory();
-        return acquireLease(paths, leaseOptions);
-      }
-    },
+    lease: (sessionId, leaseOptions = {}) =>
+      asStorageCall('lease', sessionId, () => lease(sessionId, leaseOptions)),
 
-    async inspectTrailingToolUses(sessionId, inspectOptions = {}) {
-      inspectOptions.signal?.throwIfAborted();
-      return context.files.use(context.transcriptPath(sessionId), async (file) => {
-        if (file === undefined) return { orphans: [], complete: true };
-        const size = Number((await file.stats).size);
-        return inspectTrailingToolUsesIn(readableFile(fileSystem, file.fd), size, {
-          format: 'keel',
-          tailBytes: inspectOptions.maxBytes ?? DEFAULT_INSPECT_TAIL_BYTES,
-          ...(inspectOptions.signal === undefined ? {} : { signal: inspectOptions.signal }),
-        });
-      });
-    },
+    inspectTrailingToolUses: (sessionId, inspectOptions = {}) =>
+      asStorageCall('read', sessionId, () => inspectTrailingToolUses(sessionId, inspectOptions)),
 
-    async list(callOptions = {}) {
-      callOptions.signal?.throwIfAborted();
-      let names: string[];
-      try {
-        names = await fileSystem.readdir(context.sessionsDir);
-      } catch (error) {
-        if (errorCode(error) === 'ENOENT') return [];
-        throw error;
-      }
-      callOptions.signal?.throwIfAborted();
-      return names
-        .filter((name) => name.endsWith('.jsonl'))
-        .map((name) => name.slice(0, -'.jsonl'.length))
-        .filter(isValidSessionId);
-    },
+    list: (callOptions = {}) => asStorageCall('list', undefined, () => list(callOptions)),
   };
+
+  async function lease(sessionId: string, leaseOptions: LeaseOptions): Promise<SessionLease> {
+    const paths = {
+      fileSystem,
+      sessionId,
+      lockPath: context.lockPath(sessionId),
+      fencePath: context.fencePath(sessionId),
+      lock: context.sessionLock(sessionId),
+    };
+    leaseOptions.signal?.throwIfAborted();
+    await context.ensureDirectory();
+    try {
+      return await acquireLease(paths, leaseOptions);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+      // The directory was removed since this store created it.
+      context.directoryGone();
+      await context.ensureDirectory();
+      return acquireLease(paths, leaseOptions);
+    }
+  }
+
+  async function inspectTrailingToolUses(sessionId: string, inspectOptions: InspectOptions) {
+    inspectOptions.signal?.throwIfAborted();
+    return context.files.use(context.transcriptPath(sessionId), async (file) => {
+      if (file === undefined) return { orphans: [], complete: true };
+      const size = Number((await file.stats).size);
+      return inspectTrailingToolUsesIn(readableFile(fileSystem, file.fd), size, {
+        format: 'keel',
+        tailBytes: inspectOptions.maxBytes ?? DEFAULT_INSPECT_TAIL_BYTES,
+        ...(inspectOptions.signal === undefined ? {} : { signal: inspectOptions.signal }),
+      });
+    });
+  }
+
+  async function list(callOptions: StorageCallOptions): Promise<string[]> {
+    callOptions.signal?.throwIfAborted();
+    let names: string[];
+    try {
+      names = await fileSystem.readdir(context.sessionsDir);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return [];
+      throw error;
+    }
+    callOptions.signal?.throwIfAborted();
+    return names
+      .filter((name) => name.endsWith('.jsonl'))
+      .map((name) => name.slice(0, -'.jsonl'.length))
+      .filter(isValidSessionId);
+  }
+
   openFiles.register(store, context.files);
   return store;
 }

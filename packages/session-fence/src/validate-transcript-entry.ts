@@ -26,6 +26,7 @@ const errorKindTable: Record<ErrorKind, true> = {
   content_policy: true,
   session_takeover: true,
   coordination: true,
+  storage: true,
   unknown: true,
 };
 const errorKinds: ReadonlySet<string> = new Set(Object.keys(errorKindTable));
