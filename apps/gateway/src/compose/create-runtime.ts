@@ -85,7 +85,12 @@ export async function createGatewayRuntime(
   });
 
   const calls = createCallRegistry();
-  const events = createEventLog({ isCall: (id) => calls.get(id) !== undefined });
+  const events = createEventLog({
+    maxBytes: config.events.maxBytes,
+    perSessionBytes: config.events.perSessionBytes,
+    maxAgeMs: config.events.maxAgeMs,
+    isCall: (id) => calls.get(id) !== undefined,
+  });
   let orchestrator: Orchestrator | undefined;
   const prices = priceBookOf(config.models.settings);
   const callLog = createCallLog({ callOf: calls.get, prices });

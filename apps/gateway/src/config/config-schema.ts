@@ -126,6 +126,21 @@ export const configSchema = z
       .default([]),
     compaction: z
       .strictObject({
+    /** The in-memory event log and its live followers (`/events?follow=1`). */
+    events: z
+      .strictObject({
+        /** Bytes of recent events kept in all; the least recently active sessions go first. */
+        maxBytes: z.number().int().positive().default(67_108_864),
+        /** Bytes of recent events kept per session (and per compatible call). */
+        perSessionBytes: z.number().int().positive().default(1_048_576),
+        /** How long an event is kept; a session idle that long is forgotten. */
+        maxAgeMs: z.number().int().positive().default(3_600_000),
+        /** Event streams followed at once; past it a new one is refused with `429`. */
+        maxFollowers: z.number().int().min(0).default(256),
+        /** Bytes waiting for one follower that does not read: past it events are dropped (a `gap`). */
+        followerBufferBytes: z.number().int().positive().default(262_144),
+      })
+      .prefault({}),
         providers: z.array(z.string().min(1)).default([]),
         /** The summarizer's model; default the primary. */
         model: modelRef.optional(),

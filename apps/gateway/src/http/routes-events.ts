@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
 import { sendError } from './api-error';
 import {
@@ -17,12 +17,37 @@ import { openSse, type SseStream } from './sse';
  * The compatible endpoints' calls, each a turn of its own: `GET /v1/calls` (the recent ones,
  * newest first: wire, route, outcome, the model that answered, usage, cost, decisions),
  * `GET /v1/calls/:callId` and `GET /v1/calls/:callId/events` (`?follow=1` as for a session).
+ *
+ * Followers cost memory while they stay: at most `events.maxFollowers` at once (past it `429`),
+ * and one that stops reading has its events dropped past `events.followerBufferBytes` (it gets a
+ * `gap` event with the count once it reads again), so a stalled client holds a bounded buffer.
  */
 export function registerEventRoutes(
   app: FastifyInstance,
   runtime: GatewayRuntime,
   followers: Set<SseStream>,
 ): void {
+  const limits = runtime.config.events;
+  const follow = (
+    reply: FastifyReply,
+    recent: readonly unknown[],
+    subscribe: (listener: (event: unknown) => void) => () => void,
+  ): FastifyReply => {
+    if (followers.size >= limits.maxFollowers) {
+      return reply
+        .code(429)
+        .type('application/json')
+        .send({
+          error: {
+            code: 'too_many_requests',
+            message: `Too many event streams are open (events.maxFollowers is ${limits.maxFollowers}); close one and try again`,
+          },
+        });
+    }
+    startFollower(reply, followers, recent, subscribe, limits.followerBufferBytes);
+    return reply;
+  };
+
   const querystring = {
     type: 'object',
     properties: {
@@ -38,8 +63,7 @@ export function registerEventRoutes(
       const { sessionId } = request.params;
       const recent = runtime.events.recent(sessionId, readLimit(request.query.limit));
       if (!isOn(request.query.follow)) return { events: recent };
-      follow(reply, followers, recent, (listener) => runtime.events.follow(sessionId, listener));
-      return reply;
+      return follow(reply, recent, (listener) => runtime.events.follow(sessionId, listener));
     },
   );
 
@@ -48,8 +72,7 @@ export function registerEventRoutes(
     { schema: { querystring } },
     async (request, reply) => {
       if (!isOn(request.query.follow)) return { events: [] };
-      follow(reply, followers, [], (listener) => runtime.events.follow(undefined, listener));
-      return reply;
+      return follow(reply, [], (listener) => runtime.events.follow(undefined, listener));
     },
   );
 
@@ -81,8 +104,7 @@ export function registerEventRoutes(
       const { callId } = request.params;
       const recent = runtime.events.calls.recent(callId, readLimit(request.query.limit));
       if (!isOn(request.query.follow)) return { events: recent };
-      follow(reply, followers, recent, (listener) => runtime.events.calls.follow(callId, listener));
-      return reply;
+      return follow(reply, recent, (listener) => runtime.events.calls.follow(callId, listener));
     },
   );
 }
@@ -91,13 +113,14 @@ function isOn(value: string | undefined): boolean {
   return value === '1' || value === 'true';
 }
 
-function follow(
-  reply: Parameters<typeof openSse>[0],
+function startFollower(
+  reply: FastifyReply,
   followers: Set<SseStream>,
   recent: readonly unknown[],
   subscribe: (listener: (event: unknown) => void) => () => void,
+  maxBufferBytes: number,
 ): void {
-  const stream = openSse(reply);
+  const stream = openSse(reply, {}, { maxBufferBytes });
   followers.add(stream);
   for (const event of recent) stream.send('turn-event', event);
   const unsubscribe = subscribe((event) => stream.send('turn-event', event));
