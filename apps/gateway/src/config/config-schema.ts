@@ -47,10 +47,21 @@ export const configSchema = z
       .strictObject({
         host: z.string().min(1).default('127.0.0.1'),
         port: z.number().int().min(0).max(65_535).default(7420),
-        /** When set, every route but `/healthz` needs `Authorization: Bearer <token>`. */
-        authToken: z.string().optional(),
+        /**
+         * When set, every route but `/healthz` needs `Authorization: Bearer <token>`. Without it
+         * the gateway binds to loopback only and answers only loopback `Host` names.
+         */
+        authToken: z.string().min(1, 'must not be empty').optional(),
         bodyLimitBytes: z.number().int().positive().default(1_048_576),
         console: z.boolean().default(true),
+        /** How long a client may take to send a whole request (headers and body): else `408`. */
+        requestTimeoutMs: z.number().int().positive().default(30_000),
+        /** How long a client may take to send the request headers: else `408`. */
+        headersTimeoutMs: z.number().int().positive().default(10_000),
+      })
+      .refine((server) => server.headersTimeoutMs <= server.requestTimeoutMs, {
+        message: 'headersTimeoutMs must not be over requestTimeoutMs',
+        path: ['headersTimeoutMs'],
       })
       .prefault({}),
     sessionsDir: z.string().min(1).default('.keel/sessions'),
@@ -93,6 +104,8 @@ export const configSchema = z
         firstTokenTimeoutMs: z.number().int().positive().default(30_000),
         stallTimeoutMs: z.number().int().positive().default(30_000),
         lockTimeoutMs: z.number().int().positive().default(30_000),
+        /** One reply's text at most (UTF-8 bytes): past it the turn ends `error`, nothing stored. */
+        maxReplyBytes: z.number().int().positive().default(4_194_304),
         system: z.string().optional(),
       })
       .prefault({}),
@@ -113,19 +126,6 @@ export const configSchema = z
       ])
       .prefault({ kind: 'file' }),
     queue: z.strictObject({ mode: z.enum(['followup', 'steer']).default('followup') }).prefault({}),
-    /** Built-in tools offered to the model: the harmless demo tools. */
-    tools: z.array(z.enum(['current_time', 'roll_dice'])).optional(),
-    /** Plugin modules (package names, or paths relative to the config file), in load order. */
-    plugins: z
-      .array(
-        z.union([
-          z.string().min(1),
-          z.strictObject({ module: z.string().min(1), options: z.unknown().optional() }),
-        ]),
-      )
-      .default([]),
-    compaction: z
-      .strictObject({
     /** The in-memory event log and its live followers (`/events?follow=1`). */
     events: z
       .strictObject({
@@ -141,6 +141,19 @@ export const configSchema = z
         followerBufferBytes: z.number().int().positive().default(262_144),
       })
       .prefault({}),
+    /** Built-in tools offered to the model: the harmless demo tools. */
+    tools: z.array(z.enum(['current_time', 'roll_dice'])).optional(),
+    /** Plugin modules (package names, or paths relative to the config file), in load order. */
+    plugins: z
+      .array(
+        z.union([
+          z.string().min(1),
+          z.strictObject({ module: z.string().min(1), options: z.unknown().optional() }),
+        ]),
+      )
+      .default([]),
+    compaction: z
+      .strictObject({
         providers: z.array(z.string().min(1)).default([]),
         /** The summarizer's model; default the primary. */
         model: modelRef.optional(),

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerCompatRoutes } from '../compat/register-compat-routes';
 import type { GatewayRuntime } from '../compose/create-runtime';
+import { closeIncompleteRequestsAfter } from './close-incomplete-requests';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handling';
 import { registerGuardHooks } from './guard-hooks';
 import { registerEventRoutes } from './routes-events';
@@ -21,7 +22,9 @@ export interface CreateAppOptions {
 /**
  * The HTTP API of DESIGN.md ("Gateway HTTP API"): JSON errors without stack traces or provider
  * text, a body limit (413), JSON bodies only (415), validated inputs without type coercion (400),
- * an optional bearer token on every route but `/healthz` (401).
+ * an optional bearer token on every route but `/healthz` (401), loopback `Host` names only without
+ * one (421), no state-changing request from another origin (403), request and header timeouts
+ * (408).
  */
 export async function createApp(options: CreateAppOptions): Promise<FastifyInstance> {
   const { runtime, state } = options;
@@ -29,6 +32,17 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   const app = Fastify({
     ...(options.logger === false ? { logger: false } : { loggerInstance: options.logger }),
     bodyLimit: server.bodyLimitBytes,
+    // A client sending its request slowly (or never finishing it) gets a 408, not a socket held
+    // forever; checked every second at most so the timeouts hold to about a second.
+    requestTimeout: server.requestTimeoutMs,
+    http: {
+      requestTimeout: server.requestTimeoutMs,
+      headersTimeout: server.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(
+        100,
+        Math.min(1_000, Math.floor(server.headersTimeoutMs / 4)),
+      ),
+    },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     // Shutdown answers through the guard hooks (the contract's JSON error), not Fastify's own 503.
     return503OnClosing: false,
@@ -43,6 +57,7 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
 
   registerGuardHooks(app, { authToken: server.authToken, state });
   registerErrorHandling(app, server.bodyLimitBytes);
+  closeIncompleteRequestsAfter(app, runtime.config.shutdown.graceMs);
 
   // Followers of the event log never end on their own: end them so the server can close.
   const followers = new Set<SseStream>();
