@@ -13,9 +13,9 @@ import type {
   SessionStorage,
 } from '@keel/spec';
 import type { Transport } from '@keel/transport';
-import type { CompactionRegistry } from './compaction-registry';
-import type { CompactorOptions } from './create-compactor';
-import { createCompactor } from './create-compactor';
+import type { CompactionRegistry } from '../src/compaction-registry';
+import type { CompactorOptions } from '../src/create-compactor';
+import { createCompactor } from '../src/create-compactor';
 
 type ModelOption = NonNullable<CompactorOptions['model']>;
 
