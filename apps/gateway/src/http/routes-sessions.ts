@@ -1,3 +1,4 @@
+import { sanitizeForLog } from '@keel/error-classification';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
 import { configuredModels } from '../compose/model-settings';
@@ -10,7 +11,7 @@ import {
   type SessionParams,
   sessionParams,
 } from './schemas';
-import { readSummary, type SessionSummary } from './session-summary';
+import { readListSummary, readSummary, type SessionSummary } from './session-summary';
 
 /** Session reads, the live model switch and manual compaction. */
 export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRuntime): void {
@@ -36,8 +37,17 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
       const limit = readLimit(request.query.limit) ?? 200;
       const ids = (await storage.list()).filter((id) => id.startsWith(prefix));
       const summaries: SessionSummary[] = [];
+      // Each from its transcript's tail: a long transcript costs no more than a short one.
       for (const id of ids) {
-        const summary = await readSummary(storage, id, primary, orchestrator.isRunning(id));
+        const summary = await readListSummary(storage, id, {
+          primary,
+          running: orchestrator.isRunning(id),
+          onSkipped: (sessionId, error) =>
+            request.log.warn(
+              { sessionId, err: error },
+              'session skipped in the list: not a regular file',
+            ),
+        });
         if (summary !== undefined) summaries.push(summary);
       }
       summaries.sort((a, b) => (b.lastActivity ?? '').localeCompare(a.lastActivity ?? ''));
@@ -80,7 +90,8 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
         return sendError(
           reply,
           'invalid_request',
-          `Model ${JSON.stringify(model)} is not configured; choose one of: ${selectable.join(', ')} (the primary, the fallbacks and the keys of models.settings)`,
+          // The name as escaped text: no control or bidi character reaches a console or terminal.
+          `Model "${sanitizeForLog(model, { maxLength: 80 })}" is not configured; choose one of: ${selectable.join(', ')} (the primary, the fallbacks and the keys of models.settings)`,
         );
       }
       try {

@@ -13,6 +13,26 @@ export interface GatewayMetrics {
 }
 
 const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
+/** Distinct providers and models a gateway's series may name; further ones count as `other`. */
+const MAX_LABEL_VALUES = 100;
+/** What a provider or model label may hold: printable ASCII, no spaces, up to 128 characters. */
+const PLAIN_LABEL = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * Bounds the values of one label: a value that is not plain (escapes, bidi controls, spaces,
+ * very long) and any value past the first `MAX_LABEL_VALUES` becomes `other`, so no string from
+ * a client or a provider can mint series without end or write raw control bytes into `/metrics`.
+ */
+export function createLabelBound(limit = MAX_LABEL_VALUES): (value: string) => string {
+  const seen = new Set<string>();
+  return (value) => {
+    if (!PLAIN_LABEL.test(value)) return 'other';
+    if (seen.has(value)) return value;
+    if (seen.size >= limit) return 'other';
+    seen.add(value);
+    return value;
+  };
+}
 
 export function createGatewayMetrics(options: {
   queue: () => { runningTurns: number; queuedTurns: number };
@@ -23,6 +43,13 @@ export function createGatewayMetrics(options: {
 }): GatewayMetrics {
   const apiOf = options.apiOf ?? (() => 'sessions');
   const prices: PriceBook = options.prices ?? new Map();
+  const providerLabel = createLabelBound();
+  const modelLabel = createLabelBound();
+  const decisionLabel = createLabelBound();
+  const targetLabels = (target: { providerId: string; model: string }) => ({
+    provider: providerLabel(target.providerId),
+    model: modelLabel(target.model),
+  });
   const registry = new Registry();
   const turns = new Counter({
     name: 'keel_turns_total',
@@ -104,7 +131,10 @@ export function createGatewayMetrics(options: {
 
   const observeHealth = (event: HealthEvent) => {
     if (event.type === 'breaker-change')
-      breaker.set({ provider: event.providerId, model: event.model }, BREAKER_VALUE[event.to]);
+      breaker.set(
+        targetLabels({ providerId: event.providerId, model: event.model }),
+        BREAKER_VALUE[event.to],
+      );
   };
 
   const countCompaction = (trigger: CompactionTrigger, outcome: string) => {
@@ -121,7 +151,7 @@ export function createGatewayMetrics(options: {
           const api = apiOf(event.sessionId);
           turns.inc({ outcome: event.outcome.kind, api });
           for (const attempt of event.outcome.attempts) {
-            const labels = { provider: attempt.target.providerId, model: attempt.target.model };
+            const labels = targetLabels(attempt.target);
             attempts.inc({
               ...labels,
               result:
@@ -135,7 +165,7 @@ export function createGatewayMetrics(options: {
           return;
         }
         case 'decision':
-          decisions.inc({ label: event.label });
+          decisions.inc({ label: decisionLabel(event.label) });
           return;
         case 'compaction':
           if (event.event.type === 'compaction-end')
