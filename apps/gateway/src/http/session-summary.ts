@@ -1,3 +1,4 @@
+import { UnsafeTranscriptPathError } from '@keel/session-fence';
 import type { SessionStorage, TranscriptEntry } from '@keel/spec';
 
 /** What `GET /v1/sessions/:sessionId` (and the sessions list) says about a session. */
@@ -67,4 +68,38 @@ export async function readSummary(
   const read = await storage.read(sessionId);
   if (!read.exists) return undefined;
   return summarize(sessionId, read.entries, primary, running);
+}
+
+/**
+ * How much of each transcript the sessions list reads: the end only, so listing costs the same
+ * whatever the length of a transcript (the session's own route reads it whole).
+ */
+export const LIST_TAIL_BYTES = 262_144;
+
+/**
+ * A summary for the sessions list, from the transcript's last `maxBytes` only: `entryCount` then
+ * counts the entries in that tail, and a model selection or compaction older than it is not
+ * seen. `undefined` when the session has no transcript, or its path is not a regular file (a
+ * FIFO, a directory, a symlink: never opened, so never waited on), which `onSkipped` is told.
+ */
+export async function readListSummary(
+  storage: SessionStorage,
+  sessionId: string,
+  options: {
+    primary: string;
+    running: boolean;
+    maxBytes?: number;
+    onSkipped?: (sessionId: string, error: Error) => void;
+  },
+): Promise<SessionSummary | undefined> {
+  let read: Awaited<ReturnType<SessionStorage['readTail']>>;
+  try {
+    read = await storage.readTail(sessionId, { maxBytes: options.maxBytes ?? LIST_TAIL_BYTES });
+  } catch (error) {
+    if (!UnsafeTranscriptPathError.isInstance(error)) throw error;
+    options.onSkipped?.(sessionId, error);
+    return undefined;
+  }
+  if (!read.exists) return undefined;
+  return summarize(sessionId, read.entries, options.primary, options.running);
 }
