@@ -17,7 +17,11 @@ const SWITCH_PROOF: ReadonlySet<string> = new Set([
   'session_takeover',
   'caller_abort',
   'coordination',
+  'storage',
 ]);
+
+/** Kinds that say nothing about the model: never reported to provider health as its failure. */
+const NOT_THE_MODEL: ReadonlySet<string> = new Set(['storage']);
 
 /**
  * After a failed attempt: tells observers and provider health, voids streamed text, then takes
@@ -46,13 +50,15 @@ export async function actOnFailure(
     ...(classification.message === undefined ? {} : { message: classification.message }),
   });
   const longest = classification.cooldownMs ?? classification.retryAfterMs;
-  await reportHealth(runtime, turn, {
-    type: 'failure',
-    target,
-    kind: classification.kind,
-    probe: failed.record.probe,
-    ...(longest === undefined ? {} : { retryAfterMs: longest }),
-  });
+  if (!NOT_THE_MODEL.has(classification.kind)) {
+    await reportHealth(runtime, turn, {
+      type: 'failure',
+      target,
+      kind: classification.kind,
+      probe: failed.record.probe,
+      ...(longest === undefined ? {} : { retryAfterMs: longest }),
+    });
+  }
   if (failed.streamedText) {
     emitTurnEvent(runtime, turn, { type: 'discard', attempt, reason: classification.kind });
   }

@@ -112,6 +112,8 @@ export function decide(context: DecideContext): Decision {
       return { label: 'resend' };
     case 'caller_abort':
       return { label: 'final', outcome: 'aborted' };
+    // The store failed, not the model: no retry, no other model, never a takeover.
+    case 'storage':
     case 'coordination':
     case 'invalid_request':
     case 'content_policy':
