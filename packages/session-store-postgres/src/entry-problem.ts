@@ -27,6 +27,7 @@ const errorKinds = new Set<string>(
     content_policy: 0,
     session_takeover: 0,
     coordination: 0,
+    storage: 0,
     unknown: 0,
   } satisfies Record<ErrorKind, 0>),
 );

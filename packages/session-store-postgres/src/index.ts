@@ -22,6 +22,7 @@ export type {
   PostgresConnectionOptions,
   PostgresPool,
   PostgresQueryResult,
+  PostgresTimeouts,
 } from './postgres-pool';
 export type {
   PostgresProviderHealth,
@@ -38,6 +39,7 @@ export type {
   PostgresStoreErrorOptions,
   SessionLeaseTimeoutErrorOptions,
   SessionTakeoverErrorOptions,
+  StorageErrorOptions,
 } from './postgres-store-error';
 export {
   InvalidSessionIdError,
@@ -45,5 +47,6 @@ export {
   PostgresStoreError,
   SessionLeaseTimeoutError,
   SessionTakeoverError,
+  StorageError,
 } from './postgres-store-error';
 export { SCHEMA_VERSION } from './schema-migrations';

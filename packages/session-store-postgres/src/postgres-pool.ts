@@ -37,8 +37,32 @@ export type PostgresConnectionOptions =
       connectionString: string;
       /** Connections of the pool opened for `connectionString`; default 10. */
       maxConnections?: number;
+      /** Bounds on every wait of the pool opened for `connectionString` (see `PostgresTimeouts`). */
+      timeouts?: PostgresTimeouts;
       pool?: undefined;
     };
+
+/**
+ * How long the pool opened for a `connectionString` waits on the database, so that a database
+ * that is down or frozen (SIGSTOP, a paused VM, a partition) fails a call instead of hanging it.
+ * A pool given as `pool` keeps its own settings (set `connectionTimeoutMillis`, `query_timeout`
+ * and `statement_timeout` on it).
+ */
+export interface PostgresTimeouts {
+  /** A new connection (or a free one of a full pool) within this; default 5 000 ms. */
+  connectMs?: number;
+  /** The driver gives up on a query's answer after this (`query_timeout`); default 15 000 ms. */
+  queryMs?: number;
+  /** The server cancels a statement running longer (`statement_timeout`); default 10 000 ms. */
+  statementMs?: number;
+}
+
+/** The defaults of `PostgresTimeouts`. */
+const DEFAULT_POSTGRES_TIMEOUTS: Readonly<Required<PostgresTimeouts>> = Object.freeze({
+  connectMs: 5_000,
+  queryMs: 15_000,
+  statementMs: 10_000,
+});
 
 /** The pool to use and whether `close()` must end it. */
 export interface ResolvedPool {
@@ -51,14 +75,34 @@ export function resolvePool(options: PostgresConnectionOptions): ResolvedPool {
   if (typeof options.connectionString !== 'string' || options.connectionString === '') {
     throw new PostgresStoreError({ message: 'Give either a pool or a connectionString' });
   }
+  const timeouts = { ...DEFAULT_POSTGRES_TIMEOUTS, ...definedOnly(options.timeouts) };
+  for (const [name, value] of Object.entries(timeouts)) {
+    if (!Number.isFinite(value) || value <= 0) {
+      throw new PostgresStoreError({
+        message: `timeouts.${name} must be a positive number of ms`,
+      });
+    }
+  }
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: Math.ceil(timeouts.connectMs),
+    query_timeout: Math.ceil(timeouts.queryMs),
+    statement_timeout: Math.ceil(timeouts.statementMs),
+    keepAlive: true,
   });
   // An idle connection that breaks (a server restart) must not crash the process: the next
   // query on it fails instead and is reported to its caller.
   pool.on('error', () => {});
   return { pool, owned: true };
+}
+
+function definedOnly(timeouts: PostgresTimeouts | undefined): PostgresTimeouts {
+  const defined: PostgresTimeouts = {};
+  if (timeouts?.connectMs !== undefined) defined.connectMs = timeouts.connectMs;
+  if (timeouts?.queryMs !== undefined) defined.queryMs = timeouts.queryMs;
+  if (timeouts?.statementMs !== undefined) defined.statementMs = timeouts.statementMs;
+  return defined;
 }
 
 /**

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { SessionStorage, StorageCallOptions } from '@keel/spec';
+import type {
+  SessionStorage,
+  StorageCallOptions,
+  TranscriptIssue,
+  TranscriptRead,
+} from '@keel/spec';
+import { abortable } from './abortable';
 import { appendEntries } from './append-entries';
 import { type MigrateResult, migratePool } from './migrate';
 import { acquireLease } from './postgres-lease';
@@ -12,6 +18,7 @@ import {
   readTranscript,
   transcriptState,
 } from './read-transcript';
+import { asStorageCall } from './storage-failure';
 import { createStoreContext } from './store-context';
 import { DEFAULT_INSPECT_BYTES, inspectTrailingToolUses } from './trailing-tool-uses';
 
@@ -20,6 +27,12 @@ export type PostgresSessionStorageOptions = PostgresConnectionOptions & {
   schema?: string;
   /** Migrate the schema on first use (default true); with false, call `migrate()` first. */
   migrate?: boolean;
+  /**
+   * Hears every read that skipped rows it could not use (not JSON, not a transcript entry, a newer
+   * format): the session and each row (`offset`: its sequence number; `line` on a whole read), so
+   * none is dropped silently. Must not throw (a throwing listener is ignored).
+   */
+  onIssues?: (report: { sessionId: string; issues: readonly TranscriptIssue[] }) => void;
   lease?: {
     /** A lease's time to live without a heartbeat (by the database's clock); default 10 000 ms. */
     ttlMs?: number;
@@ -43,6 +56,11 @@ export interface PostgresSessionStorage extends SessionStorage {
   /** Creates or upgrades the schema now (`createPostgresSessionStorage` does it on first use). */
   migrate(options?: StorageCallOptions): Promise<MigrateResult>;
   /**
+   * One `SELECT 1`: resolves while the database answers, rejects with a `StorageError` (reason
+   * `unavailable`) when it is down, unreachable or does not answer within the pool's timeouts.
+   */
+  ping(options?: StorageCallOptions): Promise<void>;
+  /**
    * Stops every lease heartbeat, releases this store's live leases (so other gateways need not
    * wait for them to expire) and ends the pool if this store opened it. Later calls reject.
    */
@@ -57,6 +75,17 @@ export function createPostgresSessionStorage(
 ): PostgresSessionStorage {
   const schema = options.schema ?? 'keel';
   const { pool, owned } = resolvePool(options);
+  /** Rows that could not be used are reported once per read, with the session and the row. */
+  const reportIssues = (sessionId: string, read: TranscriptRead): TranscriptRead => {
+    if (read.issues.length > 0 && options.onIssues !== undefined) {
+      try {
+        options.onIssues({ sessionId, issues: read.issues });
+      } catch {
+        // A throwing listener is ignored: the read itself succeeded.
+      }
+    }
+    return read;
+  };
   const context = createStoreContext({
     pool,
     schema,
@@ -75,40 +104,71 @@ export function createPostgresSessionStorage(
     pool,
     migrate: (callOptions = {}) => migratePool(pool, schema, callOptions.signal),
 
+    // The database's failures (down, unreachable, past a timeout, out of disk) reach the caller as
+    // `StorageError`s (kind `storage`), never as raw driver errors a classifier could take for a
+    // model provider's connection.
     read: (sessionId, callOptions = {}) =>
-      readTranscript(context, sessionId, undefined, callOptions.signal),
+      asStorageCall('read', sessionId, callOptions.signal, async () =>
+        reportIssues(
+          sessionId,
+          await readTranscript(context, sessionId, undefined, callOptions.signal),
+        ),
+      ),
 
     readTail: (sessionId, callOptions = {}) =>
-      readTranscript(
-        context,
-        sessionId,
-        callOptions.maxBytes ?? DEFAULT_READ_TAIL_BYTES,
-        callOptions.signal,
+      asStorageCall('read', sessionId, callOptions.signal, async () =>
+        reportIssues(
+          sessionId,
+          await readTranscript(
+            context,
+            sessionId,
+            callOptions.maxBytes ?? DEFAULT_READ_TAIL_BYTES,
+            callOptions.signal,
+          ),
+        ),
       ),
 
-    state: (sessionId, callOptions = {}) => transcriptState(context, sessionId, callOptions.signal),
+    state: (sessionId, callOptions = {}) =>
+      asStorageCall('state', sessionId, callOptions.signal, () =>
+        transcriptState(context, sessionId, callOptions.signal),
+      ),
 
     compare: (sessionId, expected, callOptions = {}) =>
-      compareTranscript(context, sessionId, expected, callOptions.signal),
-
-    async lease(sessionId, leaseOptions = {}) {
-      assertValidSessionId(sessionId);
-      await context.ready(leaseOptions.signal);
-      return acquireLease(context, sessionId, leaseOptions);
-    },
-
-    append: (sessionId, entries, appendOptions) =>
-      appendEntries(context, sessionId, entries, appendOptions),
-
-    inspectTrailingToolUses: (sessionId, inspectOptions = {}) =>
-      inspectTrailingToolUses(
-        context,
-        sessionId,
-        inspectOptions.maxBytes ?? DEFAULT_INSPECT_BYTES,
-        inspectOptions.signal,
+      asStorageCall('compare', sessionId, callOptions.signal, () =>
+        compareTranscript(context, sessionId, expected, callOptions.signal),
       ),
 
-    list: (callOptions = {}) => listSessions(context, callOptions.signal),
+    lease: (sessionId, leaseOptions = {}) =>
+      asStorageCall('lease', sessionId, leaseOptions.signal, async () => {
+        assertValidSessionId(sessionId);
+        await context.ready(leaseOptions.signal);
+        return acquireLease(context, sessionId, leaseOptions);
+      }),
+
+    append: (sessionId, entries, appendOptions = {}) =>
+      asStorageCall('append', sessionId, appendOptions.signal, () =>
+        appendEntries(context, sessionId, entries, appendOptions),
+      ),
+
+    inspectTrailingToolUses: (sessionId, inspectOptions = {}) =>
+      asStorageCall('read', sessionId, inspectOptions.signal, () =>
+        inspectTrailingToolUses(
+          context,
+          sessionId,
+          inspectOptions.maxBytes ?? DEFAULT_INSPECT_BYTES,
+          inspectOptions.signal,
+        ),
+      ),
+
+    list: (callOptions = {}) =>
+      asStorageCall('list', undefined, callOptions.signal, () =>
+        listSessions(context, callOptions.signal),
+      ),
+
+    ping: (callOptions = {}) =>
+      asStorageCall('ping', undefined, callOptions.signal, async () => {
+        await abortable(pool.query('SELECT 1'), callOptions.signal);
+      }),
 
     async close() {
       if (context.closed) return;

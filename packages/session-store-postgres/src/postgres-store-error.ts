@@ -1,6 +1,8 @@
 import type {
   SessionTakeoverErrorShape,
   SessionTakeoverPhase,
+  StorageErrorShape,
+  StorageFailureReason,
   TranscriptChangeKind,
 } from '@keel/spec';
 
@@ -157,5 +159,51 @@ const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export function assertValidSessionId(sessionId: unknown): asserts sessionId is string {
   if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
     throw new InvalidSessionIdError({ sessionId });
+  }
+}
+
+const storageMarker = Symbol.for('keel.error.StorageError');
+
+export interface StorageErrorOptions {
+  reason: StorageFailureReason;
+  /** What the store was doing: `lease`, `append`, `read`, … */
+  operation: string;
+  sessionId?: string | undefined;
+  /** The driver's code: a SQLSTATE (`57014`, `53100`) or a system code (`ECONNREFUSED`). */
+  code?: string | undefined;
+  cause?: unknown;
+}
+
+/**
+ * The database failed the store: it is down, unreachable, frozen (no answer within the query or
+ * connection timeout), out of disk or connections. Classified as `storage`: the turn ends at once,
+ * saying the message could not be stored; no retry, no fallback model, never blamed on a model
+ * provider. The driver's error is the `cause`; its marker is the one `@keel/session-fence` uses.
+ */
+export class StorageError extends PostgresStoreError implements StorageErrorShape {
+  readonly [storageMarker] = true;
+  readonly keelKind = 'storage' as const;
+  readonly reason: StorageFailureReason;
+  readonly operation: string;
+  readonly sessionId: string | undefined;
+  readonly code: string | undefined;
+
+  constructor(options: StorageErrorOptions) {
+    const code = options.code === undefined ? '' : ` (${options.code})`;
+    const session = options.sessionId === undefined ? '' : ` of session ${options.sessionId}`;
+    const detail = options.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super({
+      message: `The ${options.operation}${session} failed in PostgreSQL: ${options.reason}${code}${detail}`,
+      cause: options.cause,
+    });
+    this.name = 'StorageError';
+    this.reason = options.reason;
+    this.operation = options.operation;
+    this.sessionId = options.sessionId;
+    this.code = options.code;
+  }
+
+  static override isInstance(error: unknown): error is StorageError {
+    return hasMarker(error, storageMarker);
   }
 }
