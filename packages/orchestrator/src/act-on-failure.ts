@@ -172,7 +172,10 @@ export async function actOnFailure(
       if (decision.outcome === 'aborted') return abortEnding(turn, runtime, target);
       return {
         kind: 'error',
-        text: userMessage({ kind: classification.kind }),
+        text:
+          failed.replyTooLarge === true
+            ? settings.copy.replyTooLarge
+            : userMessage({ kind: classification.kind }),
         errorKind: classification.kind,
         target,
       };

@@ -2,6 +2,7 @@ import type { AttemptRecord, HealthPermit, ModelPort, ModelTarget, ToolCall } fr
 import { buildModelRequest } from './build-model-request';
 import { modelKey } from './model-chain';
 import type { Classification } from './orchestrator-options';
+import { ReplyTooLargeError } from './reply-cap';
 import { type AttemptProgress, createProgress, streamAttempt } from './stream-attempt';
 import type { TurnProgress } from './turn-progress';
 import type { LiveTurn, TurnRuntime, TurnSettings } from './turn-runtime';
@@ -29,6 +30,8 @@ export interface Attempt {
   /** Whether text reached the stream (a failure then needs a `discard`). */
   streamedText: boolean;
   classification: Classification | undefined;
+  /** The call stopped at `maxReplyBytes` (`ReplyTooLargeError`): the turn ends with its own copy. */
+  replyTooLarge?: true;
   /** The record to keep, without its number, end time or decision. */
   record: Omit<AttemptRecord, 'attempt' | 'endedAt'>;
 }
@@ -73,6 +76,7 @@ export async function callOnce(
       request,
       now: clock.now,
       progress: output,
+      maxReplyBytes: settings.maxReplyBytes,
       callOptions: {
         signal,
         maxRetries: 0,
@@ -109,6 +113,7 @@ export async function callOnce(
     toolCalls,
     streamedText,
     classification,
+    ...(ReplyTooLargeError.isInstance(failure) ? { replyTooLarge: true as const } : {}),
     record: {
       target,
       startedAt,

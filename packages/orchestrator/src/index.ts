@@ -22,6 +22,7 @@ export type {
 export type { ProviderHealthOptions } from './provider-health';
 export { createProviderHealth } from './provider-health';
 export { MISSING_TOOL_RESULT } from './repair-tool-pairing';
+export { DEFAULT_MAX_REPLY_BYTES, ReplyTooLargeError } from './reply-cap';
 export type { RunCallRequest } from './run-call';
 export { createSystemClock } from './system-clock';
 export type { TurnCopy } from './turn-copy';

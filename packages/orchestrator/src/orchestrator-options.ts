@@ -88,6 +88,12 @@ export interface OrchestratorOptions {
   maxTokens?: number;
   /** Lease wait at turn start; past it the turn ends `error` (`coordination`) without a request. */
   lockTimeoutMs?: number;
+  /**
+   * Text one model call may produce (UTF-8 bytes of text and refusal); past it the call stops,
+   * the turn ends `error` with `copy.replyTooLarge` (no retry, no fallback) and nothing of the
+   * partial reply is stored. Default 4 MiB.
+   */
+  maxReplyBytes?: number;
   copy?: Partial<TurnCopy>;
   /**
    * Classifies a thrown error (default `classifyError` of `@keel/error-classification`); pass a

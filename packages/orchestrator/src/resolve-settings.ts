@@ -1,6 +1,7 @@
 import { buildModelChain, modelKey, parseModelRef } from './model-chain';
 import { OrchestratorConfigError } from './orchestrator-error';
 import type { ModelSettings, OrchestratorOptions } from './orchestrator-options';
+import { DEFAULT_MAX_REPLY_BYTES } from './reply-cap';
 import { DEFAULT_TURN_COPY } from './turn-copy';
 import { requestCeiling } from './turn-progress';
 import type { TurnSettings } from './turn-runtime';
@@ -20,6 +21,7 @@ export function resolveSettings(options: OrchestratorOptions): TurnSettings {
     maxModelSwitches: count(options.maxModelSwitches, 2, 'maxModelSwitches'),
     turnTimeoutMs: positive(options.turnTimeoutMs, 600_000, 'turnTimeoutMs'),
     lockTimeoutMs: options.lockTimeoutMs,
+    maxReplyBytes: positive(options.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES, 'maxReplyBytes'),
     callTimeouts: {
       timeoutMs: positive(timeouts.timeoutMs, 300_000, 'callTimeouts.timeoutMs'),
       firstTokenTimeoutMs: positive(

@@ -9,6 +9,7 @@ import type {
   Usage,
 } from '@keel/spec';
 import { IncompleteAttemptError } from './incomplete-attempt-error';
+import { createReplyCap } from './reply-cap';
 
 /** One message a model call produced: the model's own, or (ports that run tools) its tool results. */
 export interface AttemptSegment {
@@ -34,6 +35,8 @@ export interface StreamAttemptOptions {
   /** Every event as it arrives, in order. */
   onEvent(event: ModelEvent): void;
   progress: AttemptProgress;
+  /** Text (and refusal) bytes one call may produce; past it `ReplyTooLargeError`. Default no cap. */
+  maxReplyBytes?: number;
 }
 
 export function createProgress(): AttemptProgress {
@@ -49,7 +52,8 @@ export function createProgress(): AttemptProgress {
 /**
  * Runs one model call to its end, recording into `progress`. Resolves with the calls the
  * orchestrator must run (none when the port runs its own tools); rejects with the port's error,
- * or `IncompleteAttemptError` when the stream ended without a `finish`.
+ * or `IncompleteAttemptError` when the stream ended without a `finish`, or `ReplyTooLargeError`
+ * (before the piece that passed `maxReplyBytes` is recorded or passed on).
  */
 export async function streamAttempt(options: StreamAttemptOptions): Promise<ToolCall[]> {
   const { progress } = options;
@@ -62,6 +66,8 @@ export async function streamAttempt(options: StreamAttemptOptions): Promise<Tool
     progress.segments.push(created);
     return created;
   };
+  const cap =
+    options.maxReplyBytes === undefined ? undefined : createReplyCap(options.maxReplyBytes);
   const addText = (text: string) => {
     if (text === '') return;
     progress.text += text;
@@ -78,6 +84,7 @@ export async function streamAttempt(options: StreamAttemptOptions): Promise<Tool
     switch (event.type) {
       case 'text-delta':
       case 'refusal':
+        cap?.(event.text);
         output();
         addText(event.text);
         break;

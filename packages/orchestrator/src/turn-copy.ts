@@ -14,6 +14,8 @@ export interface TurnCopy {
   compactionFailed: string;
   /** The turn ran past its total deadline. */
   deadlineReached: string;
+  /** The model's reply passed `maxReplyBytes`; none of it was kept. */
+  replyTooLarge: string;
 }
 
 export const DEFAULT_TURN_COPY: Readonly<TurnCopy> = Object.freeze({
@@ -26,4 +28,6 @@ export const DEFAULT_TURN_COPY: Readonly<TurnCopy> = Object.freeze({
   compactionFailed:
     'The conversation is too long for the model, and it could not be summarized right now. Nothing was lost; please try again in a moment.',
   deadlineReached: 'Answering took too long, so I stopped. Please try again.',
+  replyTooLarge:
+    'The answer grew longer than this service accepts for one reply, so I stopped it and kept none of it. Please ask for a shorter answer, or for it in parts.',
 });

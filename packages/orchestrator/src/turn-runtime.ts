@@ -30,6 +30,7 @@ export interface TurnSettings {
   maxModelSwitches: number;
   turnTimeoutMs: number;
   lockTimeoutMs: number | undefined;
+  maxReplyBytes: number;
   callTimeouts: Required<CallTimeouts>;
   queueMode: 'followup' | 'steer';
   system: string | undefined;
