@@ -103,4 +103,41 @@ describe('buildModelContext', () => {
       .start('t2', 'm2');
     expect(lines(buildModelContext(t.entries).messages)).toEqual(['user: two']);
   });
+
+  it('reads only what the latest compaction kept, however long the transcript before it', () => {
+    let t = transcript();
+    for (let turn = 0; turn < 2_000; turn += 1)
+      t = t
+        .user(`old ${turn}`, `o${turn}`)
+        .start(`ot${turn}`, `o${turn}`)
+        .end(`ot${turn}`, `o${turn}`);
+    t = t
+      .user('kept', 'm1')
+      .start('t1', 'm1')
+      .assistant('kept reply')
+      .end('t1', 'm1')
+      .compaction('S', 'm1')
+      .user('now', 'm2')
+      .start('t2', 'm2');
+    const kept = t.entries.findIndex((entry) => entry.id === 'm1');
+    // Only the turn entry right before the kept part may be looked at (is there any turn before it).
+    const readable = kept - 1;
+    const guarded = new Proxy(t.entries, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key) && Number(key) < readable)
+          throw new Error(`entry ${key}, before the kept part, was read`);
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    expect(lines(buildModelContext(guarded).messages)).toEqual([
+      'user: kept',
+      'assistant: kept reply',
+      'user: now',
+    ]);
+  });
+
+  it('a compacted transcript with no turn entries keeps its legacy messages in place', () => {
+    const t = transcript().user('legacy one', 'l1').user('legacy two', 'l2').compaction('S', 'l2');
+    expect(lines(buildModelContext(t.entries).messages)).toEqual(['user: legacy two']);
+  });
 });

@@ -31,10 +31,13 @@ export function buildModelContext(
     | CompactionEntry
     | undefined;
   const from = keptFrom(entries, compaction);
-  let firstTurn = -1;
+  // Only the kept entries are read, so a turn's cost does not grow with what was compacted away: a
+  // kept message's turn start, and the turn that folded it in, both come after it. Before `from`,
+  // all that matters is whether any turn entry exists (then no kept message is legacy).
+  let firstTurn = hasTurnBefore(entries, from) ? 0 : -1;
   const startOf = new Map<string, number>();
   const folded = new Set(options.folded);
-  for (let index = 0; index < entries.length; index += 1) {
+  for (let index = from; index < entries.length; index += 1) {
     const entry = entries[index] as TranscriptEntry;
     if (entry.type !== 'turn') continue;
     if (firstTurn === -1) firstTurn = index;
@@ -93,11 +96,18 @@ function keptFrom(
 ): number {
   if (compaction === undefined) return 0;
   const at = entries.lastIndexOf(compaction);
-  const firstKept =
-    compaction.firstKeptEntryId === null
-      ? -1
-      : entries.findIndex((entry) => entry.id === compaction.firstKeptEntryId);
-  return firstKept !== -1 && firstKept < at ? firstKept : at + 1;
+  // The kept entry precedes its compaction: searched backwards from there, it is found in the
+  // kept part's length, not the transcript's.
+  for (let index = at - 1; compaction.firstKeptEntryId !== null && index >= 0; index -= 1)
+    if ((entries[index] as TranscriptEntry).id === compaction.firstKeptEntryId) return index;
+  return at + 1;
+}
+
+/** Whether a turn entry comes before `end`; read backwards, so it stops at the latest one. */
+function hasTurnBefore(entries: readonly TranscriptEntry[], end: number): boolean {
+  for (let index = end - 1; index >= 0; index -= 1)
+    if ((entries[index] as TranscriptEntry).type === 'turn') return true;
+  return false;
 }
 
 function isToolResultsOnly(entry: MessageEntry): boolean {

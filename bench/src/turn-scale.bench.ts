@@ -1,0 +1,171 @@
+/**
+ * Issue 20, "flat in history" and "flat in sessions": what a turn costs as a conversation grows
+ * long and as more sessions are active, through the orchestrator over the real file store (fsync
+ * on) and the in-process mock provider. Every variant's turns are interleaved in one run, so the
+ * ratios hold on a machine whose load drifts.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOrchestrator, type Orchestrator } from '@keel/orchestrator';
+import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
+import { createMockProvider } from '@keel/testing';
+import { createTransport } from '@keel/transport';
+import { pick } from './lib/env';
+import { interleave, type Variant } from './lib/interleave';
+import { publish } from './lib/result';
+import { ms, summarize } from './lib/stats';
+import { writeSyntheticTranscript } from './lib/synthetic-transcript';
+
+const ROUNDS = pick(300, 8);
+const WARMUP = pick(20, 2);
+/** Turns in a long conversation (four entries each): 20 000 entries. */
+const LONG_TURNS = pick(5_000, 500);
+const SHORT_TURNS = 25;
+/** Sessions per history variant: each turn goes to the next one. */
+const HISTORY_SESSIONS = 4;
+const FEW_SESSIONS = 100;
+const MANY_SESSIONS = pick(1_000, 300);
+
+const mock = await createMockProvider({ defaultReply: () => 'ok' });
+const transport = createTransport({
+  api: 'anthropic-messages',
+  baseUrl: mock.anthropicBaseUrl,
+  apiKey: 'bench',
+  model: 'bench-model',
+  maxTokens: 64,
+});
+const root = await mkdtemp(join(tmpdir(), 'keel-bench-turn-scale-'));
+
+async function orchestratorIn(name: string): Promise<{ dir: string; orchestrator: Orchestrator }> {
+  const dir = join(root, name);
+  await mkdir(dir, { recursive: true });
+  const storage = createTranscriptStore({ sessionsDir: dir, fsync: true });
+  const orchestrator = createOrchestrator({
+    storage,
+    fences: (sessionId) => createSessionFence({ storage, sessionId }),
+    providers: [{ id: 'anthropic', profiles: [{ id: 'main' }] }],
+    models: { primary: 'anthropic/bench-model' },
+    router: { connect: () => transport },
+  });
+  return { dir, orchestrator };
+}
+
+/** Seeds `count` sessions of `turns` turns each (compacted to the last 20 turns). */
+async function seed(dir: string, prefix: string, count: number, turns: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, (_, index) => `${prefix}-${index}`);
+  let entries = 0;
+  for (const sessionId of ids)
+    entries = await writeSyntheticTranscript({ sessionsDir: dir, sessionId, turns, keepLast: 20 });
+  console.log(`seeded ${count} × ${prefix} (${entries} entries each)`);
+  return ids;
+}
+
+/** A variant that sends each turn to the next of its sessions, round robin. */
+function roundRobin(name: string, orchestrator: Orchestrator, sessions: string[]): Variant {
+  let next = 0;
+  return {
+    name,
+    async run() {
+      const sessionId = sessions[next % sessions.length] as string;
+      next += 1;
+      const outcome = await orchestrator.runTurn({ sessionId, input: 'one more' });
+      if (outcome.kind !== 'reply') throw new Error(`${name}: the turn ended ${outcome.kind}`);
+    },
+  };
+}
+
+const short = await orchestratorIn('short');
+const long = await orchestratorIn('long');
+const few = await orchestratorIn('few');
+const many = await orchestratorIn('many');
+const variants = [
+  roundRobin(
+    'short',
+    short.orchestrator,
+    await seed(short.dir, 'short', HISTORY_SESSIONS, SHORT_TURNS),
+  ),
+  roundRobin('long', long.orchestrator, await seed(long.dir, 'long', HISTORY_SESSIONS, LONG_TURNS)),
+  roundRobin('few', few.orchestrator, await seed(few.dir, 'few', FEW_SESSIONS, 10)),
+  roundRobin('many', many.orchestrator, await seed(many.dir, 'many', MANY_SESSIONS, 10)),
+];
+// Every session's first turn reads its transcript from disk; the rows measure the turns after
+// that (steady state), so each session is visited once before the measured rounds.
+for (const variant of variants.slice(2)) {
+  const sessions = variant.name === 'few' ? FEW_SESSIONS : MANY_SESSIONS;
+  for (let index = 0; index < sessions; index += 1) await variant.run(index);
+}
+const cpu = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
+const measured = variants.map((variant) => ({
+  name: variant.name,
+  async run(round: number) {
+    const before = process.cpuUsage();
+    await variant.run(round);
+    const used = process.cpuUsage(before);
+    if (round >= WARMUP) cpu.get(variant.name)?.push((used.user + used.system) / 1000);
+  },
+}));
+const started = performance.now();
+const times = await interleave(measured, { rounds: ROUNDS, warmup: WARMUP });
+const seconds = ((performance.now() - started) / 1000).toFixed(0);
+await Promise.all([short, long, few, many].map(({ orchestrator }) => orchestrator.shutdown()));
+await mock.close();
+await rm(root, { recursive: true, force: true });
+
+const p50 = (name: string) => summarize(times.get(name) ?? []).p50;
+const cpuP50 = (name: string) => summarize(cpu.get(name) ?? []).p50;
+const row = (label: string, name: string, base: string) => {
+  const time = summarize(times.get(name) ?? []);
+  return [
+    label,
+    ms(time.p50),
+    ms(time.p99),
+    `${(time.p50 / p50(base)).toFixed(2)}×`,
+    ms(cpuP50(name)),
+    `${(cpuP50(name) / cpuP50(base)).toFixed(2)}×`,
+  ];
+};
+const historyRatio = p50('long') / p50('short');
+const sessionsRatio = p50('many') / p50('few');
+const sessionsCpuRatio = cpuP50('many') / cpuP50('few');
+
+await publish({
+  order: 20.1,
+  title: 'Issue 20: a turn as history and sessions grow',
+  method: `Turns through the orchestrator (\`runTurn\`) over the real file store (fsync on) and the \`@keel/transport\` Anthropic transport, against the in-process mock provider (zero delay, reply "ok"). Four variants, each its own orchestrator and sessions folder, interleaved in rotating order for ${ROUNDS} rounds after ${WARMUP} warm-up rounds (${seconds} s): a turn to the next of ${HISTORY_SESSIONS} sessions holding ${SHORT_TURNS * 4} entries ("short") or ${LONG_TURNS * 4} entries ("long"), and a turn to the next of ${FEW_SESSIONS} or ${MANY_SESSIONS} sessions of 40 entries. Every transcript ends with a compaction that keeps its last 20 turns, so every variant sends the model the same small context: only the transcript's length, or the number of sessions, differs. The sessions variants visit every session once before the measured rounds (steady state, not first reads). CPU is the process's user + system time around each turn (the mock provider's share included, equal for all).`,
+  baseline: `"short" for the history rows, ${FEW_SESSIONS} sessions for the sessions rows; same run.`,
+  tables: [
+    {
+      table: {
+        columns: ['variant', 'p50 ms', 'p99 ms', 'p50 ratio', 'CPU p50 ms', 'CPU ratio'],
+        rows: [
+          row(`${SHORT_TURNS * 4} entries`, 'short', 'short'),
+          row(`${LONG_TURNS * 4} entries`, 'long', 'short'),
+          row(`${FEW_SESSIONS} sessions`, 'few', 'few'),
+          row(`${MANY_SESSIONS} sessions`, 'many', 'few'),
+        ],
+      },
+    },
+  ],
+  targets: [
+    {
+      name: `flat in history: a turn at ${LONG_TURNS * 4} entries vs ${SHORT_TURNS * 4}`,
+      goal: '≤ 1.2×',
+      measured: `${historyRatio.toFixed(2)}×`,
+      met: historyRatio <= 1.2,
+    },
+    {
+      name: `flat in sessions: p50 with ${MANY_SESSIONS} active sessions vs ${FEW_SESSIONS}`,
+      goal: '≤ 1.2×',
+      measured: `${sessionsRatio.toFixed(2)}×`,
+      met: sessionsRatio <= 1.2,
+    },
+    {
+      name: `flat in sessions: CPU per turn with ${MANY_SESSIONS} active sessions vs ${FEW_SESSIONS}`,
+      goal: '≤ 1.2×',
+      measured: `${sessionsCpuRatio.toFixed(2)}×`,
+      met: sessionsCpuRatio <= 1.2,
+    },
+  ],
+  notes: [],
+});

@@ -1,0 +1,109 @@
+import type { TranscriptEntry, TranscriptState } from '@keel/spec';
+import { describe, expect, it } from 'vitest';
+import { createTranscriptCache, transcriptView } from './transcript-cache';
+
+const at = '2026-12-01T00:00:00.000Z';
+function messages(count: number, from = 0): TranscriptEntry[] {
+  return Array.from({ length: count }, (_, index) => ({
+    type: 'message',
+    id: `m${from + index}`,
+    messageId: `m${from + index}`,
+    timestamp: at,
+    role: 'user',
+    content: [{ type: 'text', text: `message ${from + index}` }],
+  }));
+}
+const weight = (entries: readonly TranscriptEntry[]) =>
+  entries.reduce((sum, entry) => sum + JSON.stringify(entry).length, 0);
+function state(size: number): TranscriptState {
+  return { exists: true, identity: 'file', size, tailLength: 10, tailDigest: `d${size}` };
+}
+
+describe('createTranscriptCache', () => {
+  it('keeps a long transcript: a turn at 20 000 entries skips the read like one at 100', () => {
+    const cache = createTranscriptCache();
+    const view = transcriptView(messages(20_000));
+    cache.put('long', state(1), view);
+    expect(cache.take('long', state(1))).toBe(view);
+  });
+
+  it('gives a view only for the state it was put with, and only once', () => {
+    const cache = createTranscriptCache();
+    const view = transcriptView(messages(3));
+    cache.put('s', state(1), view);
+    expect(cache.take('s', state(2))).toBeUndefined();
+    cache.put('s', state(1), view);
+    expect(cache.take('s', state(1))).toBe(view);
+    expect(cache.take('s', state(1))).toBeUndefined();
+    expect(cache.bytes).toBe(0);
+  });
+
+  it('weighs only the entries a turn added, and holds the exact weight', () => {
+    const cache = createTranscriptCache();
+    const view = transcriptView(messages(50));
+    cache.put('s', state(1), view);
+    expect(cache.bytes).toBe(weight(view.entries));
+    const taken = cache.take('s', state(1));
+    taken?.entries.push(...messages(4, 50));
+    cache.put('s', state(2), view);
+    expect(cache.bytes).toBe(weight(view.entries));
+  });
+
+  it('weighs each entry once, however many turns take and put the view back', () => {
+    const cache = createTranscriptCache();
+    let weighed = 0;
+    const toJSON = () => {
+      weighed += 1;
+      return { id: 'm0' };
+    };
+    const first = { ...messages(1)[0], toJSON };
+    const view = transcriptView([first as unknown as TranscriptEntry]);
+    cache.put('s', state(1), view);
+    for (let turn = 2; turn < 5; turn += 1) {
+      cache.take('s', state(turn - 1))?.entries.push(...messages(2, turn * 2));
+      cache.put('s', state(turn), view);
+    }
+    expect(weighed).toBe(1);
+    expect(cache.take('s', state(4))).toBe(view);
+  });
+
+  it('weighs a view anew when it shrank while taken (a rewritten transcript)', () => {
+    const cache = createTranscriptCache();
+    const view = transcriptView(messages(20));
+    cache.put('s', state(1), view);
+    cache.take('s', state(1));
+    view.entries.splice(0, 15);
+    cache.put('s', state(2), view);
+    expect(cache.bytes).toBe(weight(view.entries));
+  });
+
+  it('forgets the least recently used sessions past its byte bound', () => {
+    const one = weight(messages(10));
+    const cache = createTranscriptCache({ maxBytes: one * 3 });
+    for (const id of ['a', 'b', 'c']) cache.put(id, state(1), transcriptView(messages(10)));
+    // `a` is used again, so `b` is now the least recently used.
+    const a = cache.take('a', state(1));
+    if (a === undefined) throw new Error('a was not kept');
+    cache.put('a', state(1), a);
+    cache.put('d', state(1), transcriptView(messages(10)));
+    expect(cache.bytes).toBeLessThanOrEqual(one * 3);
+    expect(cache.take('b', state(1))).toBeUndefined();
+    for (const id of ['a', 'c', 'd']) expect(cache.take(id, state(1))).toBeDefined();
+  });
+
+  it('does not keep a transcript heavier than the whole bound, nor evict others for it', () => {
+    const cache = createTranscriptCache({ maxBytes: weight(messages(10)) });
+    cache.put('small', state(1), transcriptView(messages(5)));
+    cache.put('huge', state(1), transcriptView(messages(11)));
+    expect(cache.take('huge', state(1))).toBeUndefined();
+    expect(cache.take('small', state(1))).toBeDefined();
+  });
+
+  it('keeps at most `sessions` sessions', () => {
+    const cache = createTranscriptCache({ sessions: 2 });
+    for (const id of ['a', 'b', 'c']) cache.put(id, state(1), transcriptView(messages(1)));
+    expect(cache.take('a', state(1))).toBeUndefined();
+    expect(cache.take('b', state(1))).toBeDefined();
+    expect(cache.take('c', state(1))).toBeDefined();
+  });
+});
