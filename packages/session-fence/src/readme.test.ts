@@ -14,7 +14,7 @@ const blocks = fencedBlocks(readFileSync(join(packageDir, 'README.md'), 'utf8'))
 
 describe('README examples', () => {
   it('has the examples, and each checks what it prints', () => {
-    expect(blocks).toHaveLength(4); // the quick start and three examples
+    expect(blocks).toHaveLength(5); // the quick start and four examples
     for (const code of blocks) expect(code).toMatch(/\/\/ => /);
   });
 

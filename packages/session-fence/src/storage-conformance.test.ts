@@ -4,10 +4,14 @@ import { describeSessionStorageConformance } from '@keel/testing/vitest';
 import { makeTempDir } from '../test/support';
 import { createTranscriptStore } from './transcript-store';
 
-describeSessionStorageConformance('createTranscriptStore', async () => {
-  const { dir, cleanup } = await makeTempDir();
-  return { storage: createTranscriptStore({ sessionsDir: join(dir, 'sessions') }), cleanup };
-});
+describeSessionStorageConformance(
+  'createTranscriptStore',
+  async () => {
+    const { dir, cleanup } = await makeTempDir();
+    return { storage: createTranscriptStore({ sessionsDir: join(dir, 'sessions') }), cleanup };
+  },
+  { turnClaims: true },
+);
 
 describeSessionStorageConformance(
   'createTranscriptStore without fsync, small digest windows',

@@ -17,6 +17,7 @@ import type { SessionLockOptions } from './session-lock';
 import { asStorageCall } from './storage-failure';
 import { createStoreContext } from './store-context';
 import { DEFAULT_HEAD_DIGEST_BYTES, DEFAULT_TAIL_DIGEST_BYTES } from './transcript-snapshot';
+import { createFileTurnClaims } from './turn-claim';
 
 export interface TranscriptStoreOptions {
   /** Directory holding `<sessionId>.jsonl`, `.lock` and `.fence`; created on first use. */
@@ -116,6 +117,9 @@ export function createTranscriptStoreWith(
       asStorageCall('read', sessionId, () => inspectTrailingToolUses(sessionId, inspectOptions)),
 
     list: (callOptions = {}) => asStorageCall('list', undefined, () => list(callOptions)),
+
+    // One running turn per session across processes: `<id>.turn.lock` held for the whole turn.
+    turnClaims: createFileTurnClaims(context),
   };
 
   async function lease(sessionId: string, leaseOptions: LeaseOptions): Promise<SessionLease> {

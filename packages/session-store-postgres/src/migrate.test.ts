@@ -39,17 +39,18 @@ describe('migrate', () => {
       'session_leases',
       'transcript_entries',
       'transcripts',
+      'turn_claims',
     ]);
-    expect(await versionsOf('m_once')).toEqual([1, 2, 3]);
+    expect(await versionsOf('m_once')).toEqual([1, 2, 3, 4]);
   });
 
   it('brings an older schema up to date, one version at a time', async () => {
     const pool = database.pool();
     expect(await migratePool(pool, 'm_older', undefined, 1)).toMatchObject({ from: 0, to: 1 });
     expect(await tablesOf('m_older')).not.toContain('health_breakers');
-    expect(await migratePool(pool, 'm_older', undefined)).toMatchObject({ from: 1, to: 3 });
+    expect(await migratePool(pool, 'm_older', undefined)).toMatchObject({ from: 1, to: 4 });
     expect(await tablesOf('m_older')).toContain('health_breakers');
-    expect(await versionsOf('m_older')).toEqual([1, 2, 3]);
+    expect(await versionsOf('m_older')).toEqual([1, 2, 3, 4]);
   });
 
   it('is safe when several processes start at once: each version is applied exactly once', async () => {
@@ -59,7 +60,7 @@ describe('migrate', () => {
     );
     expect(results.filter((result) => result.from === 0)).toHaveLength(1);
     expect(results.every((result) => result.to === SCHEMA_VERSION)).toBe(true);
-    expect(await versionsOf('m_concurrent')).toEqual([1, 2, 3]);
+    expect(await versionsOf('m_concurrent')).toEqual([1, 2, 3, 4]);
   });
 
   it('refuses a schema newer than this package knows, and writes nothing', async () => {
@@ -92,6 +93,6 @@ describe('migrate', () => {
 
     const automatic = createPostgresSessionStorage({ pool: database.pool(), schema: 'm_auto' });
     expect(await automatic.list()).toEqual([]);
-    expect(await versionsOf('m_auto')).toEqual([1, 2, 3]);
+    expect(await versionsOf('m_auto')).toEqual([1, 2, 3, 4]);
   });
 });

@@ -26,7 +26,10 @@ async function freshStorage() {
 }
 
 // The same suite the file store passes (@keel/testing), so both stores keep one contract.
-describeSessionStorageConformance('postgres', freshStorage, { timeoutMs: 60_000 });
+describeSessionStorageConformance('postgres', freshStorage, {
+  timeoutMs: 60_000,
+  turnClaims: true,
+});
 
 // Each handle is one "gateway": its own store (leases, heartbeats) over one of three pools.
 describeSessionStorageBehaviour('postgres', {

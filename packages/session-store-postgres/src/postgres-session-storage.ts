@@ -12,6 +12,7 @@ import { type MigrateResult, migratePool } from './migrate';
 import { acquireLease } from './postgres-lease';
 import { type PostgresConnectionOptions, type PostgresPool, resolvePool } from './postgres-pool';
 import { assertValidSessionId } from './postgres-store-error';
+import { createPostgresTurnClaims } from './postgres-turn-claims';
 import {
   compareTranscript,
   listSessions,
@@ -164,6 +165,13 @@ export function createPostgresSessionStorage(
       asStorageCall('list', undefined, callOptions.signal, () =>
         listSessions(context, callOptions.signal),
       ),
+
+    // One running turn per session across gateways: a row per session in `turn_claims`.
+    turnClaims: createPostgresTurnClaims({
+      gate: context,
+      pool,
+      defaultTtlMs: context.lease.ttlMs,
+    }),
 
     ping: (callOptions = {}) =>
       asStorageCall('ping', undefined, callOptions.signal, async () => {

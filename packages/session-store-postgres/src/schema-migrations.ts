@@ -90,6 +90,21 @@ export const SCHEMA_MIGRATIONS: readonly SchemaMigration[] = [
         ADD COLUMN window_successes integer[] NOT NULL DEFAULT '{}'`,
     ],
   },
+  {
+    version: 4,
+    description: 'turn claims: one running turn per session across gateways',
+    // A session's row is never deleted (a release only ends it), so its token only grows.
+    statements: (s) => [
+      `CREATE TABLE ${s}.turn_claims (
+        session_id text PRIMARY KEY,
+        token bigint NOT NULL,
+        owner text NOT NULL,
+        turn_id text NOT NULL,
+        claimed_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL
+      )`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -63,6 +63,8 @@ export type { KeelPlugin, PluginClassifierRule, PluginTool } from './plugin';
 export type {
   AppendOptions,
   AppendResult,
+  ClaimTurnOptions,
+  ClaimTurnResult,
   FenceCallOptions,
   InspectOptions,
   LeaseEvent,
@@ -75,6 +77,7 @@ export type {
   SessionStorage,
   SessionTakeoverErrorShape,
   SessionTakeoverPhase,
+  SessionTurnClaims,
   StorageCallOptions,
   StorageErrorShape,
   StorageFailureReason,
@@ -82,6 +85,8 @@ export type {
   TranscriptChangeKind,
   TranscriptRead,
   TranscriptState,
+  TurnClaim,
+  TurnClaimHolder,
 } from './storage';
 export type {
   CompactionEntry,

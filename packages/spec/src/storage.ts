@@ -166,6 +166,64 @@ export interface InspectOptions extends StorageCallOptions {
   maxBytes?: number;
 }
 
+/** Who runs a session's turn, as a turn claim records it. */
+export interface TurnClaimHolder {
+  /** The gateway (process) that runs the turn, as it named itself when claiming. */
+  readonly owner: string;
+  readonly turnId: string;
+  /** The claim's fencing token: a decimal integer string that only grows per session (`BigInt`). */
+  readonly token: string;
+}
+
+/**
+ * A session's running turn, held by one gateway at a time across every gateway of the store: the
+ * claim lives while its holder calls `heartbeat` more often than its `ttlMs` (the store does not
+ * heartbeat on its own: a frozen turn must lose its claim). Expiry is judged by the store's clock
+ * (the database's, or the lock file's heartbeat). Once it expired, another gateway may claim the
+ * session with a larger token; the late holder then finds it is no longer held.
+ */
+export interface TurnClaim extends TurnClaimHolder {
+  readonly sessionId: string;
+  readonly released: boolean;
+  /** True while this claim is still the session's current one. */
+  isHeld(options?: StorageCallOptions): Promise<boolean>;
+  /**
+   * Extends the claim now. Rejects with a `session_takeover` error (`lock-lost`, or
+   * `stale-token` when a newer claim exists) once it is gone.
+   */
+  heartbeat(options?: StorageCallOptions): Promise<void>;
+  /** Lets the session's turn go if this claim still holds it. Idempotent; takes no signal. */
+  release(): Promise<void>;
+}
+
+export interface ClaimTurnOptions extends StorageCallOptions {
+  /** The claiming gateway's id (stable for the process, unique among gateways). */
+  owner: string;
+  turnId: string;
+  /** How long the claim lives without a heartbeat; default the store's lease ttl. */
+  ttlMs?: number;
+}
+
+/** A claim taken, or who holds the session's running turn now. */
+export type ClaimTurnResult =
+  | { readonly claimed: true; readonly claim: TurnClaim }
+  | { readonly claimed: false; readonly holder: TurnClaimHolder };
+
+/**
+ * The turn claims of a store's sessions: at most one running turn per session across every
+ * gateway. An optional capability of `SessionStorage` (`turnClaims`), so stores without it keep
+ * working within one process.
+ */
+export interface SessionTurnClaims {
+  /** One attempt, never waits: the claim (an expired one is taken over), or its live holder. */
+  claimTurn(sessionId: string, options: ClaimTurnOptions): Promise<ClaimTurnResult>;
+  /** The live holder of the session's running turn; `undefined` when none (released or expired). */
+  currentTurn(
+    sessionId: string,
+    options?: StorageCallOptions,
+  ): Promise<TurnClaimHolder | undefined>;
+}
+
 /**
  * Where session transcripts live, with fenced writes: the port the session fence, compaction and
  * the orchestrator use, implemented by the file store (`@keel/session-fence`) and by
@@ -200,6 +258,11 @@ export interface SessionStorage {
   inspectTrailingToolUses(sessionId: string, options?: InspectOptions): Promise<TrailingToolUses>;
   /** Every session id with a transcript, in no particular order. */
   list(options?: StorageCallOptions): Promise<string[]>;
+  /**
+   * The turn claims across gateways (`@keel/session-fence`'s file store and
+   * `@keel/session-store-postgres` have them); absent in stores that serve one process.
+   */
+  readonly turnClaims?: SessionTurnClaims;
 }
 
 /** Where a session fence stands: never acquired, lease held, released around a model call, or over. */

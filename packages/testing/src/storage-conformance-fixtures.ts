@@ -21,6 +21,8 @@ export interface SessionStorageConformanceOptions {
    * session (it expects a `coordination` error); default 200.
    */
   contendedLeaseTimeoutMs?: number;
+  /** Also check the storage's turn claims (`turnClaims`, an optional capability); default false. */
+  turnClaims?: boolean;
 }
 
 const timestamp = '2026-01-01T00:00:00.000Z';

@@ -11,7 +11,11 @@ export {
 export type { CompactionProviderConformanceOptions } from './compaction-conformance-types';
 export type { ProviderHealthUnderTestOptions } from './health-conformance';
 export { describeProviderHealthConformance } from './health-conformance';
-export { describeSessionStorageConformance, sessionStorageChecks } from './storage-conformance';
+export {
+  describeSessionStorageConformance,
+  sessionStorageChecks,
+  turnClaimChecks,
+} from './storage-conformance';
 export type {
   SessionStorageConformanceOptions,
   SessionStorageUnderTest,
