@@ -1,11 +1,14 @@
+import { access, constants } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createProviderHealth } from '@keel/orchestrator';
-import { createTranscriptStore } from '@keel/session-fence';
+import { createTranscriptStore, StorageError } from '@keel/session-fence';
 import {
   createPostgresProviderHealth,
   createPostgresSessionStorage,
 } from '@keel/session-store-postgres';
 import type { ProviderHealth, SessionStorage } from '@keel/spec';
 import type { KeelConfig } from '../config/config-schema';
+import { type StorageStatus, watchStorage } from './storage-status';
 
 /** The provider-health options both healths take (the in-process and the PostgreSQL one). */
 type HealthRules = NonNullable<Parameters<typeof createProviderHealth>[0]>;
@@ -16,6 +19,8 @@ export interface StorageSetup {
   health: ProviderHealth;
   /** Whether other gateways may share these sessions (then recovery waits before answering). */
   shared: boolean;
+  /** The store's failures, skipped lines and readiness (`/healthz`). */
+  status: StorageStatus;
   close(): Promise<void>;
 }
 
@@ -26,28 +31,32 @@ export interface StorageSetup {
 export function createStorage(config: KeelConfig): StorageSetup {
   const rules = healthRulesOf(config);
   if (config.storage.kind === 'postgres') {
-    const { url, leaseTtlMs } = config.storage;
+    const { url, leaseTtlMs, timeouts } = config.storage;
     const storage = createPostgresSessionStorage({
       connectionString: url,
       ...(leaseTtlMs === undefined ? {} : { lease: { ttlMs: leaseTtlMs } }),
+      ...(timeouts === undefined ? {} : { timeouts }),
     });
     const health = createPostgresProviderHealth({ connectionString: url, ...rules });
     return {
       storage,
       health,
       shared: true,
+      status: watchStorage(storage, (signal) => storage.ping({ signal })),
       async close() {
         await Promise.allSettled([storage.close(), health.close()]);
       },
     };
   }
+  const storage = createTranscriptStore({
+    sessionsDir: config.sessionsDir,
+    fsync: config.storage.fsync,
+  });
   return {
-    storage: createTranscriptStore({
-      sessionsDir: config.sessionsDir,
-      fsync: config.storage.fsync,
-    }),
+    storage,
     health: createProviderHealth(rules),
     shared: false,
+    status: watchStorage(storage, () => writableDirectory(storage.sessionsDir)),
     async close() {},
   };
 }
@@ -67,4 +76,27 @@ export function healthRulesOf(config: KeelConfig): HealthRules {
     probeTimeoutMs: health.probeTimeoutMs,
     longRetryAfterMs: config.retry.maxWaitMs,
   };
+}
+
+/**
+ * Resolves while the sessions directory (or, before the first session, the nearest folder above it
+ * that exists) may be written: a read-only mount or a folder without write permission rejects.
+ */
+async function writableDirectory(dir: string): Promise<void> {
+  for (let current = resolve(dir); ; current = resolve(current, '..')) {
+    try {
+      await access(current, constants.W_OK);
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'ENOENT' && resolve(current, '..') !== current) continue;
+      const reason = code === 'EROFS' ? 'read_only' : code === 'EACCES' ? 'permission' : 'io';
+      throw new StorageError({
+        reason,
+        operation: 'ready',
+        code: typeof code === 'string' ? code : undefined,
+        cause: error,
+      });
+    }
+  }
 }

@@ -122,6 +122,19 @@ export const configSchema = z
            * or froze. Default 10 000 ms.
            */
           leaseTtlMs: z.number().int().min(100).optional(),
+          /**
+           * Bounds on every wait on the database (a new connection, a query's answer, a statement
+           * on the server; defaults 5 000, 15 000 and 10 000 ms): a database that is down or frozen
+           * fails the turn with a `storage` error instead of hanging it. Keep them well under
+           * `turn.timeoutMs`.
+           */
+          timeouts: z
+            .strictObject({
+              connectMs: z.number().int().positive().optional(),
+              queryMs: z.number().int().positive().optional(),
+              statementMs: z.number().int().positive().optional(),
+            })
+            .optional(),
         }),
       ])
       .prefault({ kind: 'file' }),

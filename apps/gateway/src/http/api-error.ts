@@ -8,6 +8,8 @@ export type ApiErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unavailable'
+  | 'insufficient_storage'
+  | 'storage_unavailable'
   | 'internal';
 
 export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
@@ -17,6 +19,10 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unavailable: 503,
+  /** The store is full (a disk or quota, or the database's disk): nothing could be stored. */
+  insufficient_storage: 507,
+  /** The store failed otherwise: read-only, unreachable, frozen, out of descriptors. */
+  storage_unavailable: 503,
   internal: 500,
 };
 
@@ -47,3 +53,12 @@ export function sendError(reply: FastifyReply, code: ApiErrorCode, message: stri
   if (wire !== undefined) return wire(reply, { code, status, message });
   return reply.code(status).type('application/json').send({ error: { code, message } });
 }
+
+/** The JSON error code for a storage failure of `reason`: `507` for a full store, else `503`. */
+export function storageErrorCode(reason: string | undefined): ApiErrorCode {
+  return reason === 'no_space' ? 'insufficient_storage' : 'storage_unavailable';
+}
+
+/** What a client is told when its request could not be stored (never the system error). */
+export const STORAGE_ERROR_MESSAGE =
+  'The message could not be stored (the storage is full or unavailable); please try again later.';

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendError } from './api-error';
+import { asStorageError, type StorageStatus } from '../compose/storage-status';
+import { STORAGE_ERROR_MESSAGE, sendError, storageErrorCode } from './api-error';
 import { describeValidation, type ValidationIssue } from './describe-validation';
 
 /**
@@ -42,6 +43,17 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: numb
         thrown instanceof SyntaxError ? 'The body is not valid JSON' : 'The request is not valid',
       );
     }
+    const storage = asStorageError(thrown);
+    if (storage !== undefined) {
+      request.log.error(
+        {
+          storage: { reason: storage.reason, operation: storage.operation, code: storage.code },
+          sessionId: storage.sessionId,
+        },
+        'request failed in storage',
+      );
+      return sendError(reply, storageErrorCode(storage.reason), STORAGE_ERROR_MESSAGE);
+    }
     request.log.error({ err: { type: thrown.name, code: thrown.code } }, 'request failed');
     return sendError(reply, 'internal', 'Internal error');
   });
@@ -49,6 +61,31 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: numb
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 'not_found', `No route ${request.method} ${pathOf(request.url)}`),
   );
+}
+
+/**
+ * A turn that ended because its message could not be stored (`errorKind: "storage"`) is answered
+ * with the outcome body under `507 Insufficient Storage` when the store is full, else `503`
+ * (a read-only directory, a database down or frozen): a client and its retries see a storage
+ * failure, not a 200.
+ */
+export function registerStorageOutcomes(app: FastifyInstance, status: StorageStatus): void {
+  app.addHook('preSerialization', async (request, reply, payload: unknown) => {
+    if (!isStorageOutcome(payload) || reply.statusCode !== 200) return payload;
+    // The failure itself is logged at error level where it happens (`routes-ops`).
+    const sessionId = (request.params as { sessionId?: unknown } | undefined)?.sessionId;
+    const failure =
+      (typeof sessionId === 'string' ? status.failureOf(sessionId) : undefined) ??
+      status.lastFailure;
+    reply.code(failure?.reason === 'no_space' ? 507 : 503);
+    return payload;
+  });
+}
+
+function isStorageOutcome(payload: unknown): boolean {
+  if (typeof payload !== 'object' || payload === null) return false;
+  const body = payload as { outcome?: unknown; errorKind?: unknown };
+  return body.outcome === 'error' && body.errorKind === 'storage';
 }
 
 /**

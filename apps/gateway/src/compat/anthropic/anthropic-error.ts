@@ -29,6 +29,8 @@ const GATEWAY_ERROR_TYPES: Record<ApiErrorCode, AnthropicErrorType> = {
   payload_too_large: 'request_too_large',
   unsupported_media_type: 'invalid_request_error',
   unavailable: 'api_error',
+  insufficient_storage: 'api_error',
+  storage_unavailable: 'api_error',
   internal: 'api_error',
 };
 
@@ -101,6 +103,12 @@ export function kindError(kind: ErrorKind): AnthropicError {
         status: 400,
         type: 'invalid_request_error',
         message: 'The request was refused by the provider’s content policy.',
+      };
+    case 'storage':
+      return {
+        status: 503,
+        type: 'api_error',
+        message: 'The gateway could not store this request. Please try again later.',
       };
     case 'timeout':
     case 'connection':

@@ -31,6 +31,8 @@ const TYPE_OF_CODE: Record<ApiErrorCode, [type: string, code: string | null]> = 
   payload_too_large: ['invalid_request_error', 'payload_too_large'],
   unsupported_media_type: ['invalid_request_error', 'unsupported_media_type'],
   unavailable: ['server_error', 'unavailable'],
+  insufficient_storage: ['server_error', 'insufficient_storage'],
+  storage_unavailable: ['server_error', 'unavailable'],
   internal: ['server_error', null],
 };
 
@@ -100,6 +102,7 @@ function statusOf(kind: ErrorKind): [status: number, type: string, code: string 
     case 'caller_abort':
     case 'session_takeover':
     case 'coordination':
+    case 'storage':
       return [503, 'server_error', 'unavailable'];
     case 'auth':
     case 'billing':
