@@ -149,6 +149,7 @@ export async function createGatewayRuntime(
       stallTimeoutMs: config.turn.stallTimeoutMs,
     },
     lockTimeoutMs: config.turn.lockTimeoutMs,
+    maxReplyBytes: config.turn.maxReplyBytes,
     queueMode: config.queue.mode,
     ...(config.turn.system === undefined ? {} : { system: config.turn.system }),
   });
