@@ -1,4 +1,5 @@
 import type {
+  AppendResult,
   LeaseEvent,
   SessionFenceStatus,
   SessionLease,
@@ -6,6 +7,7 @@ import type {
   SessionTakeoverPhase,
   SessionFence as SpecSessionFence,
   TranscriptChangeKind,
+  TranscriptEntry,
   TranscriptState,
 } from '@keel/spec';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
@@ -31,6 +33,14 @@ export interface SessionFence extends SpecSessionFence {
   readonly takeover: SessionTakeoverError | undefined;
 }
 
+/** Appends that share one write: the first one's queued step, and those that joined it meanwhile. */
+interface AppendBatch {
+  members: Array<{ entries: readonly TranscriptEntry[]; signal: AbortSignal | undefined }>;
+  /** The members whose entries the write carried (not aborted when it started). */
+  written: Set<AppendBatch['members'][number]>;
+  result: Promise<AppendResult>;
+}
+
 /** Creates the fence for one turn of one session. */
 export function createSessionFence(options: SessionFenceOptions): SessionFence {
   const { storage, sessionId } = options;
@@ -40,11 +50,46 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   let expected: TranscriptState | undefined;
   let takeover: SessionTakeoverError | undefined;
   let queue: Promise<unknown> = Promise.resolve();
+  // The append waiting its turn in the queue: appends called meanwhile join it (group commit).
+  let openBatch: AppendBatch | undefined;
 
   function serial<T>(task: () => Promise<T>): Promise<T> {
+    openBatch = undefined;
     const result = queue.then(task);
     queue = result.catch(() => undefined);
     return result;
+  }
+
+  /** Writes a batch's entries in one append (one write, one fsync), as the fence's next step. */
+  async function writeBatch(batch: AppendBatch): Promise<AppendResult> {
+    if (openBatch === batch) openBatch = undefined;
+    // A member that gave up before its turn came is left out; once the write starts, it runs to
+    // the end for everyone (one member's abort must not undo the others' messages).
+    for (const member of batch.members) if (!member.signal?.aborted) batch.written.add(member);
+    const members = [...batch.written];
+    if (members.length === 0) throw batch.members[0]?.signal?.reason;
+    const signal = members.length === 1 ? members[0]?.signal : undefined;
+    assertStatus(['held', 'released'], 'append through');
+    const state = currentExpected();
+    const temporary = status === 'released';
+    const writeLease = temporary ? await takeLease(signal) : lease;
+    try {
+      const result = await storage.append(
+        sessionId,
+        members.flatMap((member) => member.entries),
+        { ...(signal === undefined ? {} : { signal }), lease: writeLease, expected: state },
+      );
+      expected = result.state;
+      return result;
+    } catch (error) {
+      // Awaited here, so the rejection is handled before `finally` lets the lease go.
+      if (SessionTakeoverError.isInstance(error)) {
+        return await takenOver('write', error.change, error);
+      }
+      throw error;
+    } finally {
+      if (temporary) await writeLease?.release();
+    }
   }
 
   function takeLease(signal: AbortSignal | undefined): Promise<SessionLease> {
@@ -155,28 +200,22 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     },
 
     append(entries, callOptions = {}) {
-      return serial(async () => {
-        assertStatus(['held', 'released'], 'append through');
-        const state = currentExpected();
-        const temporary = status === 'released';
-        const writeLease = temporary ? await takeLease(callOptions.signal) : lease;
-        try {
-          const result = await storage.append(sessionId, entries, {
-            ...callOptions,
-            lease: writeLease,
-            expected: state,
-          });
-          expected = result.state;
-          return result;
-        } catch (error) {
-          // Awaited here, so the rejection is handled before `finally` lets the lease go.
-          if (SessionTakeoverError.isInstance(error)) {
-            return await takenOver('write', error.change, error);
-          }
-          throw error;
-        } finally {
-          if (temporary) await writeLease?.release();
-        }
+      const member = { entries, signal: callOptions.signal };
+      let batch = openBatch;
+      if (batch === undefined) {
+        const created: AppendBatch = {
+          members: [],
+          written: new Set(),
+          result: undefined as never,
+        };
+        created.result = serial(() => writeBatch(created));
+        openBatch = batch = created;
+      }
+      batch.members.push(member);
+      const written = batch.written;
+      return batch.result.then((result) => {
+        if (!written.has(member)) throw member.signal?.reason;
+        return result;
       });
     },
 
