@@ -70,7 +70,7 @@ describe('createEventLog bounds', () => {
     expect(log.bytes()).toBe(before - sizeOf(decision('old')) + sizeOf(decision('s2')));
   });
 
-  it('keeps a reply over maxEventBytes as a marked preview; the follower still gets it whole', () => {
+  it('keeps a reply over maxEventBytes as a marked preview, and hands followers the same', () => {
     const log = createEventLog({ maxEventBytes: 4096 });
     const followed: TurnEvent[] = [];
     log.follow('s1', (event) => followed.push(event));
@@ -81,7 +81,18 @@ describe('createEventLog bounds', () => {
     expect(sizeOf(kept as TurnEvent)).toBeLessThanOrEqual(4096);
     expect(kept?.type === 'turn-end' && kept.outcome.text.startsWith('xxxx')).toBe(true);
     expect(log.bytes()).toBeLessThanOrEqual(4096);
-    expect(followed[0]?.type === 'turn-end' && followed[0].outcome.text).toBe(reply);
+    expect(followed).toEqual([kept]);
+    // Text deltas are followed as they come, never cut (each is one small piece).
+    const delta: TurnEvent = {
+      sessionId: 's1',
+      turnId: 't',
+      type: 'model-event',
+      at: 2,
+      attempt: 1,
+      event: { type: 'text-delta', text: 'd'.repeat(10_000) },
+    };
+    log.record(delta);
+    expect(followed[1]).toEqual(delta);
   });
 
   it('keeps at most perSession events per session', () => {

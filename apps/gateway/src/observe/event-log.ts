@@ -21,7 +21,10 @@ export interface EventLogOptions {
    * default 1 hour.
    */
   maxAgeMs?: number;
-  /** One event's bytes at most: a longer one is kept with its long texts cut; default 64 KiB. */
+  /**
+   * One event's bytes at most: a longer one is kept, and handed to followers, with its long texts
+   * cut (`truncated: true`); default 64 KiB.
+   */
   maxEventBytes?: number;
   /** Milliseconds now; default `Date.now`. */
   now?: () => number;
@@ -108,8 +111,18 @@ export function createEventLog(options: EventLogOptions = {}): EventLog {
 
   return {
     record(raw) {
-      const event = publicEvent(raw);
-      (isCall(event.sessionId) ? calls : sessions).add(event);
+      let event = publicEvent(raw);
+      let bytes: number | undefined;
+      if (!isTextDelta(event)) {
+        // Kept and followed alike: a long event is cut once, before anyone sees it.
+        bytes = sizeOf(event);
+        if (bytes > limits.maxEventBytes) {
+          event = trimEvent(event, bytes, limits.maxEventBytes);
+          bytes = sizeOf(event);
+          if (bytes > limits.maxEventBytes) bytes = undefined; // nothing long left: followed only
+        }
+      }
+      (isCall(event.sessionId) ? calls : sessions).add(event, bytes);
       for (const listener of everyone) notify(listener, event);
     },
     recent: sessions.recent,
@@ -129,7 +142,7 @@ function createHistory(
   limits: Limits,
   maxIds: number,
   budget: Budget,
-): EventHistory & { add(event: TurnEvent): void } {
+): EventHistory & { add(event: TurnEvent, bytes: number | undefined): void } {
   /** Least recently active first (an id is re-inserted on each event). */
   const byId = new Map<string, Story>();
   budget.histories.push(byId);
@@ -170,8 +183,9 @@ function createHistory(
   };
 
   return {
-    add(event) {
-      if (!isTextDelta(event)) keep(event);
+    /** Follows `event`; keeps it too when it has a size (text deltas and oversized events: not). */
+    add(event, bytes) {
+      if (bytes !== undefined) keep(event, bytes);
       for (const listener of followers.get(event.sessionId) ?? []) notify(listener, event);
     },
     recent(id, limit = limits.perId) {
@@ -197,16 +211,9 @@ function createHistory(
     },
   };
 
-  function keep(raw: TurnEvent): void {
+  function keep(event: TurnEvent, bytes: number): void {
     const now = limits.now();
     sweepIdle(now);
-    let event: TurnEvent = raw;
-    let bytes = sizeOf(event);
-    if (bytes > limits.maxEventBytes) {
-      event = trimEvent(event, bytes, limits.maxEventBytes);
-      bytes = sizeOf(event);
-      if (bytes > limits.maxEventBytes) return; // nothing long left to cut: followed, not kept
-    }
     let story = byId.get(event.sessionId);
     if (story === undefined) story = { events: [], bytes: 0, lastAt: now, order: 0 };
     else byId.delete(event.sessionId); // re-inserted below: most recent last
