@@ -1,0 +1,105 @@
+// `pnpm mutation`: Stryker over @keel/orchestrator and @keel/error-classification (incremental),
+// then MUTATION.md at the root: the score per package, per decision-core file, and every mutant
+// that survived — with the reason it is equivalent when tools/mutation/equivalent.json gives one.
+// Slow on two cores, so never part of CI or `pnpm check`.
+//   MUTATION_PACKAGES=orchestrator     only these packages (comma-separated directory names)
+//   MUTATION_FILES=src/decide.ts,...   only these files (globs, relative to the package)
+//   MUTATION_CONCURRENCY=2             Stryker's test runners (default 1)
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PACKAGES = ['orchestrator', 'error-classification'];
+const DECISION_CORE = [
+  'decide',
+  'act-on-failure',
+  'run-turn',
+  'attempt-plan',
+  'health-rules',
+  'live-switch',
+  'session-queue',
+].map((name) => `src/${name}.ts`);
+
+const chosen = (process.env['MUTATION_PACKAGES'] ?? PACKAGES.join(','))
+  .split(',')
+  .filter((name) => PACKAGES.includes(name));
+const equivalent = JSON.parse(readFileSync(join(root, 'tools/mutation/equivalent.json'), 'utf8'));
+
+for (const name of chosen) {
+  const cwd = join(root, 'packages', name);
+  console.log(`\n# Stryker: @keel/${name}`);
+  const run = spawnSync('pnpm', ['exec', 'stryker', 'run', 'stryker.config.mjs'], {
+    cwd,
+    stdio: 'inherit',
+  });
+  if (run.status !== 0) console.error(`Stryker ended with ${run.status} for @keel/${name}`);
+}
+
+/** Stryker's score: killed (and timed out) of the mutants that ran or had no test at all. */
+function score(mutants) {
+  const count = (...statuses) => mutants.filter((m) => statuses.includes(m.status)).length;
+  const killed = count('Killed', 'Timeout');
+  const survived = count('Survived');
+  const uncovered = count('NoCoverage');
+  const valid = killed + survived + uncovered;
+  return {
+    killed,
+    survived,
+    uncovered,
+    invalid: count('CompileError', 'RuntimeError'),
+    score: valid === 0 ? undefined : (100 * killed) / valid,
+  };
+}
+const percent = (value) => (value === undefined ? '—' : `${value.toFixed(1)} %`);
+const row = (label, s) =>
+  `| ${label} | ${percent(s.score)} | ${s.killed} | ${s.survived} | ${s.uncovered} | ${s.invalid} |`;
+
+const lines = [
+  '# Mutation testing',
+  '',
+  'Written by `pnpm mutation` (Stryker, incremental, `tools/mutation/run.mjs`); not part of CI.',
+  'Score = killed (or timed out) ÷ (killed + survived + no coverage); type errors are not counted.',
+  '',
+];
+for (const name of PACKAGES) {
+  const report = join(root, 'packages', name, 'node_modules/.cache/stryker/mutation.json');
+  if (!existsSync(report)) {
+    lines.push(`## @keel/${name}`, '', 'Not run yet on this machine.', '');
+    continue;
+  }
+  const { files } = JSON.parse(readFileSync(report, 'utf8'));
+  const byFile = Object.entries(files).map(([path, file]) => [
+    path.slice(path.indexOf('src/')),
+    file.mutants,
+  ]);
+  const all = byFile.flatMap(([, mutants]) => mutants);
+  lines.push(`## @keel/${name}`, '');
+  lines.push('| files | score | killed | survived | no coverage | type errors |');
+  lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+  lines.push(row(`all mutated (${byFile.length})`, score(all)));
+  const core = byFile.filter(([path]) => DECISION_CORE.includes(path));
+  if (core.length > 0) {
+    lines.push(row('decision core', score(core.flatMap(([, mutants]) => mutants))));
+    for (const [path, mutants] of core) lines.push(row(`\`${path}\``, score(mutants)));
+  }
+  const left = byFile.flatMap(([path, mutants]) =>
+    mutants
+      .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
+      .map((m) => ({ path, ...m })),
+  );
+  lines.push('', `### Surviving mutants (${left.length})`, '');
+  if (left.length === 0) lines.push('None.');
+  for (const m of left) {
+    const key = `${name}/${m.path}:${m.location.start.line}:${m.mutatorName}`;
+    const reason = equivalent[key] ?? 'not killed yet';
+    const replacement = (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80);
+    lines.push(
+      `- \`${m.path}:${m.location.start.line}\` ${m.mutatorName} → \`${replacement}\` (${m.status}): ${reason}`,
+    );
+  }
+  lines.push('');
+}
+writeFileSync(join(root, 'MUTATION.md'), `${lines.join('\n')}\n`);
+console.log('\nMUTATION.md written.');
