@@ -1,6 +1,8 @@
 // Mutation testing of @keel/orchestrator (`pnpm mutation` at the root; not in CI: slow on 2 cores).
 // MUTATION_FILES (comma-separated globs) narrows what is mutated, e.g. the decision core only.
 const files = process.env.MUTATION_FILES?.split(',').filter(Boolean);
+// Each selection keeps its own incremental state and report; tools/mutation/run.mjs merges them.
+const tag = files === undefined ? 'all' : files.join('+').replace(/[^\w+.-]/g, '_');
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -24,10 +26,10 @@ export default {
   timeoutMS: 20_000,
   timeoutFactor: 2,
   incremental: true,
-  incrementalFile: 'node_modules/.cache/stryker/incremental.json',
-  tempDirName: 'node_modules/.stryker-tmp',
+  incrementalFile: `node_modules/.cache/stryker/incremental-${tag}.json`,
+  tempDirName: `node_modules/.stryker-tmp-${tag}`,
   cleanTempDir: 'always',
   reporters: ['json', 'clear-text', 'progress'],
-  jsonReporter: { fileName: 'node_modules/.cache/stryker/mutation.json' },
+  jsonReporter: { fileName: `node_modules/.cache/stryker/mutation-${tag}.json` },
   thresholds: { high: 90, low: 85, break: null },
 };

@@ -5,8 +5,9 @@
 //   MUTATION_PACKAGES=orchestrator     only these packages (comma-separated directory names)
 //   MUTATION_FILES=src/decide.ts,...   only these files (globs, relative to the package)
 //   MUTATION_CONCURRENCY=2             Stryker's test runners (default 1)
+//   MUTATION_REPORT_ONLY=1             write MUTATION.md from the reports already there
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,7 +28,7 @@ const chosen = (process.env['MUTATION_PACKAGES'] ?? PACKAGES.join(','))
   .filter((name) => PACKAGES.includes(name));
 const equivalent = JSON.parse(readFileSync(join(root, 'tools/mutation/equivalent.json'), 'utf8'));
 
-for (const name of chosen) {
+for (const name of process.env['MUTATION_REPORT_ONLY'] === '1' ? [] : chosen) {
   const cwd = join(root, 'packages', name);
   console.log(`\n# Stryker: @keel/${name}`);
   const run = spawnSync('pnpm', ['exec', 'stryker', 'run', 'stryker.config.mjs'], {
@@ -64,12 +65,22 @@ const lines = [
   '',
 ];
 for (const name of PACKAGES) {
-  const report = join(root, 'packages', name, 'node_modules/.cache/stryker/mutation.json');
-  if (!existsSync(report)) {
+  // Every selection's last report (MUTATION_FILES runs keep their own), the newest per file.
+  const dir = join(root, 'packages', name, 'node_modules/.cache/stryker');
+  const reports = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((file) => /^mutation.*\.json$/.test(file))
+        .map((file) => join(dir, file))
+        .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)
+    : [];
+  if (reports.length === 0) {
     lines.push(`## @keel/${name}`, '', 'Not run yet on this machine.', '');
     continue;
   }
-  const { files } = JSON.parse(readFileSync(report, 'utf8'));
+  const files = Object.assign(
+    {},
+    ...reports.map((report) => JSON.parse(readFileSync(report, 'utf8')).files),
+  );
   const byFile = Object.entries(files).map(([path, file]) => [
     path.slice(path.indexOf('src/')),
     file.mutants,
