@@ -125,6 +125,8 @@ export function createFileTurnClaims(context: StoreContext): SessionTurnClaims {
         lock: handle.owner.token,
       };
       await writeRecord(sessionId, record);
+      // Granted as the caller gave up: nobody would release it.
+      options.signal?.throwIfAborted();
       return { claimed: true, claim: createClaim(sessionId, record, handle) };
     } catch (error) {
       await handle.release();

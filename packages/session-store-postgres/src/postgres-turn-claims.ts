@@ -64,9 +64,9 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
     }
     await context.gate.ready(options.signal);
     for (;;) {
-      const { rows } = await abortable(
-        pool.query(
-          `INSERT INTO ${context.gate.schema}.turn_claims AS c
+      // Not abandoned half-way on abort: a claim granted as the caller gave up is released below.
+      const { rows } = await pool.query(
+        `INSERT INTO ${context.gate.schema}.turn_claims AS c
               (session_id, token, owner, turn_id, claimed_at, expires_at)
             VALUES ($1, 1, $2, $3, clock_timestamp(),
               clock_timestamp() + $4::float8 * interval '1 millisecond')
@@ -75,9 +75,7 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
               expires_at = excluded.expires_at
               WHERE c.expires_at <= clock_timestamp()
             RETURNING c.token::text AS token`,
-          [sessionId, options.owner, options.turnId, Math.ceil(ttlMs)],
-        ),
-        options.signal,
+        [sessionId, options.owner, options.turnId, Math.ceil(ttlMs)],
       );
       const granted = rows[0];
       if (granted !== undefined) {
@@ -86,7 +84,12 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
           turnId: options.turnId,
           token: String(granted['token']),
         };
-        return { claimed: true, claim: createClaim(sessionId, holder, Math.ceil(ttlMs)) };
+        const claim = createClaim(sessionId, holder, Math.ceil(ttlMs));
+        if (options.signal?.aborted) {
+          await claim.release();
+          throw options.signal.reason;
+        }
+        return { claimed: true, claim };
       }
       const holder = await currentTurn(sessionId, options);
       // The holder released or expired in between: one more try.
