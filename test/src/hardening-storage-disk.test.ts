@@ -100,6 +100,26 @@ describe.runIf(mountable)('storage failures (tmpfs and bind mounts; needs root)'
     expect(gateway.child.exitCode).toBeNull();
   });
 
+  it('a restart on a full disk: the gateway starts, answers 507 storage errors and stays up (no crash loop)', async () => {
+    const disk = mountSmallDisk(1024 * 1024);
+    cleanups.push(() => disk.remove());
+    const sessionsDir = `${disk.dir}/sessions`;
+    const first = await gatewayOn(sessionsDir);
+    primary.enqueue({ type: 'ok', text: 'stored before the disk filled' });
+    expect((await sendMessage(first, 'restarted', { text: 'one' })).status).toBe(200);
+    await first.stop();
+    await disk.fill();
+
+    const second = await gatewayOn(sessionsDir);
+    const refused = await sendMessage(second, 'restarted', { text: 'two' });
+    expect(refused.status).toBe(507);
+    expect(refused.body).toMatchObject({ outcome: 'error', errorKind: 'storage' });
+    const fresh = await sendMessage(second, 'another-new-session', { text: 'three' });
+    expect(fresh.status).toBe(507);
+    expect(second.child.exitCode).toBeNull();
+    expect(primary.requests).toHaveLength(1);
+  });
+
   it('a disk that fills while the model answers: a 507 storage error, the model asked once, no fallback model asked', async () => {
     const disk = mountSmallDisk(1024 * 1024);
     cleanups.push(() => disk.remove());
