@@ -32,7 +32,7 @@ describe('lockTimeoutMs bounds the lease wait whatever the fence allows', () => 
     timeout: 20_000,
   }, async () => {
     harness = await createHarness({
-      overrides: { lockTimeoutMs: 200, fences: patientFences(() => harness!) },
+      overrides: { lockTimeoutMs: 1_000, fences: patientFences(() => harness!) },
     });
     const other = await harness.storage.lease('s1');
     let outcome: Awaited<ReturnType<Harness['orchestrator']['runTurn']>>;
@@ -54,7 +54,7 @@ describe('lockTimeoutMs bounds the lease wait whatever the fence allows', () => 
     timeout: 20_000,
   }, async () => {
     harness = await createHarness({
-      overrides: { lockTimeoutMs: 200, fences: patientFences(() => harness!) },
+      overrides: { lockTimeoutMs: 1_000, fences: patientFences(() => harness!) },
     });
     const other = await harness.storage.lease('s1');
     try {
@@ -62,7 +62,7 @@ describe('lockTimeoutMs bounds the lease wait whatever the fence allows', () => 
         .selectModel('s1', 'backup/fallback')
         .catch((caught: unknown) => caught);
       expect(error).toMatchObject({ keelKind: 'coordination' });
-      expect(String(error)).toContain('lockTimeoutMs (200 ms)');
+      expect(String(error)).toContain('lockTimeoutMs (1000 ms)');
     } finally {
       await other.release();
     }
