@@ -37,7 +37,11 @@ export function createStorage(config: KeelConfig): StorageSetup {
       ...(leaseTtlMs === undefined ? {} : { lease: { ttlMs: leaseTtlMs } }),
       ...(timeouts === undefined ? {} : { timeouts }),
     });
-    const health = createPostgresProviderHealth({ connectionString: url, ...rules });
+    const health = createPostgresProviderHealth({
+      connectionString: url,
+      ...(timeouts === undefined ? {} : { timeouts }),
+      ...rules,
+    });
     return {
       storage,
       health,
