@@ -186,7 +186,7 @@ async function play(
     overrides: {
       maxSteps: overrides.maxSteps,
       // No behaviour here is silent before its first chunk: a loaded machine never trips that limit.
-      callTimeouts: { firstTokenTimeoutMs: 10_000, stallTimeoutMs: 300, timeoutMs: 20_000 },
+      callTimeouts: { firstTokenTimeoutMs: 10_000, stallTimeoutMs: 500, timeoutMs: 20_000 },
     },
     beforeStreamEnds: async () => {
       if (!foreignWrite) return;
