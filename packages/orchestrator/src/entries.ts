@@ -21,7 +21,8 @@ export interface EntryFactory {
     usage?: MessageEntry['usage'];
   }): MessageEntry;
   turnStart(fields: { turnId: string; messageId: string; clientMessageId?: string }): TurnEntry;
-  turnEnd(outcome: TurnOutcome): TurnEntry;
+  /** `text: false`: the reply is left out (its assistant messages hold it; see `replyTextOf`). */
+  turnEnd(outcome: TurnOutcome, options?: { text?: boolean }): TurnEntry;
   modelSelection(fields: {
     model: string;
     source: ModelSelectionEntry['source'];
@@ -39,7 +40,7 @@ export function createEntryFactory(createId: () => string, now: () => number): E
     turnStart(fields) {
       return dropUndefined({ type: 'turn', ...base(), phase: 'start', ...fields });
     },
-    turnEnd(outcome) {
+    turnEnd(outcome, options = {}) {
       return dropUndefined({
         type: 'turn',
         ...base(),
@@ -52,7 +53,7 @@ export function createEntryFactory(createId: () => string, now: () => number): E
             ? outcome.steeredMessageIds
             : undefined,
         outcome: outcome.kind,
-        text: outcome.text,
+        text: options.text === false ? undefined : outcome.text,
         model: outcome.model,
         provider: outcome.provider,
         errorKind: outcome.errorKind,

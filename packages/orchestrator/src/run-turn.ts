@@ -8,6 +8,7 @@ import type {
 } from '@keel/spec';
 import { abortEnding } from './abort-ending';
 import { MISSING_TOOL_RESULT } from './repair-tool-pairing';
+import { replyTextOf } from './reply-text';
 import { runModelCall } from './run-model-call';
 import { runTools } from './run-tools';
 import { trailingOrphans } from './trailing-orphans';
@@ -96,7 +97,13 @@ export async function runTurn(
     (turn.fence.status === 'held' || turn.fence.status === 'released')
   ) {
     try {
-      await append([...toWrite, runtime.entries.turnEnd(outcome)], false);
+      // A reply is stored once: in its messages, unless they would not give it back exactly.
+      const once =
+        outcome.kind === 'reply' &&
+        [replyTextOf(turn.entries, turn.turnId), replyTextOf(toWrite, turn.turnId)]
+          .filter((text) => text !== '')
+          .join('\n\n') === outcome.text;
+      await append([...toWrite, runtime.entries.turnEnd(outcome, { text: !once })], false);
     } catch (error) {
       outcome = stamp(
         turn,
@@ -144,7 +151,8 @@ function prepare(
   }
   if (message !== undefined) {
     const answer = facts.answers.get(message.messageId);
-    if (answer !== undefined) return { entries: [], stored: storedOutcome(message, answer) };
+    if (answer !== undefined)
+      return { entries: [], stored: storedOutcome(message, answer, turn.entries) };
   }
   const entries: TranscriptEntry[] = [];
   const orphans = trailingOrphans(turn.entries);
@@ -292,11 +300,15 @@ function stamp(
   };
 }
 
-/** The outcome a turn end stored, for a repeated `clientMessageId`. */
-function storedOutcome(message: MessageEntry, end: TurnEntry): TurnOutcome {
+/** The outcome a turn end stored, for a repeated `clientMessageId` (a reply from its messages). */
+function storedOutcome(
+  message: MessageEntry,
+  end: TurnEntry,
+  entries: readonly TranscriptEntry[],
+): TurnOutcome {
   return {
     kind: end.outcome ?? 'error',
-    text: end.text ?? '',
+    text: end.text ?? (end.outcome === 'reply' ? replyTextOf(entries, end.turnId) : ''),
     messageId: message.messageId,
     ...(message.clientMessageId === undefined ? {} : { clientMessageId: message.clientMessageId }),
     turnId: end.turnId,

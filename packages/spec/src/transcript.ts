@@ -80,7 +80,12 @@ export interface TurnEntry extends EntryBase {
   steeredMessageIds?: string[];
   /** On `end`: how the turn ended. */
   outcome?: TurnOutcomeKind;
-  /** On `end`: the user-facing text (the reply, or safe copy for the other outcomes). */
+  /**
+   * On `end`: the user-facing text — safe copy for an outcome other than a reply. A reply is
+   * stored once, in the turn's assistant messages (their text blocks joined, the messages joined
+   * by a blank line), and is left out here when they give it back exactly; transcripts written
+   * before that have it here too.
+   */
   text?: string;
   /** On `end`: `providerId/model` that answered (or was last tried). */
   model?: string;
