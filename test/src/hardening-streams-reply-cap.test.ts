@@ -1,7 +1,9 @@
 // Issue 21 item 11: one provider reply is capped (`turn.maxReplyBytes`): past it the turn ends
 // with a clear `error`, a streaming client is told to drop what it was shown (`discard`), and
-// nothing of the partial reply is stored. A reply within the cap is whole in the answer and the
-// transcript, while the session's recent events keep only a bounded preview of it.
+// nothing of the partial reply is stored. A reply within the cap is whole in the answer and, once,
+// in the transcript, while the session's recent events keep only a bounded preview of it.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -103,6 +105,9 @@ describe('turn.maxReplyBytes', () => {
     const answer = await sendMessage(gateway, 'cap-fits', { text: 'a lot, not too much' });
     expect(answer.body).toMatchObject({ outcome: 'reply', text });
     expect(await transcriptText('cap-fits')).toContain(text);
+    // Stored once: in the assistant message, not again in the turn's end.
+    const file = await readFile(join(gateway.dir, 'sessions', 'cap-fits.jsonl'), 'utf8');
+    expect(file.split(text).length - 1).toBe(1);
 
     const recent = await gateway.fetch('/v1/sessions/cap-fits/events');
     const body = await recent.text();
