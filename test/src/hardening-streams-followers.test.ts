@@ -2,6 +2,8 @@
 // `events.maxFollowers` a new follower is refused with `429` (the contract's error body), and a
 // follower whose socket never reads has its events dropped past `events.followerBufferBytes`:
 // once it reads again it gets a `gap` event with how many it missed, then the live events.
+// 30 such followers of 16 MB of replies grow the process by tens of MB, not hundreds.
+import { readFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,7 +139,39 @@ describe('event-stream followers', () => {
     expect(text.length).toBeLessThan((replies * replyBytes) / 2);
     stalled.socket.destroy();
   });
+
+  it('holds 30 stalled followers of 16 MB of replies in bounded memory', {
+    timeout: 300_000,
+  }, async () => {
+    const model = 'followers-rss';
+    const gateway = await gatewayWith(model, {});
+    expect((await sendMessage(gateway, 'warm-up', { text: 'hello' })).status).toBe(200);
+    const before = await rssOf(gateway);
+    const stalled = await Promise.all(
+      Array.from({ length: 30 }, () => stalledFollower(gateway.url, '/v1/events?follow=1')),
+    );
+    const replies = 8;
+    mock.enqueue(
+      ...Array.from({ length: replies }, () => ({
+        behavior: { type: 'ok' as const, text: 'r'.repeat(2_000_000), chunkSize: 4000 },
+        match: { model },
+      })),
+    );
+    for (let index = 0; index < replies; index += 1) {
+      expect((await sendMessage(gateway, `rss-${index}`, { text: 'long' })).status).toBe(200);
+    }
+    // Unbounded, each follower would hold what its socket did not take: over 10 MB each.
+    const grown = (await rssOf(gateway)) - before;
+    expect(grown).toBeLessThan(200 * 1024 * 1024);
+    for (const follower of stalled) follower.socket.destroy();
+  });
 });
+
+/** The gateway process's resident memory, in bytes (Linux `/proc`). */
+async function rssOf(gateway: GatewayProcess): Promise<number> {
+  const status = await readFile(`/proc/${gateway.child.pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024;
+}
 
 /** A follower over a raw socket that sends its request and then reads nothing until resumed. */
 function stalledFollower(
