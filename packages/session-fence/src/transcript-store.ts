@@ -119,7 +119,7 @@ export function createTranscriptStoreWith(
     list: (callOptions = {}) => asStorageCall('list', undefined, () => list(callOptions)),
 
     // One running turn per session across processes: `<id>.turn.lock` held for the whole turn.
-    turnClaims: createFileTurnClaims(context),
+    turnClaims: createFileTurnClaims(context, () => store),
   };
 
   async function lease(sessionId: string, leaseOptions: LeaseOptions): Promise<SessionLease> {

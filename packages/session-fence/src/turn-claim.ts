@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type {
   ClaimTurnOptions,
   ClaimTurnResult,
+  SessionStorage,
   SessionTurnClaims,
   StorageCallOptions,
   TranscriptChangeKind,
@@ -12,6 +13,7 @@ import type {
 } from '@keel/spec';
 import { abortableDelay } from './abortable-delay';
 import { observeLock } from './lock-file';
+import { createQueuedAppends } from './queued-appends';
 import { errorCode } from './safe-file';
 import { SessionTakeoverError } from './session-fence-error';
 import { assertValidSessionId } from './session-id';
@@ -37,9 +39,12 @@ const RECORD_WAIT_MS = 2_000;
  * The file store's turn claims, built on its lock: `<id>.turn.lock` is a session lock (owner
  * record, heartbeat by mtime, stale after the claim's ttl or when its holder's pid is dead) held
  * for the whole turn, and `<id>.turn` records who holds it and the claim's token, rewritten
- * (write, then rename) by each new holder under the lock.
+ * (write, then rename) by each new holder under the lock. Queued appends: `queued-appends.ts`.
  */
-export function createFileTurnClaims(context: StoreContext): SessionTurnClaims {
+export function createFileTurnClaims(
+  context: StoreContext,
+  storage: () => SessionStorage,
+): SessionTurnClaims {
   const staleMs = context.lock.staleMs ?? 10_000;
   const locks = new Map<string, InternalSessionLock>();
   const pathOf = (sessionId: string, extension: string) => {
@@ -175,5 +180,10 @@ export function createFileTurnClaims(context: StoreContext): SessionTurnClaims {
     };
   }
 
-  return { claimTurn, currentTurn };
+  const queued = createQueuedAppends(
+    storage,
+    (sessionId) => pathOf(sessionId, '.queued'),
+    context.durable,
+  );
+  return { claimTurn, currentTurn, ...queued };
 }

@@ -117,7 +117,7 @@ describe('the breaker window in PostgreSQL', () => {
         VALUES ('anthropic', 'sonnet', 'open', $1, 2, 0, '{1,2,3}')`,
       [until],
     );
-    expect(await migratePool(pool, schema, undefined)).toMatchObject({ from: 2, to: 4 });
+    expect(await migratePool(pool, schema, undefined)).toMatchObject({ from: 2, to: 5 });
     const health = createPostgresProviderHealth({ pool, schema });
     expect(await health.permit(sonnet)).toMatchObject({ allowed: false, reason: 'breaker-open' });
     expect((await health.snapshot()).breakers).toEqual([

@@ -8,17 +8,18 @@ import type {
 } from '@keel/spec';
 import { abortable } from './abortable';
 import type { PostgresPool } from './postgres-pool';
+import { createPostgresQueuedAppends } from './postgres-queued-appends';
 import {
   assertValidSessionId,
   PostgresStoreError,
   SessionTakeoverError,
 } from './postgres-store-error';
-import type { SchemaGate } from './schema-gate';
+import type { StoreContext } from './store-context';
 
 /** What the claims of one store share with it. */
 export interface TurnClaimsContext {
-  /** The store's schema gate: migrated before the first call, closed with the store. */
-  gate: SchemaGate;
+  /** The store's context (its schema gate: migrated before the first call, closed with it). */
+  gate: StoreContext;
   pool: PostgresPool;
   /** The default ttl of a claim (the store's lease ttl). */
   defaultTtlMs: number;
@@ -159,5 +160,5 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
     };
   }
 
-  return { claimTurn, currentTurn };
+  return { claimTurn, currentTurn, ...createPostgresQueuedAppends(context.gate) };
 }

@@ -105,6 +105,20 @@ export const SCHEMA_MIGRATIONS: readonly SchemaMigration[] = [
       )`,
     ],
   },
+  {
+    version: 5,
+    description: 'queued appends: user messages written for the running turn by other gateways',
+    statements: (s) => [
+      `CREATE TABLE ${s}.queued_appends (
+        session_id text NOT NULL,
+        id bigint GENERATED ALWAYS AS IDENTITY,
+        before_state text NOT NULL,
+        after_state text NOT NULL,
+        queued_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (session_id, id)
+      )`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -69,6 +69,7 @@ export type {
   InspectOptions,
   LeaseEvent,
   LeaseOptions,
+  QueuedSince,
   ReadTailOptions,
   SessionFence,
   SessionFenceFactory,

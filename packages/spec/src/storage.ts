@@ -209,6 +209,11 @@ export type ClaimTurnResult =
   | { readonly claimed: true; readonly claim: TurnClaim }
   | { readonly claimed: false; readonly holder: TurnClaimHolder };
 
+/** What `queuedSince` found: only queued messages since `expected` (and the state now), or a change. */
+export type QueuedSince =
+  | { readonly change: undefined; readonly state: TranscriptState; readonly queued: number }
+  | { readonly change: TranscriptChangeKind };
+
 /**
  * The turn claims of a store's sessions: at most one running turn per session across every
  * gateway. An optional capability of `SessionStorage` (`turnClaims`), so stores without it keep
@@ -222,6 +227,26 @@ export interface SessionTurnClaims {
     sessionId: string,
     options?: StorageCallOptions,
   ): Promise<TurnClaimHolder | undefined>;
+  /**
+   * Writes user messages for the session's running turn from a gateway that does not hold it:
+   * under a lease of its own, the append and a record that it was queued, so the running turn's
+   * fence can tell it from a conflicting write (`queuedSince`).
+   */
+  appendQueued(
+    sessionId: string,
+    entries: readonly TranscriptEntry[],
+    options?: StorageCallOptions,
+  ): Promise<AppendResult>;
+  /**
+   * Whether everything written since `expected` was queued (`appendQueued`): then `change` is
+   * `undefined`, `state` is the transcript's state now and `queued` the number of queued appends;
+   * otherwise the change, as `compare` names it.
+   */
+  queuedSince(
+    sessionId: string,
+    expected: TranscriptState,
+    options?: StorageCallOptions,
+  ): Promise<QueuedSince>;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { SessionStorage, SessionTurnClaims, TurnClaim } from '@keel/spec';
 import { expect } from 'vitest';
+import { storageConformanceEntries, storageUserMessage } from './storage-conformance-fixtures';
 import {
+  entryIds,
   expectAborted,
   type StorageCheck,
   settle,
@@ -148,6 +150,57 @@ export const storageTurnClaimChecks: readonly StorageCheck[] = [
           token: next.token,
         });
         await next.release();
+      }),
+  },
+  {
+    name: 'queued messages: a running turn tells queued user messages from any other write',
+    run: (context) =>
+      withStorage(context, async (storage) => {
+        const claims = claimsOf(storage);
+        const id = 'conformance-queued';
+        // The running turn's own write; it then lets go of the session around a model call.
+        const { state: expected } = await storage.append(id, [storageUserMessage('u1')]);
+        expect(await claims.queuedSince(id, expected)).toEqual({
+          change: undefined,
+          state: expected,
+          queued: 0,
+        });
+        // Two messages from gateways that do not hold the turn, written at once as queued.
+        await claims.appendQueued(id, [storageUserMessage('q1')]);
+        const second = await claims.appendQueued(id, [storageUserMessage('q2')]);
+        const seen = await claims.queuedSince(id, expected);
+        expect(seen).toMatchObject({ change: undefined, queued: 2 });
+        if (seen.change === undefined) {
+          expect(await storage.compare(id, seen.state)).toBeUndefined();
+          expect(await storage.compare(id, second.state)).toBeUndefined();
+        }
+        // Any other foreign write is still a change.
+        await storage.append(id, [storageUserMessage('x1')]);
+        expect(await claims.queuedSince(id, expected)).toEqual({ change: 'appended' });
+        expect(await entryIds(storage, id)).toEqual(['u1', 'q1', 'q2', 'x1']);
+      }),
+  },
+  {
+    name: 'queued messages: only user messages can be queued; a refused batch writes nothing',
+    run: (context) =>
+      withStorage(context, async (storage) => {
+        const claims = claimsOf(storage);
+        const id = 'conformance-queued-refused';
+        const { state } = await storage.append(id, [storageUserMessage('u1')]);
+        const notUser = storageConformanceEntries().filter(
+          (entry) => entry.type !== 'message' || entry.role !== 'user',
+        );
+        expect(notUser.length).toBeGreaterThan(0);
+        for (const entry of notUser) {
+          const refused = await settle(claims.appendQueued(id, [storageUserMessage('q1'), entry]));
+          expect(refused.ok, `a queued ${entry.type} was accepted`).toBe(false);
+        }
+        expect(await storage.compare(id, state)).toBeUndefined();
+        expect(await claims.queuedSince(id, state)).toEqual({
+          change: undefined,
+          state,
+          queued: 0,
+        });
       }),
   },
   {

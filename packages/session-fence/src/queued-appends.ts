@@ -1,0 +1,110 @@
+import { appendFile, readFile } from 'node:fs/promises';
+import type {
+  AppendResult,
+  QueuedSince,
+  SessionStorage,
+  StorageCallOptions,
+  TranscriptEntry,
+  TranscriptState,
+} from '@keel/spec';
+import { errorCode } from './safe-file';
+import { SessionFenceError } from './session-fence-error';
+
+/** One queued append: the transcript's state before it and right after it. */
+interface QueuedAppend {
+  before: TranscriptState;
+  after: TranscriptState;
+}
+
+/**
+ * The same point of the same transcript. Called only once `compare` found the transcript grew
+ * from `b` (`appended`: the part before it unchanged), so identity and size name it.
+ */
+function samePoint(a: TranscriptState, b: TranscriptState): boolean {
+  return a.exists === b.exists && a.identity === b.identity && a.size === b.size;
+}
+
+/**
+ * Queued appends of the file store: each is written under a lease of its own, and `<id>.queued`
+ * (one JSON line per append: the states before and after) records it before the lease is let go,
+ * so a turn that takes the lease sees both or neither.
+ */
+export function createQueuedAppends(
+  storage: () => SessionStorage,
+  ledgerPath: (sessionId: string) => string,
+  durable: boolean,
+) {
+  async function readLedger(sessionId: string): Promise<QueuedAppend[]> {
+    let text: string;
+    try {
+      text = await readFile(ledgerPath(sessionId), 'utf8');
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return [];
+      throw error;
+    }
+    return text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as QueuedAppend];
+        } catch {
+          return []; // a torn last line: that append was not recorded, so it is no queued one
+        }
+      });
+  }
+
+  async function appendQueued(
+    sessionId: string,
+    entries: readonly TranscriptEntry[],
+    options: StorageCallOptions = {},
+  ): Promise<AppendResult> {
+    for (const entry of entries) {
+      if (entry.type !== 'message' || entry.role !== 'user') {
+        throw new SessionFenceError({
+          message: `Only user messages can be queued for a running turn, not a ${entry.type === 'message' ? `${entry.role} message` : entry.type}`,
+        });
+      }
+    }
+    const store = storage();
+    const lease = await store.lease(sessionId, options);
+    try {
+      const before = await store.state(sessionId, options);
+      const result = await store.append(sessionId, entries, {
+        ...options,
+        lease,
+        expected: before,
+      });
+      const line = `${JSON.stringify({ before, after: result.state })}\n`;
+      await appendFile(ledgerPath(sessionId), line, { flush: durable });
+      return result;
+    } finally {
+      await lease.release();
+    }
+  }
+
+  async function queuedSince(
+    sessionId: string,
+    expected: TranscriptState,
+    options: StorageCallOptions = {},
+  ): Promise<QueuedSince> {
+    const store = storage();
+    let ledger: QueuedAppend[] | undefined;
+    let current = expected;
+    let queued = 0;
+    for (;;) {
+      const change = await store.compare(sessionId, current, options);
+      if (change === undefined) return { change: undefined, state: current, queued };
+      ledger ??= await readLedger(sessionId);
+      const next =
+        change === 'appended' ? ledger.find((q) => samePoint(q.before, current)) : undefined;
+      if (next === undefined) return { change };
+      current = next.after;
+      queued += 1;
+    }
+  }
+
+  return { appendQueued, queuedSince };
+}
+
+export type QueuedAppends = ReturnType<typeof createQueuedAppends>;

@@ -1,0 +1,79 @@
+import type {
+  AppendResult,
+  QueuedSince,
+  StorageCallOptions,
+  TranscriptEntry,
+  TranscriptState,
+} from '@keel/spec';
+import { appendEntries } from './append-entries';
+import { acquireLease } from './postgres-lease';
+import { PostgresStoreError } from './postgres-store-error';
+import { compareTranscript, transcriptState } from './read-transcript';
+import type { StoreContext } from './store-context';
+
+/**
+ * Queued appends in PostgreSQL: each is written under a lease of its own, and a `queued_appends`
+ * row (the transcript's state before and after it) is inserted before the lease is let go, so a
+ * turn that takes the lease sees both or neither.
+ */
+export function createPostgresQueuedAppends(context: StoreContext) {
+  async function appendQueued(
+    sessionId: string,
+    entries: readonly TranscriptEntry[],
+    options: StorageCallOptions = {},
+  ): Promise<AppendResult> {
+    for (const entry of entries) {
+      if (entry.type !== 'message' || entry.role !== 'user') {
+        throw new PostgresStoreError({
+          message: `Only user messages can be queued for a running turn, not a ${entry.type === 'message' ? `${entry.role} message` : entry.type}`,
+        });
+      }
+    }
+    await context.ready(options.signal);
+    const lease = await acquireLease(context, sessionId, options);
+    try {
+      const before = await transcriptState(context, sessionId, options.signal);
+      const result = await appendEntries(context, sessionId, entries, {
+        ...options,
+        lease,
+        expected: before,
+      });
+      await context.pool.query(
+        `INSERT INTO ${context.schema}.queued_appends (session_id, before_state, after_state)
+          VALUES ($1, $2, $3)`,
+        [sessionId, JSON.stringify(before), JSON.stringify(result.state)],
+      );
+      return result;
+    } finally {
+      await lease.release();
+    }
+  }
+
+  async function queuedSince(
+    sessionId: string,
+    expected: TranscriptState,
+    options: StorageCallOptions = {},
+  ): Promise<QueuedSince> {
+    let current = expected;
+    let queued = 0;
+    for (;;) {
+      const change = await compareTranscript(context, sessionId, current, options.signal);
+      if (change === undefined) return { change: undefined, state: current, queued };
+      if (change !== 'appended') return { change };
+      // Grew from `current`: was that a queued append starting exactly there?
+      const { rows } = await context.pool.query(
+        `SELECT after_state FROM ${context.schema}.queued_appends
+          WHERE session_id = $1 AND before_state::jsonb ->> 'identity' = $2
+            AND (before_state::jsonb ->> 'size')::bigint = $3
+          LIMIT 1`,
+        [sessionId, current.identity, current.size],
+      );
+      const after = rows[0]?.['after_state'];
+      if (after === undefined) return { change };
+      current = JSON.parse(String(after)) as TranscriptState;
+      queued += 1;
+    }
+  }
+
+  return { appendQueued, queuedSince };
+}
