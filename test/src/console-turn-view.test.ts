@@ -131,6 +131,30 @@ describe("the console's turn view and charts (issue 18)", () => {
     },
   );
 
+  it(
+    'shows bidirectional overrides and control characters in text as code points',
+    SLOW,
+    async () => {
+      const sessionId = 'bidi-1';
+      provider.enqueue({
+        behavior: { type: 'ok', text: 'reply \u202Etxt.exe\u202C done' },
+        match: { model: 'claude-main' },
+      });
+      const answer = await sendMessage(gateway, sessionId, {
+        text: 'open invoice\u202Efdp.exe\u001b[2J',
+      });
+      expect(answer.body).toMatchObject({ outcome: 'reply' });
+      const page = await open(`#/sessions/${sessionId}`);
+      const texts = page.locator('[data-entry] p.text');
+      await texts.nth(1).waitFor({ timeout: 60_000 });
+      const shown = await texts.allTextContents();
+      expect(shown).toContain('open invoice⟨U+202E⟩fdp.exe⟨U+001B⟩[2J');
+      expect(shown).toContain('reply ⟨U+202E⟩txt.exe⟨U+202C⟩ done');
+      expect(shown.join('')).not.toMatch(/[\u202a-\u202e\u001b]/);
+      await page.close();
+    },
+  );
+
   it('plots the count of each bucket, as the rates API gives it', SLOW, async () => {
     const page = await open('#/providers');
     const chart = page.locator('[data-chart="requests"]:not([data-total="0"])');

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { formatTarget } from './format';
+import { formatTarget, visibleText } from './format';
 import { useConsole } from './hooks';
 
 interface LiveTurn {
@@ -94,7 +94,7 @@ function LiveView({ live }: { live: LiveTurn }) {
           <li key={index}>{line}</li>
         ))}
       </ol>
-      {live.text === '' ? null : <p class="text live-text">{live.text}</p>}
+      {live.text === '' ? null : <p class="text live-text">{visibleText(live.text)}</p>}
       {live.outcome === undefined ? null : (
         <p>
           <span
@@ -103,7 +103,9 @@ function LiveView({ live }: { live: LiveTurn }) {
           >
             {live.outcome.outcome}
           </span>{' '}
-          {live.outcome.outcome === 'reply' ? null : <span class="text">{live.outcome.text}</span>}
+          {live.outcome.outcome === 'reply' ? null : (
+            <span class="text">{visibleText(live.outcome.text)}</span>
+          )}
         </p>
       )}
       {live.problem === undefined ? null : <p class="problem">{live.problem}</p>}

@@ -38,3 +38,19 @@ export function formatTarget(target: ModelTarget): string {
 export function shortId(id: string): string {
   return id.length > 8 ? id.slice(0, 8) : id;
 }
+
+// Bidirectional formatting characters (they can make text read differently from what it holds)
+// and control characters other than the line feed and the tab.
+const INVISIBLE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text from a transcript or a model as the console shows it: bidirectional overrides and control
+ * characters become visible code points (`⟨U+202E⟩`) instead of reordering or hiding the text.
+ */
+export function visibleText(text: string): string {
+  return text.replace(
+    INVISIBLE,
+    (char) => `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
+}

@@ -1,6 +1,6 @@
 import type { ContentBlock, TranscriptEntry, TurnEntry } from '@keel/spec';
 import type { TurnStory } from './build-turn-stories';
-import { formatDuration, shortId } from './format';
+import { formatDuration, shortId, visibleText } from './format';
 import { coolingNotice, costOf, triedModel, usageText } from './turn-summary';
 import { TurnTimeline } from './turn-timeline';
 
@@ -192,7 +192,7 @@ function EntryView({ entry }: { entry: TranscriptEntry }) {
           </dl>
           <details>
             <summary>Summary</summary>
-            <p class="text">{entry.summary}</p>
+            <p class="text">{visibleText(entry.summary)}</p>
           </details>
         </div>
       );
@@ -219,12 +219,13 @@ function EntryView({ entry }: { entry: TranscriptEntry }) {
 function BlockView({ block }: { block: ContentBlock }) {
   switch (block.type) {
     case 'text':
-      return <p class="text">{block.text}</p>;
+      return <p class="text">{visibleText(block.text)}</p>;
     case 'tool_use':
       return (
         <div class="tool-call" data-tool-call={block.name}>
-          <span class="muted">tool call</span> <b>{block.name}</b> <code>{block.id}</code>
-          <pre>{JSON.stringify(block.input, null, 2)}</pre>
+          <span class="muted">tool call</span> <b>{visibleText(block.name)}</b>{' '}
+          <code>{visibleText(block.id)}</code>
+          <pre>{visibleText(JSON.stringify(block.input, null, 2))}</pre>
         </div>
       );
     case 'tool_result':
@@ -235,7 +236,7 @@ function BlockView({ block }: { block: ContentBlock }) {
         >
           <span class="muted">{block.isError ? 'tool error for' : 'tool result for'}</span>{' '}
           <code>{block.toolUseId}</code>
-          <pre>{block.content}</pre>
+          <pre>{visibleText(block.content)}</pre>
         </div>
       );
     default: {
