@@ -5,7 +5,7 @@ import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/load-config';
 import { secretsOf } from './config/secrets-of';
 import { createGateway } from './create-gateway';
-import { isLoopbackName } from './http/host-guard';
+import { exposureProblem } from './http/host-guard';
 import { createGatewayLogger } from './observe/create-logger';
 import { createRedactor } from './observe/create-redactor';
 import { parseCliArguments, USAGE } from './parse-args';
@@ -39,11 +39,9 @@ async function main(): Promise<number> {
   }
   const { config } = loaded;
   const host = args.host ?? config.server.host;
-  if (config.server.authToken === undefined && !isLoopbackName(host)) {
-    // Without a token anyone who can reach the port drives the gateway: loopback only.
-    process.stderr.write(
-      `keel-gateway: server.host ${JSON.stringify(host)} is not a loopback address, and serving other machines needs server.authToken (or KEEL_TOKEN)\n`,
-    );
+  const exposure = exposureProblem(host, config.server.authToken);
+  if (exposure !== undefined) {
+    process.stderr.write(`keel-gateway: ${exposure}\n`);
     return 1;
   }
   const secrets = secretsOf(config, process.env);

@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { createGatewayRuntime, type GatewayRuntime } from './compose/create-runtime';
+import { ConfigError } from './config/config-error';
 import type { KeelConfig } from './config/config-schema';
 import { createApp } from './http/create-app';
+import { exposureProblem } from './http/host-guard';
 import { registerConsoleRoutes } from './http/routes-console';
 import { registerStatsRoutes } from './http/routes-stats';
 import { logTurnEvent } from './observe/log-turn-event';
@@ -72,8 +74,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     runtime,
     recovered,
     async listen(listenOptions = {}) {
+      const host = listenOptions.host ?? options.config.server.host;
+      const exposure = exposureProblem(host, options.config.server.authToken);
+      if (exposure !== undefined) {
+        throw new ConfigError({
+          source: 'listen',
+          problems: [{ path: 'server.host', message: exposure }],
+        });
+      }
       const url = await app.listen({
-        host: listenOptions.host ?? options.config.server.host,
+        host,
         port: listenOptions.port ?? options.config.server.port,
       });
       startRecovery();

@@ -16,6 +16,15 @@ export function isLoopbackName(name: string): boolean {
   return octets?.slice(1).every((octet) => Number(octet) <= 255) === true;
 }
 
+/**
+ * Why the gateway may not serve on `host`, or `undefined`: without a token anyone who can reach
+ * the port drives the gateway, so a tokenless gateway binds loopback addresses only.
+ */
+export function exposureProblem(host: string, authToken: string | undefined): string | undefined {
+  if (authToken !== undefined || isLoopbackName(host)) return undefined;
+  return `server.host ${JSON.stringify(host)} is not a loopback address, and serving other machines needs server.authToken (or KEEL_TOKEN)`;
+}
+
 /** The name part of a `Host` header value (`[::1]:7420` → `[::1]`, `localhost:80` → `localhost`). */
 export function hostName(header: string): string {
   if (header.startsWith('[')) {
