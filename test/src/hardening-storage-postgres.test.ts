@@ -143,6 +143,14 @@ describe('a frozen PostgreSQL (SIGSTOP)', () => {
     expect(primary.requests).toHaveLength(1);
     expect(spare.requests).toHaveLength(0);
   });
+  it('a gateway stopped while the database is frozen exits: its shutdown does not wait on the database forever', async () => {
+    const gateway = await gatewayOver(server.adminUrl);
+    primary.enqueue({ type: 'ok', text: 'before the freeze' });
+    expect((await sendMessage(gateway, 'frozen-stop', { text: 'one' })).status).toBe(200);
+    signalServer('SIGSTOP');
+    expectStorageError(await sendMessage(gateway, 'frozen-stop', { text: 'two' }));
+    expect(await gateway.stop('SIGTERM')).toBe(0);
+  });
 });
 
 describe('a PostgreSQL that is not there', () => {

@@ -94,7 +94,51 @@ export function resolvePool(options: PostgresConnectionOptions): ResolvedPool {
   // An idle connection that breaks (a server restart) must not crash the process: the next
   // query on it fails instead and is reported to its caller.
   pool.on('error', () => {});
+  boundEnd(pool, timeouts.connectMs);
   return { pool, owned: true };
+}
+
+/** What this package reaches of a `pg` client: its `end` event, and its socket to destroy it. */
+interface ClientSocket {
+  once(event: 'end', listener: () => void): unknown;
+  connection?: { stream?: { destroy(): void } };
+}
+
+/**
+ * Makes `pool.end()` let the process exit even when the database is frozen. `pg` ends a
+ * connection politely (a Terminate message, then the socket half-closed until the server closes
+ * it), so against a stopped server the sockets would stay open forever and keep the process
+ * alive after a graceful stop. Connections not closed `graceMs` after `end()` are destroyed.
+ */
+function boundEnd(pool: pg.Pool, graceMs: number): void {
+  const open = new Set<ClientSocket>();
+  pool.on('connect', (connected) => {
+    const client = connected as unknown as ClientSocket;
+    open.add(client);
+    client.once('end', () => open.delete(client));
+  });
+  const end = pool.end.bind(pool);
+  let ending: Promise<void> | undefined;
+  pool.end = (() => {
+    ending ??= (async () => {
+      await end();
+      if (open.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(
+          [...open].map(
+            (client) => new Promise((resolve) => client.once('end', () => resolve(undefined))),
+          ),
+        ),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      for (const client of open) client.connection?.stream?.destroy();
+    })();
+    return ending;
+  }) as typeof pool.end;
 }
 
 function definedOnly(timeouts: PostgresTimeouts | undefined): PostgresTimeouts {
