@@ -1,0 +1,114 @@
+// A store that fails (a full disk, a frozen database) ends the turn at once with the storage kind:
+// no retry, no other model, no takeover, never a model switch, never counted against the model.
+import { createProviderHealth } from '@keel/provider-health';
+import { createSessionFence, StorageError } from '@keel/session-fence';
+import type { HealthReport, ProviderHealth, SessionStorage } from '@keel/spec';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from './harness';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const full = (operation: string) =>
+  new StorageError({ reason: 'no_space', operation, sessionId: 's1', code: 'ENOSPC' });
+
+/**
+ * Fences over the harness's store whose `lease` fails once `options.leaseFails()` says so (armed
+ * while the model answers: the next lease is the reacquire after the model call), and whose
+ * `append` fails when `failAppend` says so.
+ */
+function failingFences(
+  h: () => Harness,
+  options: { leaseFails?: () => boolean; failAppend?: (call: number) => boolean },
+) {
+  let appends = 0;
+  return (sessionId: string) => {
+    const storage = h().storage;
+    const failing: SessionStorage = {
+      ...storage,
+      read: storage.read.bind(storage),
+      state: storage.state.bind(storage),
+      compare: storage.compare.bind(storage),
+      lease: (id, leaseOptions) => {
+        if (options.leaseFails?.()) return Promise.reject(full('lease'));
+        return storage.lease(id, leaseOptions);
+      },
+      append: (id, entries, appendOptions) => {
+        appends += 1;
+        if (options.failAppend?.(appends)) return Promise.reject(full('append'));
+        return storage.append(id, entries, appendOptions);
+      },
+    } as SessionStorage;
+    return createSessionFence({ storage: failing, sessionId });
+  };
+}
+
+/** The in-process health, with every report it is given on record. */
+function recordingHealth(reports: HealthReport[]): ProviderHealth {
+  const health = createProviderHealth();
+  return {
+    ...health,
+    permit: health.permit.bind(health),
+    snapshot: health.snapshot.bind(health),
+    subscribe: health.subscribe.bind(health),
+    report(report, options) {
+      reports.push(report);
+      return health.report(report, options);
+    },
+  };
+}
+
+describe('the storage kind', () => {
+  it('a store failing after the model answered ends the turn error/storage: one request, no retry, no fallback, nothing blamed on the model', async () => {
+    const reports: HealthReport[] = [];
+    let armed = false;
+    harness = await createHarness({
+      overrides: {
+        fences: failingFences(() => harness as Harness, { leaseFails: () => armed }),
+        health: recordingHealth(reports),
+      },
+      beforeStreamEnds: () => {
+        armed = true;
+      },
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hello' });
+    expect(outcome).toMatchObject({ kind: 'error', errorKind: 'storage' });
+    expect(harness.sent()).toHaveLength(1);
+    expect(harness.decisions()).toEqual(['final']);
+    expect(reports.filter((report) => report.type === 'failure')).toEqual([]);
+    expect(outcome.text).not.toMatch(/provider/i);
+  });
+
+  it('ends the turn even while a model switch is waiting', async () => {
+    let armed = false;
+    harness = await createHarness({
+      overrides: { fences: failingFences(() => harness as Harness, { leaseFails: () => armed }) },
+      beforeStreamEnds: async () => {
+        // The user switches models while the first attempt streams; then the store fails.
+        await harness?.orchestrator.selectModel('s1', 'backup/fallback');
+        armed = true;
+      },
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hello' });
+    expect(outcome).toMatchObject({ kind: 'error', errorKind: 'storage' });
+    expect(harness.sent()).toHaveLength(1);
+    expect(harness.decisions()).not.toContain('switch_model');
+    // The switch itself was recorded: it was pending when the store failed.
+    const entries = await harness.entries('s1');
+    expect(entries.some((entry) => entry.type === 'model-selection')).toBe(true);
+  });
+
+  it("a failed write of the user's message ends the turn before any request", async () => {
+    harness = await createHarness({
+      overrides: {
+        fences: failingFences(() => harness as Harness, { failAppend: (call) => call === 1 }),
+      },
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hello' });
+    expect(outcome).toMatchObject({ kind: 'error', errorKind: 'storage' });
+    expect(harness.sent()).toEqual([]);
+  });
+});
