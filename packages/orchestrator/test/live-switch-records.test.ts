@@ -27,20 +27,21 @@ function switchAt(h: Harness, choices: Array<string | undefined>) {
 }
 
 describe('a live switch is recorded truthfully', () => {
-  it('the attempt it interrupts says switch_model, after an earlier attempt; the event names where from and where to', async () => {
+  it('the attempt it interrupts says switch_model, after earlier ones; the event names where from and where to', async () => {
     harness = await createHarness({
       providers,
       models: { primary: 'anthropic/primary', settings: { 'backup/other': {} } },
       overrides: { retry: { maxRetries: 3 } },
       script: [
-        { behavior: { type: 'http-error', status: 500 }, match: { model: 'primary' }, times: 2 },
+        { behavior: { type: 'http-error', status: 500 }, match: { model: 'primary' }, times: 3 },
       ],
     });
-    const off = switchAt(harness, [undefined, 'backup/other']);
+    const off = switchAt(harness, [undefined, undefined, 'backup/other']);
     const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
     off();
     expect(outcome).toMatchObject({ kind: 'reply', model: 'backup/other' });
     expect(outcome.attempts.map((attempt) => [attempt.outcome, attempt.decision])).toEqual([
+      ['error', 'retry_same'],
       ['error', 'retry_same'],
       ['error', 'switch_model'],
       ['ok', undefined],
