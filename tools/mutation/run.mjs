@@ -95,6 +95,14 @@ for (const name of PACKAGES) {
     lines.push(row('decision core', score(core.flatMap(([, mutants]) => mutants))));
     for (const [path, mutants] of core) lines.push(row(`\`${path}\``, score(mutants)));
   }
+  if (name === 'orchestrator') {
+    const missing = DECISION_CORE.filter((path) => !byFile.some(([done]) => done === path));
+    if (missing.length > 0)
+      lines.push(
+        '',
+        `Decision-core files not run yet: ${missing.map((p) => `\`${p}\``).join(', ')}.`,
+      );
+  }
   const left = byFile.flatMap(([path, mutants]) =>
     mutants
       .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
@@ -103,9 +111,9 @@ for (const name of PACKAGES) {
   lines.push('', `### Surviving mutants (${left.length})`, '');
   if (left.length === 0) lines.push('None.');
   for (const m of left) {
-    const key = `${name}/${m.path}:${m.location.start.line}:${m.mutatorName}`;
-    const reason = equivalent[key] ?? 'not killed yet';
     const replacement = (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80);
+    const key = `${name}/${m.path}:${m.location.start.line}:${m.mutatorName}:${replacement}`;
+    const reason = equivalent[key] ?? 'not killed yet';
     lines.push(
       `- \`${m.path}:${m.location.start.line}\` ${m.mutatorName} → \`${replacement}\` (${m.status}): ${reason}`,
     );
