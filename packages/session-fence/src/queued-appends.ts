@@ -94,7 +94,15 @@ export function createQueuedAppends(
     let queued = 0;
     for (;;) {
       const change = await store.compare(sessionId, current, options);
-      if (change === undefined) return { change: undefined, state: current, queued };
+      if (change === undefined) {
+        if (queued === 0) return { change: undefined, state: current, queued };
+        // The queued lines are exactly the bytes the transcript grew by since `expected`.
+        const { entries } = await store.readTail(sessionId, {
+          ...options,
+          maxBytes: current.size - expected.size,
+        });
+        return { change: undefined, state: current, queued, entries };
+      }
       ledger ??= await readLedger(sessionId);
       const next =
         change === 'appended' ? ledger.find((q) => samePoint(q.before, current)) : undefined;

@@ -1,6 +1,7 @@
 import type {
   AppendResult,
   LeaseEvent,
+  MessageEntry,
   SessionFenceStatus,
   SessionLease,
   SessionStorage,
@@ -31,6 +32,7 @@ export interface SessionFenceOptions {
  */
 export interface SessionFence extends SpecSessionFence {
   readonly takeover: SessionTakeoverError | undefined;
+  takeAdopted(): MessageEntry[];
 }
 
 /** Appends that share one write: the first one's queued step, and those that joined it meanwhile. */
@@ -52,6 +54,8 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   let queue: Promise<unknown> = Promise.resolve();
   // The append waiting its turn in the queue: appends called meanwhile join it (group commit).
   let openBatch: AppendBatch | undefined;
+  // Queued messages of other gateways adopted and not handed out yet (`takeAdopted`).
+  let adopted: MessageEntry[] = [];
 
   function serial<T>(task: () => Promise<T>): Promise<T> {
     openBatch = undefined;
@@ -70,17 +74,31 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     if (members.length === 0) throw batch.members[0]?.signal?.reason;
     const signal = members.length === 1 ? members[0]?.signal : undefined;
     assertStatus(['held', 'released'], 'append through');
-    const state = currentExpected();
+    currentExpected(); // no recorded state: refused before a lease is taken
     const temporary = status === 'released';
     const writeLease = temporary ? await takeLease(signal) : lease;
     try {
-      const result = await storage.append(
-        sessionId,
-        members.flatMap((member) => member.entries),
-        { ...(signal === undefined ? {} : { signal }), lease: writeLease, expected: state },
-      );
-      expected = result.state;
-      return result;
+      for (let state = currentExpected(); ; state = currentExpected()) {
+        try {
+          const result = await storage.append(
+            sessionId,
+            members.flatMap((member) => member.entries),
+            { ...(signal === undefined ? {} : { signal }), lease: writeLease, expected: state },
+          );
+          expected = result.state;
+          return result;
+        } catch (error) {
+          // Queued messages written meanwhile: adopted under this lease, then the write again.
+          if (
+            SessionTakeoverError.isInstance(error) &&
+            error.change === 'appended' &&
+            (await adoptQueued(signal, true))
+          ) {
+            continue;
+          }
+          throw error;
+        }
+      }
     } catch (error) {
       // Awaited here, so the rejection is handled before `finally` lets the lease go.
       if (SessionTakeoverError.isInstance(error)) {
@@ -128,6 +146,38 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     throw takeover;
   }
 
+  /**
+   * Whether everything written since the expected state is queued user messages of other
+   * gateways: if so they are adopted (the state advances, the messages wait for `takeAdopted`).
+   * `queuedSince` is asked under a lease: the fence's own, or one taken for the question.
+   */
+  async function adoptQueued(
+    signal: AbortSignal | undefined,
+    leaseHeld: boolean,
+  ): Promise<boolean> {
+    const claims = storage.turnClaims;
+    if (claims === undefined) return false;
+    const temporary = leaseHeld ? undefined : await takeLease(signal);
+    try {
+      const seen = await claims.queuedSince(
+        sessionId,
+        currentExpected(),
+        signal === undefined ? {} : { signal },
+      );
+      if (seen.change !== undefined || seen.queued === 0 || seen.entries === undefined)
+        return false;
+      const messages = seen.entries.filter(
+        (entry): entry is MessageEntry => entry.type === 'message' && entry.role === 'user',
+      );
+      if (messages.length !== seen.entries.length) return false;
+      expected = seen.state;
+      adopted.push(...messages);
+      return true;
+    } finally {
+      await temporary?.release();
+    }
+  }
+
   function currentExpected(): TranscriptState {
     if (expected === undefined)
       throw new SessionFenceError({ message: 'Session fence has no recorded state' });
@@ -150,6 +200,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
       storage.compare(sessionId, state, { signal }),
     ]);
     if (!leaseHeld) await takenOver(phase, 'lock-lost');
+    if (change === 'appended' && (await adoptQueued(signal, status === 'held'))) return;
     if (change !== undefined) await takenOver(phase, change);
   }
 
@@ -224,6 +275,12 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
         assertStatus(['held', 'released'], 'check');
         await verify('fence_check', callOptions.signal);
       });
+    },
+
+    takeAdopted() {
+      const taken = adopted;
+      adopted = [];
+      return taken;
     },
 
     end(callOptions = {}) {

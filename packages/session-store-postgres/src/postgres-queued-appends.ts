@@ -5,7 +5,9 @@ import type {
   TranscriptEntry,
   TranscriptState,
 } from '@keel/spec';
+import { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
 import { appendEntries } from './append-entries';
+import { entryProblem } from './entry-problem';
 import { acquireLease } from './postgres-lease';
 import { PostgresStoreError } from './postgres-store-error';
 import { compareTranscript, transcriptState } from './read-transcript';
@@ -58,7 +60,13 @@ export function createPostgresQueuedAppends(context: StoreContext) {
     let queued = 0;
     for (;;) {
       const change = await compareTranscript(context, sessionId, current, options.signal);
-      if (change === undefined) return { change: undefined, state: current, queued };
+      if (change === undefined) {
+        if (queued === 0) return { change: undefined, state: current, queued };
+        const entries = await entriesBetween(sessionId, expected.size, current.size);
+        return entries === undefined
+          ? { change: 'appended' }
+          : { change: undefined, state: current, queued, entries };
+      }
       if (change !== 'appended') return { change };
       // Grew from `current`: was that a queued append starting exactly there?
       const { rows } = await context.pool.query(
@@ -73,6 +81,32 @@ export function createPostgresQueuedAppends(context: StoreContext) {
       current = JSON.parse(String(after)) as TranscriptState;
       queued += 1;
     }
+  }
+
+  /** The entries after sequence number `from` up to `to`, or `undefined` if one does not read back. */
+  async function entriesBetween(
+    sessionId: string,
+    from: number,
+    to: number,
+  ): Promise<TranscriptEntry[] | undefined> {
+    const { rows } = await context.pool.query(
+      `SELECT entry, format_version FROM ${context.schema}.transcript_entries
+        WHERE session_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
+      [sessionId, from, to],
+    );
+    const entries: TranscriptEntry[] = [];
+    for (const row of rows) {
+      if (Number(row['format_version']) !== TRANSCRIPT_FORMAT_VERSION) return undefined;
+      let value: unknown;
+      try {
+        value = JSON.parse(String(row['entry']));
+      } catch {
+        return undefined;
+      }
+      if (entryProblem(value) !== undefined) return undefined;
+      entries.push(value as TranscriptEntry);
+    }
+    return entries;
   }
 
   return { appendQueued, queuedSince };

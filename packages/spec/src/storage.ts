@@ -1,5 +1,10 @@
 import type { KindedError } from './error-kind';
-import type { TranscriptEntry, TranscriptHeader, TranscriptIssue } from './transcript';
+import type {
+  MessageEntry,
+  TranscriptEntry,
+  TranscriptHeader,
+  TranscriptIssue,
+} from './transcript';
 
 /** Options every storage call takes. */
 export interface StorageCallOptions {
@@ -211,7 +216,16 @@ export type ClaimTurnResult =
 
 /** What `queuedSince` found: only queued messages since `expected` (and the state now), or a change. */
 export type QueuedSince =
-  | { readonly change: undefined; readonly state: TranscriptState; readonly queued: number }
+  | {
+      readonly change: undefined;
+      readonly state: TranscriptState;
+      readonly queued: number;
+      /**
+       * What those queued appends wrote, oldest first. The stores of Keel give them whenever
+       * `queued` > 0; a fence cannot adopt queued messages a store does not give back.
+       */
+      readonly entries?: readonly TranscriptEntry[];
+    }
   | { readonly change: TranscriptChangeKind };
 
 /**
@@ -329,6 +343,13 @@ export interface SessionFence {
   check(options?: FenceCallOptions): Promise<void>;
   /** Turn end: checks (phase `cleanup`) and lets go. A takeover already reported is not thrown again. */
   end(options?: FenceCallOptions): Promise<void>;
+  /**
+   * Queued user messages other gateways wrote for this session (`SessionTurnClaims.appendQueued`)
+   * that the fence found on a check, a reacquire or a write and took as part of the transcript
+   * (advancing `state`) instead of as a takeover: oldest first, each handed out once. Absent
+   * in fences that never adopt (over a store without `turnClaims`).
+   */
+  takeAdopted?(): MessageEntry[];
 }
 
 /** Makes the fence for one turn of one session. */
