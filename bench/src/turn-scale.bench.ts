@@ -23,7 +23,7 @@ const WARMUP = pick(20, 2);
 const LONG_TURNS = pick(5_000, 500);
 const SHORT_TURNS = 25;
 /** Sessions per history variant: each turn goes to the next one. */
-const HISTORY_SESSIONS = 4;
+const HISTORY_SESSIONS = 2;
 const FEW_SESSIONS = 100;
 const MANY_SESSIONS = pick(1_000, 300);
 

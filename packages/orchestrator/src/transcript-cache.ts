@@ -30,7 +30,7 @@ export interface TranscriptCache {
 export interface TranscriptCacheOptions {
   /** Most sessions kept (default 10 000). */
   sessions?: number;
-  /** Most JSON characters kept across every session (default 64 MiB). */
+  /** Most JSON characters kept across every session (default 16 MiB). */
   maxBytes?: number;
 }
 
@@ -45,7 +45,7 @@ interface Held {
 
 export function createTranscriptCache(options: TranscriptCacheOptions = {}): TranscriptCache {
   const sessions = options.sessions ?? 10_000;
-  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
   const cache = new Map<string, Held>();
   // A taken view's weighing, kept so that putting it back weighs only the turn's new entries.
   const taken = new WeakMap<TranscriptView, { weighed: number; bytes: number }>();
