@@ -1,4 +1,5 @@
 import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
+import { adoptingFence } from './adopting-fence';
 import { runTurn, type TurnInput } from './run-turn';
 import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
 
@@ -39,6 +40,8 @@ interface Slot {
  * over) and is answered by the next turn (`followup`) or folded into the running one at its next
  * model call (`steer`; a message the running turn never got to fold is answered next). A repeated
  * `clientMessageId` joins the answer already on its way and never writes the message twice.
+ * Queued messages another gateway wrote for the running turn (adopted by its fence) are treated
+ * exactly like messages written through it here.
  */
 export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   const slots = new Map<string, Slot>();
@@ -78,6 +81,7 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     const key = clientMessageId === undefined ? undefined : keyOf(sessionId, clientMessageId);
     const outcome = chain(sessionId, async (slot) => {
       const turn = createLiveTurn(runtime, sessionId, input, signal);
+      turn.fence = adoptingFence(turn.fence, (messages) => adopt(turn, messages));
       if (runtime.stopping) stopForShutdown(turn);
       slot.running = turn;
       const unwatch =
@@ -123,6 +127,12 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       // The running turn ended or lost the session meanwhile: this message waits for its own turn.
       return undefined;
     }
+    arrive(turn, message);
+    return message;
+  }
+
+  /** A message written while `turn` runs: the turn knows it, folds it in (`steer`) or leaves it. */
+  function arrive(turn: LiveTurn, message: MessageEntry): void {
     turn.entries.push(message);
     turn.arrived.push(message.messageId);
     runtime.emitter.emit({
@@ -133,7 +143,23 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       messageId: message.messageId,
       mode: runtime.settings.queueMode,
     });
-    return message;
+  }
+
+  /**
+   * Queued messages another gateway wrote while `turn` ran, adopted by its fence: they arrive as
+   * if written through it here, and each gets the turn that answers it (nothing runs for one the
+   * running turn folded in, or one whose answer is already on its way here).
+   */
+  function adopt(turn: LiveTurn, messages: MessageEntry[]): void {
+    for (const message of messages) {
+      arrive(turn, message);
+      const key =
+        message.clientMessageId === undefined
+          ? undefined
+          : keyOf(turn.sessionId, message.clientMessageId);
+      if (key !== undefined && inFlight.has(key)) continue;
+      enqueue(turn.sessionId, { type: 'existing', message }, undefined).catch(() => undefined);
+    }
   }
 
   async function submit(request: SubmitRequest): Promise<TurnOutcome> {
