@@ -122,6 +122,15 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     settings,
     transcripts: createTranscriptCache(),
     stopping: false,
+    claims:
+      options.gatewayId === undefined || options.storage.turnClaims === undefined
+        ? undefined
+        : {
+            turnClaims: options.storage.turnClaims,
+            gatewayId: options.gatewayId,
+            ttlMs: options.turnClaims?.ttlMs ?? 30_000,
+            pollMs: options.turnClaims?.pollMs ?? 200,
+          },
   };
   const queue = createSessionQueue(runtime);
   /** Stateless calls running now: their turns (to stop at shutdown) and their promises. */

@@ -104,6 +104,21 @@ export interface OrchestratorOptions {
   random?: () => number;
   /** Ids of turns, messages and entries; default `crypto.randomUUID`. */
   createId?: () => string;
+  /**
+   * This gateway's id among the gateways that share the sessions (stable for the process,
+   * unique). With a storage that has `turnClaims`, each turn claims its session first: while
+   * another gateway runs the session's turn, a message is written there as queued and this
+   * orchestrator waits for the turn end that answers it. Without it, turns are not claimed.
+   */
+  gatewayId?: string;
+  turnClaims?: TurnClaimOptions;
+}
+
+export interface TurnClaimOptions {
+  /** A claim's life without a heartbeat (heartbeats every third of it); default 30 000 ms. */
+  ttlMs?: number;
+  /** How often a message queued at another gateway's turn looks for its answer; default 200 ms. */
+  pollMs?: number;
 }
 
 /** The part of an error classification the orchestrator reads. */

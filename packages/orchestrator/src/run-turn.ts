@@ -278,6 +278,11 @@ function endingForError(
   };
 }
 
+/** The outcome of a turn that failed before it ran here (waiting on another gateway's turn). */
+export function outcomeForError(runtime: TurnRuntime, turn: LiveTurn, error: unknown): TurnOutcome {
+  return stamp(turn, endingForError(runtime, turn, error), undefined);
+}
+
 function stamp(
   turn: LiveTurn,
   ending: TurnEnding,
@@ -301,7 +306,7 @@ function stamp(
 }
 
 /** The outcome a turn end stored, for a repeated `clientMessageId` (a reply from its messages). */
-function storedOutcome(
+export function storedOutcome(
   message: MessageEntry,
   end: TurnEntry,
   entries: readonly TranscriptEntry[],

@@ -1,5 +1,6 @@
 import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
 import { adoptingFence } from './adopting-fence';
+import { claimTurn } from './claimed-turn';
 import { runTurn, type TurnInput } from './run-turn';
 import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
 
@@ -80,21 +81,53 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       input.type === 'existing' ? input.message.clientMessageId : input.clientMessageId;
     const key = clientMessageId === undefined ? undefined : keyOf(sessionId, clientMessageId);
     const outcome = chain(sessionId, async (slot) => {
-      const turn = createLiveTurn(runtime, sessionId, input, signal);
-      turn.fence = adoptingFence(turn.fence, (messages) => adopt(turn, messages));
-      if (runtime.stopping) stopForShutdown(turn);
-      slot.running = turn;
-      const unwatch =
-        onEvent === undefined ? undefined : runtime.emitter.watch(turn.turnId, onEvent);
-      try {
-        return await runTurn(runtime, turn, input);
-      } finally {
-        slot.running = undefined;
-        unwatch?.();
-        turn.dispose();
+      for (let current = input; ; ) {
+        const turn = createLiveTurn(runtime, sessionId, current, signal);
+        turn.fence = adoptingFence(turn.fence, (messages) => adopt(turn, messages));
+        if (runtime.stopping) stopForShutdown(turn);
+        slot.running = turn;
+        const unwatch =
+          onEvent === undefined ? undefined : runtime.emitter.watch(turn.turnId, onEvent);
+        try {
+          const claimed =
+            runtime.claims === undefined
+              ? undefined
+              : await claimTurn(runtime, runtime.claims, turn, current);
+          if (claimed?.type === 'free') {
+            current = { type: 'existing', message: claimed.message };
+            continue;
+          }
+          if (claimed?.type === 'answered') return answeredElsewhere(turn, claimed.outcome);
+          try {
+            return await runTurn(runtime, turn, current);
+          } finally {
+            await claimed?.release();
+          }
+        } finally {
+          slot.running = undefined;
+          unwatch?.();
+          turn.dispose();
+        }
       }
     });
     if (key !== undefined) track(key, outcome);
+    return outcome;
+  }
+
+  /** The outcome of a message another gateway's turn answered: one turn start and end here. */
+  function answeredElsewhere(turn: LiveTurn, outcome: TurnOutcome): TurnOutcome {
+    const at = runtime.clock.now();
+    const { sessionId, turnId } = turn;
+    const { messageId, clientMessageId } = outcome;
+    runtime.emitter.emit({
+      sessionId,
+      turnId,
+      at,
+      type: 'turn-start',
+      messageId,
+      ...(clientMessageId === undefined ? {} : { clientMessageId }),
+    });
+    runtime.emitter.emit({ sessionId, turnId, at, type: 'turn-end', outcome });
     return outcome;
   }
 

@@ -7,6 +7,7 @@ import type {
   SessionFence,
   SessionFenceFactory,
   SessionStorage,
+  SessionTurnClaims,
   ToolRunner,
   TranscriptEntry,
   TurnHooks,
@@ -67,6 +68,15 @@ export interface TurnRuntime {
   transcripts: TranscriptCache;
   /** Set once shutdown's grace period is over: every turn that starts from then on stops at once. */
   stopping: boolean;
+  /** Turn claims across gateways: set with a `gatewayId` over a storage that has them. */
+  claims: ClaimSettings | undefined;
+}
+
+export interface ClaimSettings {
+  turnClaims: SessionTurnClaims;
+  gatewayId: string;
+  ttlMs: number;
+  pollMs: number;
 }
 
 /** A turn while it runs: what the session queue and `selectModel` reach into. */

@@ -1,0 +1,166 @@
+/**
+ * Two orchestrators ("gateways" a and b) over one sessions folder, each with its own file store,
+ * a `gatewayId` and the loopback mock provider: a message sent to b while a runs the session's
+ * turn is queued there and answered once by a, the model asked once per message, no `resend`;
+ * b's request answers from that outcome, and a retry of its `clientMessageId` at either gateway
+ * asks the model nothing.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
+import type { ModelEvent, ModelPort, ModelTarget, SessionStorage } from '@keel/spec';
+import { createMockProvider, type MockProvider } from '@keel/testing';
+import { createTransport } from '@keel/transport';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOrchestrator, type Orchestrator } from './index';
+
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+interface Gateway {
+  orchestrator: Orchestrator;
+  /** Resolves each time this gateway wrote a message as queued. */
+  queued: Promise<void>;
+}
+
+/** A gateway: its own store over `sessionsDir`, every model call waiting for `gate` before it ends. */
+function gateway(
+  id: string,
+  sessionsDir: string,
+  mock: MockProvider,
+  gate: () => Promise<void>,
+): Gateway {
+  const store = createTranscriptStore({ sessionsDir, fsync: false, lock: { pollMs: 5 } });
+  const claims = store.turnClaims;
+  if (claims === undefined) throw new Error('the file store has no turn claims');
+  let markQueued: () => void = () => undefined;
+  const queued = new Promise<void>((resolve) => {
+    markQueued = resolve;
+  });
+  const storage: SessionStorage = {
+    ...store,
+    turnClaims: {
+      ...claims,
+      async appendQueued(...args) {
+        const result = await claims.appendQueued(...args);
+        markQueued();
+        return result;
+      },
+    },
+  };
+  const connect = (target: ModelTarget): ModelPort => {
+    const port = createTransport({
+      api: 'anthropic-messages',
+      baseUrl: mock.anthropicBaseUrl,
+      apiKey: `key-${id}`,
+      model: target.model,
+      maxTokens: 256,
+    }) as unknown as ModelPort;
+    return {
+      ...port,
+      async *stream(request, options): AsyncIterable<ModelEvent> {
+        for await (const event of port.stream(request, options)) {
+          if (event.type === 'finish') await gate();
+          yield event;
+        }
+      },
+    };
+  };
+  const orchestrator = createOrchestrator({
+    storage,
+    fences: (sessionId) => createSessionFence({ storage: store, sessionId }),
+    router: { connect },
+    providers: [{ id: 'anthropic', profiles: [{ id: 'k1' }] }],
+    models: { primary: 'anthropic/primary' },
+    gatewayId: id,
+    turnClaims: { pollMs: 20 },
+  });
+  cleanup.push(() => orchestrator.shutdown({ graceMs: 0 }));
+  return { orchestrator, queued };
+}
+
+/** Holds model calls at their end until `open`; `reached` once one got there. */
+function createGate() {
+  let open: () => void = () => undefined;
+  let reach: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
+  return {
+    reached,
+    open: () => open(),
+    wait() {
+      reach();
+      return opened;
+    },
+  };
+}
+
+describe('turn claims across two gateways', () => {
+  it('a message sent to b while a runs the turn is answered once, by a', async () => {
+    const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-claims-'));
+    cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
+    const mock = await createMockProvider({});
+    cleanup.push(() => mock.close());
+    let gate = createGate();
+    const a = gateway('a', sessionsDir, mock, () => gate.wait());
+    const b = gateway('b', sessionsDir, mock, async () => undefined);
+
+    const first = a.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'first',
+      clientMessageId: 'c1',
+    });
+    // a's model call has started: a holds the claim; b gets the second message meanwhile.
+    await gate.reached;
+    const second = b.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'second',
+      clientMessageId: 'c2',
+    });
+    await b.queued;
+    gate.open();
+    const [one, two] = await Promise.all([first, second]);
+    expect(one).toMatchObject({ kind: 'reply', clientMessageId: 'c1' });
+    expect(two).toMatchObject({ kind: 'reply', clientMessageId: 'c2' });
+    expect(two.turnId).not.toBe(one.turnId);
+    // Each message reached the model once, both through gateway a.
+    expect(mock.requests.map((request) => request.apiKey)).toEqual(['key-a', 'key-a']);
+    expect(JSON.stringify(mock.requests[1]?.body)).toContain('second');
+    // Retries of c2 at either gateway: the stored answer, no model request.
+    for (const g of [a, b]) {
+      const again = await g.orchestrator.runTurn({
+        sessionId: 's1',
+        input: 'second',
+        clientMessageId: 'c2',
+      });
+      expect(again).toMatchObject({ kind: 'reply', turnId: two.turnId, text: two.text });
+    }
+    expect(mock.requests).toHaveLength(2);
+    // A retry of c2 at b while a runs another turn: read from the transcript, not queued again.
+    gate = createGate();
+    const third = a.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'third',
+      clientMessageId: 'c3',
+    });
+    await gate.reached;
+    const retried = await b.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'second',
+      clientMessageId: 'c2',
+    });
+    gate.open();
+    expect(retried).toMatchObject({ kind: 'reply', turnId: two.turnId });
+    expect(await third).toMatchObject({ kind: 'reply', clientMessageId: 'c3' });
+    await a.orchestrator.shutdown();
+    expect(mock.requests).toHaveLength(3);
+  });
+});
