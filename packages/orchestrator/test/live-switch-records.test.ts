@@ -86,4 +86,31 @@ describe('a live switch is recorded truthfully', () => {
       to: undefined,
     });
   });
+
+  it('a switch between tool steps leaves the answered attempt without a decision', async () => {
+    harness = await createHarness({
+      providers,
+      models: { primary: 'anthropic/primary', settings: { 'backup/other': {} } },
+      tools: {
+        definitions: [{ name: 'lookup', inputSchema: { type: 'object' } }],
+        async run() {
+          await harness!.orchestrator.selectModel('s1', 'backup/other');
+          return { content: 'found' };
+        },
+      },
+      script: [
+        {
+          behavior: { type: 'ok', toolCalls: [{ id: 't1', name: 'lookup', input: {} }] },
+          match: { model: 'primary' },
+        },
+      ],
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    expect(outcome).toMatchObject({ kind: 'reply', model: 'backup/other' });
+    expect(outcome.attempts.map((attempt) => [attempt.outcome, attempt.decision])).toEqual([
+      ['ok', undefined],
+      ['ok', undefined],
+    ]);
+    expect(harness.decisions()).toEqual(['switch_model']);
+  });
 });
