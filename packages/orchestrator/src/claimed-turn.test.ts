@@ -163,4 +163,23 @@ describe('turn claims across two gateways', () => {
     await a.orchestrator.shutdown();
     expect(mock.requests).toHaveLength(3);
   });
+
+  it('a message queued for a gateway that died mid-turn is answered once its claim expires', async () => {
+    const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-claims-'));
+    cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
+    const mock = await createMockProvider({});
+    cleanup.push(() => mock.close());
+    // Gateway "dead" claimed the session's turn, then stopped heartbeating (killed or frozen).
+    const dead = createTranscriptStore({ sessionsDir, fsync: false }).turnClaims;
+    const taken = await dead?.claimTurn('s1', { owner: 'dead', turnId: 't0', ttlMs: 300 });
+    expect(taken?.claimed).toBe(true);
+    const b = gateway('b', sessionsDir, mock, async () => undefined);
+    const answer = await b.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'anyone there?',
+      clientMessageId: 'c1',
+    });
+    expect(answer).toMatchObject({ kind: 'reply', clientMessageId: 'c1' });
+    expect(mock.requests.map((request) => request.apiKey)).toEqual(['key-b']);
+  });
 });
