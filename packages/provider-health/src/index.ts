@@ -1,3 +1,27 @@
+export type { BudgetLedger, BudgetLedgerOptions } from './budget-ledger';
+export { createBudgetLedger } from './budget-ledger';
+export type {
+  BudgetDecision,
+  BudgetLimitName,
+  BudgetLimits,
+  BudgetRemaining,
+  BudgetReservation,
+  BudgetRow,
+  BudgetSlice,
+  BudgetWindowOptions,
+  BudgetWindows,
+} from './budget-rules';
+export {
+  budgetRemaining,
+  budgetSliceMs,
+  checkBudgetLimits,
+  DAY_SLICES,
+  emptyBudgetRow,
+  MINUTE_SLICES,
+  reconcileBudget,
+  reserveBudget,
+  resolveBudgetWindows,
+} from './budget-rules';
 export type { HealthConfigErrorOptions } from './health-config-error';
 export { HealthConfigError } from './health-config-error';
 export type {

@@ -1,0 +1,249 @@
+/**
+ * Budget rules (requests and tokens per minute, tokens per day) as pure steps over plain state:
+ * the one copy that the in-memory ledger applies and that a shared store is held to. A window is
+ * kept in time slices and a slice counts while any part of it lies inside the window, so over ANY
+ * span of one window no more than the limit is admitted (a fixed window admits 2× at its boundary);
+ * the price is that up to one slice's worth of budget frees a slice late. Reservations are taken
+ * before the request leaves, so concurrent requests never overshoot together.
+ */
+import { HealthConfigError } from './health-config-error';
+
+/** A budget: each limit is optional; a missing one is not checked. */
+export interface BudgetLimits {
+  /** Requests per minute. */
+  rpm?: number;
+  /** Tokens (input + output) per minute. */
+  tpm?: number;
+  /** Tokens (input + output) per day. */
+  tpd?: number;
+}
+
+/** What a budget window is measured in; every field has a default. */
+export interface BudgetWindowOptions {
+  /** The length of a "minute", default 60 000 ms (tests and benches may scale it down). */
+  minuteMs?: number;
+  /** The length of a "day", default 86 400 000 ms. */
+  dayMs?: number;
+}
+
+export type BudgetWindows = Required<BudgetWindowOptions>;
+
+/** Slices a minute window is kept in (60: one second each by default). */
+export const MINUTE_SLICES = 60;
+/** Slices a day window is kept in (24: one hour each by default). */
+export const DAY_SLICES = 24;
+
+/** What one time slice of a window holds: the requests and tokens reserved in it. */
+export interface BudgetSlice {
+  /** Clock ms, a multiple of the window's slice width. */
+  start: number;
+  requests: number;
+  tokens: number;
+}
+
+/** One key's budget state, oldest slice first in each window. */
+export interface BudgetRow {
+  minute: BudgetSlice[];
+  day: BudgetSlice[];
+}
+
+/** A granted reservation: where it was counted, so that `reconcileBudget` can correct it. */
+export interface BudgetReservation {
+  key: string;
+  /** The tokens reserved (the estimate). */
+  tokens: number;
+  minuteStart: number;
+  dayStart: number;
+}
+
+export type BudgetLimitName = 'rpm' | 'tpm' | 'tpd';
+
+export type BudgetDecision =
+  | { granted: true; reservation: BudgetReservation }
+  /** Over `limit`: nothing was reserved; the request fits again in `waitMs`. */
+  | { granted: false; limit: BudgetLimitName; waitMs: number };
+
+/** What is left of each configured limit right now (limits not set are absent). */
+export type BudgetRemaining = { [name in BudgetLimitName]?: number };
+
+/** A row with nothing reserved. */
+export function emptyBudgetRow(): BudgetRow {
+  return { minute: [], day: [] };
+}
+
+/** Applies the defaults and refuses windows that cannot work (finite, above 0 ms). */
+export function resolveBudgetWindows(options: BudgetWindowOptions = {}): BudgetWindows {
+  return {
+    minuteMs: positive('minuteMs', options.minuteMs, 60_000),
+    dayMs: positive('dayMs', options.dayMs, 86_400_000),
+  };
+}
+
+/** Refuses limits that cannot work: each set limit is a whole number from 1. */
+export function checkBudgetLimits(limits: BudgetLimits, path = 'budgets'): BudgetLimits {
+  for (const name of ['rpm', 'tpm', 'tpd'] as const) {
+    const value = limits[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+      throw new HealthConfigError({
+        message: `${path}.${name} must be a whole number from 1, not ${String(value)}`,
+        path: `${path}.${name}`,
+      });
+    }
+  }
+  return limits;
+}
+
+/** The slice widths of the two windows, in whole milliseconds. */
+export function budgetSliceMs(windows: BudgetWindows): { minute: number; day: number } {
+  return {
+    minute: Math.max(1, Math.ceil(windows.minuteMs / MINUTE_SLICES)),
+    day: Math.max(1, Math.ceil(windows.dayMs / DAY_SLICES)),
+  };
+}
+
+/**
+ * Reserves one request of `tokens` estimated tokens against `limits` at `now`: counts it in the row
+ * and grants it, or changes nothing and says which limit is exhausted and how long until the
+ * request fits. A request larger than a token limit is admitted once its window is empty.
+ */
+export function reserveBudget(
+  row: BudgetRow,
+  key: string,
+  limits: BudgetLimits,
+  tokens: number,
+  windows: BudgetWindows,
+  now: number,
+): BudgetDecision {
+  const width = budgetSliceMs(windows);
+  prune(row.minute, width.minute, windows.minuteMs, now);
+  prune(row.day, width.day, windows.dayMs, now);
+  const need = Math.max(0, Math.ceil(tokens));
+  let worst: { limit: BudgetLimitName; waitMs: number } | undefined;
+  const check = (limit: BudgetLimitName, waitMs: number) => {
+    if (waitMs > 0 && (worst === undefined || waitMs > worst.waitMs)) worst = { limit, waitMs };
+  };
+  const minute = { slices: row.minute, width: width.minute, windowMs: windows.minuteMs };
+  if (limits.rpm !== undefined) check('rpm', waitFor(minute, 'requests', limits.rpm, 1, now));
+  if (limits.tpm !== undefined) check('tpm', waitFor(minute, 'tokens', limits.tpm, need, now));
+  if (limits.tpd !== undefined) {
+    const day = { slices: row.day, width: width.day, windowMs: windows.dayMs };
+    check('tpd', waitFor(day, 'tokens', limits.tpd, need, now));
+  }
+  if (worst !== undefined) return { granted: false, ...worst };
+  const minuteStart = add(row.minute, width.minute, now, 1, need);
+  const dayStart = add(row.day, width.day, now, 1, need);
+  return { granted: true, reservation: { key, tokens: need, minuteStart, dayStart } };
+}
+
+/**
+ * Corrects a reservation with the tokens the request really used (`usedTokens`, input + output):
+ * the difference lands in the slices the reservation was counted in, while they still count.
+ */
+export function reconcileBudget(
+  row: BudgetRow,
+  reservation: BudgetReservation,
+  usedTokens: number,
+): void {
+  const delta = Math.max(0, Math.ceil(usedTokens)) - reservation.tokens;
+  if (delta === 0) return;
+  for (const [slices, start] of [
+    [row.minute, reservation.minuteStart],
+    [row.day, reservation.dayStart],
+  ] as const) {
+    const slice = slices.find((candidate) => candidate.start === start);
+    if (slice !== undefined) slice.tokens = Math.max(0, slice.tokens + delta);
+  }
+}
+
+/** What is left of each set limit at `now` (never below 0). */
+export function budgetRemaining(
+  row: BudgetRow,
+  limits: BudgetLimits,
+  windows: BudgetWindows,
+  now: number,
+): BudgetRemaining {
+  const width = budgetSliceMs(windows);
+  prune(row.minute, width.minute, windows.minuteMs, now);
+  prune(row.day, width.day, windows.dayMs, now);
+  const remaining: BudgetRemaining = {};
+  if (limits.rpm !== undefined) remaining.rpm = left(limits.rpm, sum(row.minute, 'requests'));
+  if (limits.tpm !== undefined) remaining.tpm = left(limits.tpm, sum(row.minute, 'tokens'));
+  if (limits.tpd !== undefined) remaining.tpd = left(limits.tpd, sum(row.day, 'tokens'));
+  return remaining;
+}
+
+interface Window {
+  slices: BudgetSlice[];
+  width: number;
+  windowMs: number;
+}
+
+/**
+ * How long until `need` more fits under `limit`: 0 when it fits now, else until enough of the
+ * oldest slices have left the window (a slice leaves once its end is a whole window ago).
+ */
+function waitFor(
+  window: Window,
+  field: 'requests' | 'tokens',
+  limit: number,
+  need: number,
+  now: number,
+): number {
+  const wanted = Math.min(need, limit);
+  let used = sum(window.slices, field);
+  if (used + wanted <= limit) return 0;
+  for (const slice of window.slices) {
+    used -= slice[field];
+    if (used + wanted <= limit)
+      return Math.max(1, slice.start + window.width + window.windowMs - now);
+  }
+  return 1;
+}
+
+function prune(slices: BudgetSlice[], width: number, windowMs: number, now: number): void {
+  let gone = 0;
+  while (gone < slices.length && (slices[gone] as BudgetSlice).start + width + windowMs <= now) {
+    gone += 1;
+  }
+  if (gone > 0) slices.splice(0, gone);
+}
+
+function add(
+  slices: BudgetSlice[],
+  width: number,
+  now: number,
+  requests: number,
+  tokens: number,
+): number {
+  const start = Math.floor(now / width) * width;
+  const last = slices.at(-1);
+  if (last !== undefined && last.start === start) {
+    last.requests += requests;
+    last.tokens += tokens;
+  } else {
+    slices.push({ start, requests, tokens });
+  }
+  return start;
+}
+
+function sum(slices: readonly BudgetSlice[], field: 'requests' | 'tokens'): number {
+  let total = 0;
+  for (const slice of slices) total += slice[field];
+  return total;
+}
+
+function left(limit: number, used: number): number {
+  return Math.max(0, limit - used);
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new HealthConfigError({
+      message: `${name} must be a finite duration above 0 ms, not ${String(value)}`,
+      path: name,
+    });
+  }
+  return value;
+}
