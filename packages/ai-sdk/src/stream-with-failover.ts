@@ -1,0 +1,175 @@
+/**
+ * `doStream` with failover. Before the first part reaches the caller every failure is retried or
+ * fallen over invisibly: parts are held until the attempt produced output (`live`) or completed
+ * (`buffered`). After that, in `live` mode a failure ends the stream with an error part and no
+ * `finish` — never a truncated stream that looks finished. A stream that ends without `finish`
+ * counts as cut.
+ */
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+} from '@ai-sdk/provider';
+import { type CallState, emit, report } from './call-runtime';
+import { IncompleteStreamError } from './incomplete-stream-error';
+import { withKeelMetadata } from './keel-metadata';
+import { KeelModelError } from './keel-model-error';
+import { type Answer, recordFailure, runFailover } from './run-failover';
+
+type Part = LanguageModelV4StreamPart;
+
+/** Parts that carry no output: held back without committing the attempt. */
+const PREAMBLE: ReadonlySet<Part['type']> = new Set([
+  'stream-start',
+  'response-metadata',
+  'raw',
+  'ping',
+]);
+
+interface OpenedStream {
+  result: LanguageModelV4StreamResult;
+  held: Part[];
+  /** The rest of the stream (live mode), `undefined` when `held` is the whole answer. */
+  reader: ReadableStreamDefaultReader<Part> | undefined;
+}
+
+export async function streamWithFailover(
+  state: CallState,
+  options: LanguageModelV4CallOptions,
+): Promise<LanguageModelV4StreamResult> {
+  const buffered = state.runtime.streamMode === 'buffered';
+  const answer = await runFailover(state, (model) => open(model, options, buffered));
+  const { result, held, reader } = answer.value;
+  const queue = withModelId(held, answer.model);
+  let ended = false;
+
+  const finishUp = async (part: Part & { type: 'finish' }): Promise<Part> => {
+    emit(state, { type: 'attempt-end', attempt: answer.attempt, target: answer.target });
+    await report(state, { type: 'success', target: answer.target, probe: answer.probe });
+    return { ...part, providerMetadata: withKeelMetadata(part.providerMetadata, state, answer) };
+  };
+
+  const stream = new ReadableStream<Part>({
+    async pull(controller) {
+      const queued = queue.shift();
+      if (queued !== undefined) {
+        controller.enqueue(queued.type === 'finish' ? await finishUp(queued) : queued);
+        return;
+      }
+      if (ended || reader === undefined) {
+        controller.close();
+        return;
+      }
+      let next: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        ended = true;
+        await endLive(state, answer, error, controller);
+        return;
+      }
+      if (next.done) {
+        ended = true;
+        const cut = new IncompleteStreamError({
+          message: 'The model stream ended without a finish part.',
+        });
+        await endLive(state, answer, cut, controller);
+        return;
+      }
+      const part = next.value;
+      if (part.type === 'error') {
+        ended = true;
+        reader.cancel().catch(() => undefined);
+        await endLive(state, answer, part.error, controller);
+        return;
+      }
+      if (part.type === 'finish') {
+        ended = true;
+        controller.enqueue(await finishUp(part));
+        return;
+      }
+      controller.enqueue(part);
+    },
+    async cancel(reason) {
+      await reader?.cancel(reason).catch(() => undefined);
+    },
+  });
+  return { ...result, stream };
+}
+
+/** Opens one attempt's stream and holds its parts: up to the first output (live) or all (buffered). */
+async function open(
+  model: LanguageModelV4,
+  options: LanguageModelV4CallOptions,
+  buffered: boolean,
+): Promise<OpenedStream> {
+  const result = await model.doStream(options);
+  const reader = result.stream.getReader();
+  const held: Part[] = [];
+  for (;;) {
+    const next = await reader.read();
+    if (next.done) {
+      throw new IncompleteStreamError({
+        message: 'The model stream ended without a finish part.',
+      });
+    }
+    const part = next.value;
+    if (part.type === 'error') {
+      reader.cancel().catch(() => undefined);
+      throw part.error;
+    }
+    held.push(part);
+    if (part.type === 'finish') return { result, held, reader: undefined };
+    if (!buffered && !PREAMBLE.has(part.type)) return { result, held, reader };
+  }
+}
+
+/**
+ * The answering model's id reaches the caller even when its stream sends no `response-metadata`;
+ * one it does send comes later and wins.
+ */
+function withModelId(held: Part[], model: LanguageModelV4): Part[] {
+  const metadata: Part = { type: 'response-metadata', modelId: model.modelId };
+  const first = held[0];
+  return first?.type === 'stream-start' ? [first, metadata, ...held.slice(1)] : [metadata, ...held];
+}
+
+/**
+ * The answering attempt failed after parts reached the caller (live mode): a stop errors the
+ * stream; anything else is told to observers and health and ends the stream with an error part.
+ */
+async function endLive(
+  state: CallState,
+  answer: Answer<OpenedStream>,
+  error: unknown,
+  controller: ReadableStreamDefaultController<Part>,
+): Promise<void> {
+  const failed = { error, target: answer.target, attempt: answer.attempt, probe: answer.probe };
+  const { classification } = await recordFailure(state, failed, true);
+  const record = answer.record;
+  record.outcome = 'error';
+  record.kind = classification.kind;
+  if (classification.status !== undefined) record.status = classification.status;
+  record.decision = 'final';
+  emit(state, {
+    type: 'decision',
+    label: 'final',
+    reason: classification.kind,
+    from: answer.target,
+  });
+  if (classification.kind === 'caller_abort') {
+    controller.error(state.signal?.reason ?? error);
+    return;
+  }
+  controller.enqueue({
+    type: 'error',
+    error: new KeelModelError({
+      message: `The answering model failed after its first part (${classification.kind}); live streams are not retried once output has reached the caller.`,
+      kind: classification.kind,
+      cause: error,
+      attempts: state.attempts,
+    }),
+  });
+  controller.close();
+}
