@@ -26,6 +26,8 @@ describe('createBudgetLedger', () => {
     await ledger.reconcile(decision.reservation, 50);
     expect(await ledger.remaining('a', { rpm: 10, tpm: 1000 })).toEqual({ rpm: 9, tpm: 950 });
     expect(await ledger.remaining('never-seen', { tpd: 5 })).toEqual({ tpd: 5 });
+    await ledger.cancel(decision.reservation);
+    expect(await ledger.remaining('a', { rpm: 10, tpm: 1000 })).toEqual({ rpm: 10, tpm: 1000 });
   });
 
   it('takes its minute from minuteMs, and refuses bad limits when asked', async () => {

@@ -13,6 +13,7 @@ import {
   type BudgetRow,
   type BudgetWindowOptions,
   budgetRemaining,
+  cancelBudget,
   checkBudgetLimits,
   emptyBudgetRow,
   reconcileBudget,
@@ -30,6 +31,8 @@ export interface BudgetLedger {
   reserve(key: string, limits: BudgetLimits, tokens: number): Promise<BudgetDecision>;
   /** After the request: corrects the reservation with the tokens really used (input + output). */
   reconcile(reservation: BudgetReservation, usedTokens: number): Promise<void>;
+  /** Takes a reservation back whole (request and tokens) when its request was never sent. */
+  cancel(reservation: BudgetReservation): Promise<void>;
   /** What is left of each set limit under `key` now (for health pages and metrics). */
   remaining(key: string, limits: BudgetLimits): Promise<BudgetRemaining>;
 }
@@ -62,6 +65,10 @@ export function createBudgetLedger(options: BudgetLedgerOptions = {}): BudgetLed
     async reconcile(reservation, usedTokens) {
       const row = rows.get(reservation.key);
       if (row !== undefined) reconcileBudget(row, reservation, usedTokens);
+    },
+    async cancel(reservation) {
+      const row = rows.get(reservation.key);
+      if (row !== undefined) cancelBudget(row, reservation);
     },
     async remaining(key, limits) {
       const row = rows.get(key) ?? emptyBudgetRow();

@@ -156,6 +156,22 @@ export function reconcileBudget(
   }
 }
 
+/**
+ * Takes a reservation back whole (its request and its tokens) when its request never left: the
+ * target turned out to be held back after all, or nothing was sent.
+ */
+export function cancelBudget(row: BudgetRow, reservation: BudgetReservation): void {
+  for (const [slices, start] of [
+    [row.minute, reservation.minuteStart],
+    [row.day, reservation.dayStart],
+  ] as const) {
+    const slice = slices.find((candidate) => candidate.start === start);
+    if (slice === undefined) continue;
+    slice.requests = Math.max(0, slice.requests - 1);
+    slice.tokens = Math.max(0, slice.tokens - reservation.tokens);
+  }
+}
+
 /** What is left of each set limit at `now` (never below 0). */
 export function budgetRemaining(
   row: BudgetRow,

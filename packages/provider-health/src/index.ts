@@ -14,6 +14,7 @@ export type {
 export {
   budgetRemaining,
   budgetSliceMs,
+  cancelBudget,
   checkBudgetLimits,
   DAY_SLICES,
   emptyBudgetRow,
