@@ -66,8 +66,8 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
     for (const model of chain) {
       if (modelOf !== undefined && model.key !== modelKey(modelOf)) continue;
       if (dropped.has(model.key)) {
-        if (includeDropped) consider(dropped.get(model.key));
-        continue;
+        if (!includeDropped) continue;
+        consider(dropped.get(model.key));
       }
       consider(resting.get(model.key));
       for (const profileId of model.profiles)

@@ -9,6 +9,9 @@ import { createMockProvider, type MockProvider } from '@keel/testing';
 import { afterEach } from 'vitest';
 import type { KeelModelEvent } from './keel-model-options';
 
+// The providers warn about the mock's unknown model names; the tests read results, not logs.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
 const open: MockProvider[] = [];
 
 afterEach(async () => {

@@ -19,13 +19,32 @@ import { type Answer, recordFailure, runFailover } from './run-failover';
 
 type Part = LanguageModelV4StreamPart;
 
-/** Parts that carry no output: held back without committing the attempt. */
+/**
+ * Parts that carry no output yet (an empty text block's start, provider bookkeeping): held back
+ * without committing the attempt.
+ */
 const PREAMBLE: ReadonlySet<Part['type']> = new Set([
   'stream-start',
   'response-metadata',
   'raw',
   'ping',
+  'custom',
+  'text-start',
+  'reasoning-start',
 ]);
+
+/**
+ * Finish reasons that say the answer is not whole: the provider's stream ended without its
+ * completion signal (`interrupted`), or stopped on an error it did not send as a part.
+ */
+const CUT: ReadonlySet<string> = new Set(['interrupted', 'error']);
+
+function cutError(part: Part & { type: 'finish' }): IncompleteStreamError | undefined {
+  if (!CUT.has(part.finishReason.unified)) return undefined;
+  return new IncompleteStreamError({
+    message: `The model stream finished as "${part.finishReason.unified}": the answer is incomplete.`,
+  });
+}
 
 interface OpenedStream {
   result: LanguageModelV4StreamResult;
@@ -86,7 +105,9 @@ export async function streamWithFailover(
       }
       if (part.type === 'finish') {
         ended = true;
-        controller.enqueue(await finishUp(part));
+        const cut = cutError(part);
+        if (cut !== undefined) await endLive(state, answer, cut, controller);
+        else controller.enqueue(await finishUp(part));
         return;
       }
       controller.enqueue(part);
@@ -119,8 +140,13 @@ async function open(
       reader.cancel().catch(() => undefined);
       throw part.error;
     }
+    if (part.type === 'finish') {
+      const cut = cutError(part);
+      if (cut !== undefined) throw cut;
+      held.push(part);
+      return { result, held, reader: undefined };
+    }
     held.push(part);
-    if (part.type === 'finish') return { result, held, reader: undefined };
     if (!buffered && !PREAMBLE.has(part.type)) return { result, held, reader };
   }
 }
