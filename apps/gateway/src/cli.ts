@@ -39,7 +39,7 @@ async function main(): Promise<number> {
   }
   const { config } = loaded;
   const host = args.host ?? config.server.host;
-  const exposure = exposureProblem(host, config.server.authToken);
+  const exposure = exposureProblem(host, config.server.authToken, config.keys.length > 0);
   if (exposure !== undefined) {
     process.stderr.write(`keel-gateway: ${exposure}\n`);
     return 1;

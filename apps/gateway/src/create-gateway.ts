@@ -75,7 +75,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     recovered,
     async listen(listenOptions = {}) {
       const host = listenOptions.host ?? options.config.server.host;
-      const exposure = exposureProblem(host, options.config.server.authToken);
+      const exposure = exposureProblem(
+        host,
+        options.config.server.authToken,
+        options.config.keys.length > 0,
+      );
       if (exposure !== undefined) {
         throw new ConfigError({
           source: 'listen',

@@ -15,6 +15,8 @@ export interface CompatCall {
   signal?: AbortSignal;
   /** The call's events as they happen (text deltas, discards, decisions, the end). */
   onEvent?: (event: TurnEvent) => void;
+  /** The client key making the call (its usage is counted against it). */
+  key?: string | undefined;
 }
 
 /** What every compatible endpoint shares: the runtime, the repeat cache, one way to run a call. */
@@ -40,9 +42,13 @@ export function createCompatContext(runtime: GatewayRuntime): CompatContext {
       ttlMs: runtime.config.compat.idempotencyTtlMs,
       keep: (outcome) => outcome.kind === 'reply',
     }),
-    async call({ wire, route, request, signal, onEvent }) {
+    async call({ wire, route, request, signal, onEvent, key }) {
       const callId = `${wire}-${randomUUID()}`;
-      const forget = runtime.calls.begin(callId, { api: wire, route: route.name });
+      const forget = runtime.calls.begin(callId, {
+        api: wire,
+        route: route.name,
+        ...(key === undefined ? {} : { key }),
+      });
       try {
         return await runtime.orchestrator.runCall({
           request,

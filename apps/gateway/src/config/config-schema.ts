@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { checkKeys } from '../keys/check-keys';
+import { keysSchema } from '../keys/keys-schema';
 import { compatSchema, routesSchema } from './compat-schema';
 import { healthSchema, modelSettingsSchema } from './model-settings-schema';
 
@@ -65,6 +67,8 @@ export const configSchema = z
       })
       .prefault({}),
     sessionsDir: z.string().min(1).default('.keel/sessions'),
+    /** Client keys: who may call this gateway, with which models, limits and spend caps. */
+    keys: keysSchema,
     providers: z
       .array(providerSchema)
       .min(1, 'needs at least one provider')
@@ -205,6 +209,7 @@ export const configSchema = z
     }
     if (config.compaction.model !== undefined)
       check(config.compaction.model, ['compaction', 'model']);
+    checkKeys(config, context);
     for (const [name, route] of Object.entries(config.routes)) {
       check(route.primary, ['routes', name, 'primary']);
       route.fallbacks.forEach((reference, index) => {

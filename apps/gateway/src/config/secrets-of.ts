@@ -10,7 +10,7 @@ const SECRET_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD)$/i;
 const MIN_UNUSED_SECRET_LENGTH = 8;
 
 /**
- * Every secret a configuration holds (provider keys, the bearer token, a storage URL, a CLI
+ * Every secret a configuration holds (provider keys, the bearer token, client key secrets, a storage URL, a CLI
  * provider's environment) plus the values of secret-named environment variables (8 characters
  * or more): what the logger must never write.
  */
@@ -20,6 +20,7 @@ export function secretsOf(
 ): string[] {
   const secrets: string[] = [];
   if (config.server.authToken !== undefined) secrets.push(config.server.authToken);
+  for (const key of config.keys) secrets.push(key.secret);
   if (config.storage.kind === 'postgres') secrets.push(config.storage.url);
   for (const provider of config.providers) {
     // The embedded demo model sends its keys nowhere; they are examples (`demo`), not secrets.

@@ -4,7 +4,10 @@ import type { FastifyReply } from 'fastify';
 export type ApiErrorCode =
   | 'invalid_request'
   | 'unauthorized'
+  | 'forbidden'
+  | 'budget_exceeded'
   | 'not_found'
+  | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unavailable'
@@ -15,7 +18,13 @@ export type ApiErrorCode =
 export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
+  /** A client key that may not use this route or model. */
+  forbidden: 403,
+  /** A client key that reached its spend cap for the day or month. */
+  budget_exceeded: 403,
   not_found: 404,
+  /** A client key over its `rpm` or `tpm` (with `Retry-After`). */
+  rate_limited: 429,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unavailable: 503,

@@ -7,12 +7,33 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 export function createTokenCheck(
   token: string,
 ): (authorization: string | undefined, apiKey?: string | string[]) => boolean {
-  const expected = createHash('sha256').update(token).digest();
-  const matches = (presented: string) =>
-    timingSafeEqual(createHash('sha256').update(presented).digest(), expected);
+  const find = createCredentialLookup([{ id: true as const, secret: token }]);
+  return (authorization, apiKey) => find(authorization, apiKey) === true;
+}
+
+/**
+ * Finds whose credential a request presents (`Authorization: Bearer` or `x-api-key`) among
+ * several secrets: each comparison runs in constant time over SHA-256 digests, and every secret
+ * is compared whatever matched, so the time taken says nothing about which secret, or how much
+ * of one, was right. `undefined` when none matches.
+ */
+export function createCredentialLookup<T>(
+  entries: ReadonlyArray<{ id: T; secret: string }>,
+): (authorization: string | undefined, apiKey?: string | string[]) => T | undefined {
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  const expected = entries.map((entry) => ({ id: entry.id, digest: digest(entry.secret) }));
+  const find = (presented: string): T | undefined => {
+    const presentedDigest = digest(presented);
+    let found: T | undefined;
+    for (const entry of expected) {
+      if (timingSafeEqual(presentedDigest, entry.digest) && found === undefined) found = entry.id;
+    }
+    return found;
+  };
   return (authorization, apiKey) => {
     const bearer = /^Bearer\s+(.+)$/i.exec(authorization ?? '');
-    if (bearer !== null && matches(bearer[1] as string)) return true;
-    return typeof apiKey === 'string' && apiKey !== '' && matches(apiKey);
+    const byBearer = bearer === null ? undefined : find(bearer[1] as string);
+    if (byBearer !== undefined) return byBearer;
+    return typeof apiKey === 'string' && apiKey !== '' ? find(apiKey) : undefined;
   };
 }

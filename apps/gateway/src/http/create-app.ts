@@ -1,6 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerCompatRoutes } from '../compat/register-compat-routes';
 import type { GatewayRuntime } from '../compose/create-runtime';
+import { authenticateWith } from '../keys/authenticate-with';
+import { createKeyring } from '../keys/create-keyring';
+import { registerKeys } from '../keys/register-keys';
 import { closeIncompleteRequestsAfter } from './close-incomplete-requests';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handling';
 import { registerGuardHooks } from './guard-hooks';
@@ -55,7 +58,20 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   // Only JSON bodies: a text/plain body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
 
-  registerGuardHooks(app, { authToken: server.authToken, state });
+  // Client keys (and `server.authToken`): who may call, which sessions and models are theirs.
+  const keyring = await createKeyring({
+    config: runtime.config,
+    prices: runtime.prices,
+    registry: runtime.metrics.registry,
+    onSaveError: (error) =>
+      app.log.error({ err: { code: (error as { code?: string }).code } }, 'key spend not saved'),
+  });
+  registerGuardHooks(app, {
+    authToken: server.authToken,
+    state,
+    authenticate: runtime.config.keys.length === 0 ? undefined : authenticateWith(keyring),
+  });
+  registerKeys(app, runtime, keyring);
   registerErrorHandling(app, server.bodyLimitBytes);
   closeIncompleteRequestsAfter(app, runtime.config.shutdown.graceMs);
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sendError } from './api-error';
 import { createTokenCheck } from './check-token';
 import { registerHostGuard } from './host-guard';
@@ -18,7 +18,15 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 export function registerGuardHooks(
   app: FastifyInstance,
-  options: { authToken: string | undefined; state: { stopping: boolean } },
+  options: {
+    authToken: string | undefined;
+    state: { stopping: boolean };
+    /**
+     * Who a request's credential belongs to (`server.authToken` or a client key), remembered for
+     * the routes; `false` when it is none. Replaces the single `authToken` check.
+     */
+    authenticate?: ((request: FastifyRequest) => boolean) | undefined;
+  },
 ): void {
   const { state } = options;
 
@@ -28,16 +36,23 @@ export function registerGuardHooks(
     });
   });
 
-  if (options.authToken === undefined) registerHostGuard(app);
+  const tokenCheck =
+    options.authToken === undefined ? undefined : createTokenCheck(options.authToken);
+  const authenticate =
+    options.authenticate ??
+    (tokenCheck === undefined
+      ? undefined
+      : (request: FastifyRequest) =>
+          tokenCheck(request.headers.authorization, request.headers['x-api-key']));
+  if (authenticate === undefined) registerHostGuard(app);
   registerOriginGuard(app);
 
-  if (options.authToken !== undefined) {
-    const valid = createTokenCheck(options.authToken);
+  if (authenticate !== undefined) {
     app.addHook('onRequest', async (request, reply) => {
       if (PUBLIC_PATHS.has(request.url.split('?')[0] ?? '')) return;
       // Routes marked public (the console's page and assets: no data) load without the token.
       if (request.routeOptions.config?.public === true) return;
-      if (!valid(request.headers.authorization, request.headers['x-api-key'])) {
+      if (!authenticate(request)) {
         return sendError(
           reply,
           'unauthorized',

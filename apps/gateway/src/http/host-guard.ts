@@ -20,9 +20,13 @@ export function isLoopbackName(name: string): boolean {
  * Why the gateway may not serve on `host`, or `undefined`: without a token anyone who can reach
  * the port drives the gateway, so a tokenless gateway binds loopback addresses only.
  */
-export function exposureProblem(host: string, authToken: string | undefined): string | undefined {
-  if (authToken !== undefined || isLoopbackName(host)) return undefined;
-  return `server.host ${JSON.stringify(host)} is not a loopback address, and serving other machines needs server.authToken (or KEEL_TOKEN)`;
+export function exposureProblem(
+  host: string,
+  authToken: string | undefined,
+  hasKeys = false,
+): string | undefined {
+  if (authToken !== undefined || hasKeys || isLoopbackName(host)) return undefined;
+  return `server.host ${JSON.stringify(host)} is not a loopback address, and serving other machines needs server.authToken (or KEEL_TOKEN) or client keys`;
 }
 
 /** The name part of a `Host` header value (`[::1]:7420` → `[::1]`, `localhost:80` → `localhost`). */

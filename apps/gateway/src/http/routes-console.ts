@@ -38,7 +38,7 @@ export async function registerConsoleRoutes(
 ): Promise<void> {
   if (!runtime.config.server.console) return;
   const assets = await loadConsoleAssets(options.assetsDir ?? defaultConsoleAssetsDir(), {
-    authRequired: runtime.config.server.authToken !== undefined,
+    authRequired: runtime.config.server.authToken !== undefined || runtime.config.keys.length > 0,
   });
   const routeOptions = { config: PUBLIC_ROUTE };
 

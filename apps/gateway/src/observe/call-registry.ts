@@ -11,6 +11,8 @@ export interface CallInfo {
   api: Exclude<ApiName, 'sessions'>;
   /** The route the client named (a route name or `providerId/model`). */
   route: string;
+  /** The client key that made the call, when keys are configured. */
+  key?: string;
 }
 
 export interface CallRegistry {

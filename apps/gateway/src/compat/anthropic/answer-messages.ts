@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { CallOutcome } from '@keel/spec';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openSse } from '../../http/sse';
+import { clientOf, mayName } from '../../keys/client-of';
 import type { CompatContext } from '../compat-context';
 import { idempotencyKeyOf } from '../idempotency-key';
 import { resolveRoute } from '../resolve-route';
@@ -34,7 +35,8 @@ export async function answerMessages(
     if (error instanceof AnthropicRequestError) return badRequest(reply, error.message);
     throw error;
   }
-  const route = resolveRoute(config, body.model);
+  // A model the client's key may not use is answered as one that does not exist.
+  const route = mayName(request, body.model) ? resolveRoute(config, body.model) : undefined;
   if (route === undefined) {
     return sendAnthropicError(reply, {
       status: 404,
@@ -58,6 +60,7 @@ export async function answerMessages(
       route,
       request: callRequest,
       signal: controller.signal,
+      key: clientOf(request)?.keyId,
       ...(live === undefined ? {} : { onEvent: (event) => live.onEvent(event) }),
     });
   const key = idempotencyKeyOf('anthropic', request.headers);

@@ -8,6 +8,7 @@ import type { ApiErrorCode, WireErrorRenderer } from '../../http/api-error';
 export type AnthropicErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
+  | 'permission_error'
   | 'not_found_error'
   | 'request_too_large'
   | 'rate_limit_error'
@@ -25,6 +26,9 @@ export interface AnthropicError {
 const GATEWAY_ERROR_TYPES: Record<ApiErrorCode, AnthropicErrorType> = {
   invalid_request: 'invalid_request_error',
   unauthorized: 'authentication_error',
+  forbidden: 'permission_error',
+  budget_exceeded: 'permission_error',
+  rate_limited: 'rate_limit_error',
   not_found: 'not_found_error',
   payload_too_large: 'request_too_large',
   unsupported_media_type: 'invalid_request_error',

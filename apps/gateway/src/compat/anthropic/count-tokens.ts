@@ -3,6 +3,7 @@
 // text, fewer for other scripts), not a provider's tokenizer.
 import { estimateTextTokens } from '@keel/compaction';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { mayName } from '../../keys/client-of';
 import type { CompatContext } from '../compat-context';
 import { resolveRoute } from '../resolve-route';
 import { sendAnthropicError } from './anthropic-error';
@@ -53,7 +54,10 @@ export async function answerCountTokens(
       message: error.message,
     });
   }
-  if (resolveRoute(context.runtime.config, body.model) === undefined) {
+  if (
+    !mayName(request, body.model) ||
+    resolveRoute(context.runtime.config, body.model) === undefined
+  ) {
     return sendAnthropicError(reply, {
       status: 404,
       type: 'not_found_error',

@@ -27,6 +27,9 @@ export function openAIErrorBody(
 const TYPE_OF_CODE: Record<ApiErrorCode, [type: string, code: string | null]> = {
   invalid_request: ['invalid_request_error', null],
   unauthorized: ['authentication_error', 'invalid_api_key'],
+  forbidden: ['permission_error', 'forbidden'],
+  budget_exceeded: ['insufficient_quota', 'budget_exceeded'],
+  rate_limited: ['rate_limit_error', 'rate_limit_exceeded'],
   not_found: ['invalid_request_error', 'not_found'],
   payload_too_large: ['invalid_request_error', 'payload_too_large'],
   unsupported_media_type: ['invalid_request_error', 'unsupported_media_type'],

@@ -2,6 +2,7 @@
 // as a `chat.completion` or a stream of chunks, errors in OpenAI's shape.
 import type { CallOutcome, ModelRequest } from '@keel/spec';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { clientOf, mayName } from '../../keys/client-of';
 import type { CompatContext } from '../compat-context';
 import { idempotencyKeyOf } from '../idempotency-key';
 import { resolveRoute } from '../resolve-route';
@@ -37,7 +38,8 @@ export function registerChatCompletionsRoute(app: FastifyInstance, context: Comp
       const parsed = parseChatRequest(request.body);
       if (!parsed.ok) return badRequest(reply, parsed.message, parsed.param);
       const body = parsed.body;
-      const route = resolveRoute(config, body.model);
+      // A model the client's key may not use is answered as one that does not exist.
+      const route = mayName(request, body.model) ? resolveRoute(config, body.model) : undefined;
       if (route === undefined) {
         return sendOpenAIError(reply, {
           status: 404,
@@ -63,6 +65,7 @@ export function registerChatCompletionsRoute(app: FastifyInstance, context: Comp
           route,
           request: translated.request,
           signal,
+          key: clientOf(request)?.keyId,
           ...(onEvent === undefined ? {} : { onEvent }),
         });
       const includeUsage = body.stream_options?.include_usage === true;

@@ -1,0 +1,35 @@
+// The identity a request authenticated as, kept beside the request (not on it), and the questions
+// routes ask of it: may it name this model, may it see this session.
+import type { FastifyRequest } from 'fastify';
+import type { ClientIdentity } from './create-keyring';
+import type { SessionOwners } from './open-session-owners';
+
+const identities = new WeakMap<
+  FastifyRequest,
+  { identity: ClientIdentity; owners: SessionOwners }
+>();
+
+export function rememberClient(
+  request: FastifyRequest,
+  identity: ClientIdentity,
+  owners: SessionOwners,
+): void {
+  identities.set(request, { identity, owners });
+}
+
+/** Who sent the request; `undefined` when the gateway needs no credential. */
+export function clientOf(request: FastifyRequest): ClientIdentity | undefined {
+  return identities.get(request)?.identity;
+}
+
+/** Whether the request's key may send `model` (a route name or `providerId/model`). */
+export function mayName(request: FastifyRequest, model: string): boolean {
+  return clientOf(request)?.models?.has(model) ?? true;
+}
+
+/** Whether the request's key may see the session: its own, or any for an admin or no key. */
+export function maySee(request: FastifyRequest, sessionId: string): boolean {
+  const known = identities.get(request);
+  if (known === undefined || known.identity.admin) return true;
+  return known.owners.ownerOf(sessionId) === known.identity.keyId;
+}

@@ -1,0 +1,272 @@
+// The client keys of a gateway in one place: who a credential belongs to, whether a key may make
+// a request now (its rate limits and spend caps), which key owns which session, and what each
+// key used (the usage route, the metrics). Only configured key ids ever become a metric label.
+import { join } from 'node:path';
+import type { TurnEvent } from '@keel/spec';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { KeelConfig } from '../config/config-schema';
+import { createCredentialLookup } from '../http/check-token';
+import { attemptCost, type PriceBook } from '../observe/cost-of';
+import { createKeyLimiter, type KeyLimiter } from './create-key-limiter';
+import { createSpendLedger, type KeySpend } from './create-spend-ledger';
+import type { ClientKeyConfig } from './keys-schema';
+import { openSessionOwners, type SessionOwners } from './open-session-owners';
+import { createSpendFileWriter, readSpendFile } from './spend-file';
+
+/** Who a request comes from. */
+export interface ClientIdentity {
+  /** The key's id; `undefined` for `server.authToken`. */
+  readonly keyId: string | undefined;
+  /** Every session, every key's usage, the operator routes. */
+  readonly admin: boolean;
+  /** What it may send as `model`; `undefined`: anything routable. */
+  readonly models: ReadonlySet<string> | undefined;
+}
+
+export type Rejection = 'rpm' | 'tpm' | 'budget';
+
+export type KeyAdmission =
+  | { admitted: true }
+  | { admitted: false; reason: Rejection; message: string; retryAfterMs?: number };
+
+/** What `GET /v1/keys/:keyId/usage` answers. */
+export interface KeyUsage {
+  key: string;
+  /** Since this gateway started. */
+  requests: number;
+  rejected: Record<Rejection, number>;
+  tokens: { input: number; output: number };
+  costUsd: number;
+  lastMinute: { requests: number; tokens: number };
+  /** The current UTC day and month (kept across restarts). */
+  spend: KeySpend;
+  limits: { rpm?: number; tpm?: number; spendCapUsd?: { day?: number; month?: number } };
+}
+
+export interface Keyring {
+  /** Whether every request needs a credential (`server.authToken` or any key). */
+  readonly required: boolean;
+  readonly keyIds: readonly string[];
+  readonly owners: SessionOwners;
+  identify(
+    authorization: string | undefined,
+    apiKey?: string | string[],
+  ): ClientIdentity | undefined;
+  /** Counts one model request of `keyId` now, or refuses it (a rate limit or a spend cap). */
+  admit(keyId: string): KeyAdmission;
+  /** A turn's or call's end: its tokens and cost go to the key it belongs to. */
+  observe(event: TurnEvent, keyId: string | undefined): void;
+  usage(keyId: string): KeyUsage | undefined;
+  /** Writes what is still unsaved. */
+  close(): Promise<void>;
+}
+
+export interface KeyringOptions {
+  config: KeelConfig;
+  prices: PriceBook;
+  /** Where the `keel_key_*` metrics go. */
+  registry?: Registry;
+  /** Clock ms; default `Date.now`. */
+  now?: () => number;
+  /** Where owners and spend are kept; default `<sessionsDir>/.keys`; `false`: memory only. */
+  stateDir?: string | false;
+  onSaveError?: (error: unknown) => void;
+}
+
+interface KeyState {
+  config: ClientKeyConfig;
+  limiter: KeyLimiter;
+  requests: number;
+  rejected: Record<Rejection, number>;
+  tokens: { input: number; output: number };
+  costUsd: number;
+}
+
+export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
+  const { config, prices } = options;
+  const now = options.now ?? Date.now;
+  const stateDir =
+    options.stateDir ?? (config.keys.length === 0 ? false : join(config.sessionsDir, '.keys'));
+  const owners = await openSessionOwners(
+    stateDir === false ? {} : { file: join(stateDir, 'session-owners.jsonl') },
+  );
+  const spendFile = stateDir === false ? undefined : join(stateDir, 'spend.json');
+  const initial = spendFile === undefined ? undefined : await readSpendFile(spendFile);
+  let save: () => void = () => {};
+  const spend = createSpendLedger({
+    now,
+    ...(initial === undefined ? {} : { initial }),
+    onChange: () => save(),
+  });
+  const writer =
+    spendFile === undefined
+      ? undefined
+      : createSpendFileWriter(spendFile, spend.snapshot, options.onSaveError ?? (() => undefined));
+  if (writer !== undefined) save = writer.save;
+
+  const states = new Map<string, KeyState>();
+  for (const key of config.keys) {
+    states.set(key.id, {
+      config: key,
+      limiter: createKeyLimiter({
+        now,
+        ...(key.rpm === undefined ? {} : { rpm: key.rpm }),
+        ...(key.tpm === undefined ? {} : { tpm: key.tpm }),
+      }),
+      requests: 0,
+      rejected: { rpm: 0, tpm: 0, budget: 0 },
+      tokens: { input: 0, output: 0 },
+      costUsd: 0,
+    });
+  }
+  const metrics = createKeyMetrics(options.registry, states, spend.spent);
+
+  const admin: ClientIdentity = { keyId: undefined, admin: true, models: undefined };
+  const lookup = createCredentialLookup<ClientIdentity>([
+    ...(config.server.authToken === undefined
+      ? []
+      : [{ id: admin, secret: config.server.authToken }]),
+    ...config.keys.map((key) => ({
+      id: {
+        keyId: key.id,
+        admin: key.admin,
+        models: key.models === undefined ? undefined : new Set(key.models),
+      },
+      secret: key.secret,
+    })),
+  ]);
+
+  const reject = (state: KeyState, reason: Rejection, message: string, retryAfterMs?: number) => {
+    state.rejected[reason] += 1;
+    metrics?.rejections.inc({ key: state.config.id, reason });
+    return {
+      admitted: false as const,
+      reason,
+      message,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
+  };
+
+  return {
+    required: config.server.authToken !== undefined || config.keys.length > 0,
+    keyIds: config.keys.map((key) => key.id),
+    owners,
+    identify: lookup,
+    admit(keyId) {
+      const state = states.get(keyId);
+      if (state === undefined) return { admitted: true };
+      const caps = state.config.spendCapUsd;
+      const reached = caps === undefined ? undefined : spend.capReached(keyId, caps);
+      if (reached !== undefined) {
+        return reject(
+          state,
+          'budget',
+          `budget_exceeded: key "${keyId}" reached its spend cap for this ${reached} (${caps?.[reached]} USD)`,
+        );
+      }
+      const admission = state.limiter.admit();
+      if (!admission.admitted) {
+        const limit = admission.limit === 'rpm' ? state.config.rpm : state.config.tpm;
+        return reject(
+          state,
+          admission.limit,
+          `Rate limit reached for key "${keyId}": ${limit} ${admission.limit === 'rpm' ? 'requests' : 'tokens'} per minute`,
+          admission.retryAfterMs,
+        );
+      }
+      state.requests += 1;
+      metrics?.requests.inc({ key: keyId });
+      return { admitted: true };
+    },
+    observe(event, keyId) {
+      if (event.type !== 'turn-end' || keyId === undefined) return;
+      const state = states.get(keyId);
+      if (state === undefined) return;
+      let input = 0;
+      let output = 0;
+      let cost = 0;
+      for (const attempt of event.outcome.attempts) {
+        if (attempt.usage === undefined) continue;
+        input += attempt.usage.inputTokens;
+        output += attempt.usage.outputTokens;
+        cost += attemptCost(attempt, prices) ?? 0;
+      }
+      state.tokens.input += input;
+      state.tokens.output += output;
+      state.costUsd += cost;
+      state.limiter.recordTokens(input + output);
+      spend.add(keyId, cost);
+      metrics?.tokens.inc({ key: keyId, type: 'input' }, input);
+      metrics?.tokens.inc({ key: keyId, type: 'output' }, output);
+      metrics?.cost.inc({ key: keyId }, cost);
+    },
+    usage(keyId) {
+      const state = states.get(keyId);
+      if (state === undefined) return undefined;
+      const { rpm, tpm, spendCapUsd } = state.config;
+      return {
+        key: keyId,
+        requests: state.requests,
+        rejected: { ...state.rejected },
+        tokens: { ...state.tokens },
+        costUsd: state.costUsd,
+        lastMinute: state.limiter.lastMinute(),
+        spend: spend.spent(keyId),
+        limits: {
+          ...(rpm === undefined ? {} : { rpm }),
+          ...(tpm === undefined ? {} : { tpm }),
+          ...(spendCapUsd === undefined ? {} : { spendCapUsd }),
+        },
+      };
+    },
+    close: () => writer?.flush() ?? Promise.resolve(),
+  };
+}
+
+function createKeyMetrics(
+  registry: Registry | undefined,
+  states: ReadonlyMap<string, KeyState>,
+  spent: (keyId: string) => KeySpend,
+) {
+  if (registry === undefined || states.size === 0) return undefined;
+  const registers = [registry];
+  new Gauge({
+    name: 'keel_key_spend_usd',
+    help: 'What each client key spent in the current UTC day and month, in USD.',
+    labelNames: ['key', 'period'],
+    registers,
+    collect() {
+      for (const key of states.keys()) {
+        const spend = spent(key);
+        this.set({ key, period: 'day' }, spend.day.usd);
+        this.set({ key, period: 'month' }, spend.month.usd);
+      }
+    },
+  });
+  return {
+    requests: new Counter({
+      name: 'keel_key_requests_total',
+      help: 'Model requests each client key made (admitted past its limits).',
+      labelNames: ['key'],
+      registers,
+    }),
+    rejections: new Counter({
+      name: 'keel_key_rejections_total',
+      help: 'Requests of each client key refused by its limits (rpm, tpm) or spend caps (budget).',
+      labelNames: ['key', 'reason'],
+      registers,
+    }),
+    tokens: new Counter({
+      name: 'keel_key_tokens_total',
+      help: 'Tokens the providers reported for each client key, by type (input, output).',
+      labelNames: ['key', 'type'],
+      registers,
+    }),
+    cost: new Counter({
+      name: 'keel_key_cost_usd_total',
+      help: "What each client key's reported tokens cost in USD, at the prices of models.settings.",
+      labelNames: ['key'],
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,141 @@
+// What client keys change in the HTTP API: a key that is not an admin reaches only the client
+// routes (sessions, the compatible endpoints, its own usage); a session belongs to the key that
+// created it (others get `404`); a model request over the key's limits is refused in the route's
+// wire (`429` with `Retry-After`, or `403 budget_exceeded`); and each key's usage is counted from
+// the turns' and calls' ends.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayRuntime } from '../compose/create-runtime';
+import { sendError } from '../http/api-error';
+import { clientOf, mayName } from './client-of';
+import type { ClientIdentity, Keyring } from './create-keyring';
+
+/** Routes a key that is not an admin may use (besides its sessions' routes). */
+const CLIENT_ROUTES = new Set([
+  '/healthz',
+  '/v1/sessions',
+  '/v1/chat/completions',
+  '/v1/models',
+  '/v1/messages',
+  '/v1/messages/count_tokens',
+  '/v1/keys',
+  '/v1/keys/:keyId/usage',
+]);
+const SESSION_ROUTE = '/v1/sessions/:sessionId';
+/** Routes that send model requests: each one counts against the key's limits. */
+const MODEL_REQUESTS = new Set([
+  'POST /v1/sessions/:sessionId/messages',
+  'POST /v1/chat/completions',
+  'POST /v1/messages',
+]);
+const READS = new Set(['GET', 'HEAD']);
+
+export function registerKeys(
+  app: FastifyInstance,
+  runtime: GatewayRuntime,
+  keyring: Keyring,
+): void {
+  const keyOf = (sessionId: string) =>
+    runtime.calls.get(sessionId)?.key ?? keyring.owners.ownerOf(sessionId);
+  const unsubscribe = runtime.events.follow(undefined, (event) =>
+    keyring.observe(event, keyOf(event.sessionId)),
+  );
+  app.addHook('onClose', async () => {
+    unsubscribe();
+    await keyring.close();
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    const identity = clientOf(request);
+    const url = request.routeOptions.url;
+    if (identity === undefined || url === undefined) return;
+    const isSessionRoute = url === SESSION_ROUTE || url.startsWith(`${SESSION_ROUTE}/`);
+    if (!identity.admin) {
+      if (!isSessionRoute && !CLIENT_ROUTES.has(url)) {
+        return sendError(reply, 'forbidden', 'This key may not use this route');
+      }
+      if ((isSessionRoute || url === '/v1/sessions') && !mayName(request, 'default')) {
+        return sendError(
+          reply,
+          'forbidden',
+          'This key may not use the session API (it needs the "default" route)',
+        );
+      }
+    }
+    if (isSessionRoute) {
+      const refused = await checkOwner(request, reply, identity);
+      if (refused !== undefined) return refused;
+      const model = (request.body as { model?: unknown } | undefined)?.model;
+      if (url.endsWith('/model') && typeof model === 'string' && !mayName(request, model)) {
+        return sendError(reply, 'forbidden', 'This key may not use that model');
+      }
+    }
+    if (identity.keyId !== undefined && MODEL_REQUESTS.has(`${request.method} ${url}`)) {
+      const admission = keyring.admit(identity.keyId);
+      if (!admission.admitted) {
+        if (admission.retryAfterMs !== undefined) {
+          reply.header(
+            'retry-after',
+            String(Math.max(1, Math.ceil(admission.retryAfterMs / 1000))),
+          );
+        }
+        return sendError(
+          reply,
+          admission.reason === 'budget' ? 'budget_exceeded' : 'rate_limited',
+          admission.message,
+        );
+      }
+    }
+  });
+
+  /** A key's session is its own: others get `404`; a key's first write to a new id claims it. */
+  const checkOwner = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    identity: ClientIdentity,
+  ): Promise<FastifyReply | undefined> => {
+    const { sessionId } = request.params as { sessionId: string };
+    const notFound = () => sendError(reply, 'not_found', `No session ${sessionId}`);
+    const owner = keyring.owners.ownerOf(sessionId);
+    if (owner !== undefined) {
+      return identity.admin || owner === identity.keyId ? undefined : notFound();
+    }
+    if (identity.keyId === undefined || READS.has(request.method)) {
+      return identity.admin ? undefined : notFound();
+    }
+    // A session nobody owns that exists already is the admin's (or older than the keys).
+    if ((await runtime.storage.state(sessionId)).exists) {
+      return identity.admin ? undefined : notFound();
+    }
+    const owns = await keyring.owners.claim(sessionId, identity.keyId);
+    return owns || identity.admin ? undefined : notFound();
+  };
+
+  app.get('/v1/keys', async (request) => {
+    const identity = clientOf(request);
+    const ids =
+      identity === undefined || identity.admin
+        ? keyring.keyIds
+        : keyring.keyIds.filter((id) => id === identity.keyId);
+    return { keys: ids.map((id) => keyring.usage(id)) };
+  });
+
+  app.get<{ Params: { keyId: string } }>(
+    '/v1/keys/:keyId/usage',
+    {
+      schema: {
+        params: {
+          type: 'object',
+          required: ['keyId'],
+          properties: { keyId: { type: 'string', maxLength: 64 } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const identity = clientOf(request);
+      const { keyId } = request.params;
+      const own = identity === undefined || identity.admin || identity.keyId === keyId;
+      const usage = own ? keyring.usage(keyId) : undefined;
+      return usage ?? sendError(reply, 'not_found', `No key ${keyId.slice(0, 64)}`);
+    },
+  );
+}
