@@ -75,6 +75,11 @@ export interface OrchestratorOptions {
   retry?: RetryOptions;
   /** Model calls per turn (tool loop steps); default 16. */
   maxSteps?: number;
+  /**
+   * How long one tool call may run (its `beforeToolCall` hooks included); past it the call's
+   * signal aborts and the model gets an error result naming the bound. Default 60 000 ms.
+   */
+  toolTimeoutMs?: number;
   /** Live model switches honoured per turn; default 2. */
   maxModelSwitches?: number;
   /** A turn's total deadline; default 600 000 ms. */

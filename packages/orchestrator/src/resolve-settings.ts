@@ -18,6 +18,7 @@ export function resolveSettings(options: OrchestratorOptions): TurnSettings {
     maxDelayMs: duration(retry.maxDelayMs, 8_000, 'retry.maxDelayMs'),
     rateLimitCooldownMs: 30_000,
     maxSteps: positive(options.maxSteps, 16, 'maxSteps'),
+    toolTimeoutMs: positive(options.toolTimeoutMs, 60_000, 'toolTimeoutMs'),
     maxModelSwitches: count(options.maxModelSwitches, 2, 'maxModelSwitches'),
     turnTimeoutMs: positive(options.turnTimeoutMs, 600_000, 'turnTimeoutMs'),
     lockTimeoutMs: options.lockTimeoutMs,

@@ -28,6 +28,7 @@ export interface TurnSettings {
   maxDelayMs: number;
   rateLimitCooldownMs: number;
   maxSteps: number;
+  toolTimeoutMs: number;
   maxModelSwitches: number;
   turnTimeoutMs: number;
   lockTimeoutMs: number | undefined;

@@ -204,6 +204,8 @@ export type TurnEvent =
       name: string;
       isError: boolean;
       durationMs: number;
+      /** The result as the model gets it (observers that keep or send it cap it themselves). */
+      content?: string;
     })
   /** A message arrived while this turn ran; it was written through the turn's fence. */
   | (TurnEventBase & { type: 'message-queued'; messageId: string; mode: 'followup' | 'steer' })
