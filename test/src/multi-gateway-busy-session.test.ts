@@ -6,7 +6,9 @@
  *   `clientMessageId`) answers it without storing it twice;
  * - while the turn holds the session's lease (running a tool): the new message's turn waits for
  *   the lease — nothing of it is written before the running turn's tool result — and is answered.
- * Never lost, never answered twice.
+ * Never lost, never answered twice. The first case is the gateways' conduct with turn claims
+ * off (`storage.turnClaims.enabled: false`); with them on (the default) the message is queued for
+ * the running turn instead and nobody is told to resend (`cross-gateway-concurrent`).
  */
 import { useTestDatabase } from '@keel/postgres-test-server';
 import type { TranscriptEntry } from '@keel/spec';
@@ -44,10 +46,16 @@ describe('a message for a session whose turn runs on another gateway', () => {
         databaseUrl: database.url,
         model,
         turn: { firstTokenTimeoutMs: 600_000 },
+        turnClaims: { enabled: false },
       }),
     });
     const b = await group.start({
-      config: sharedGatewayConfig({ mock: providerB, databaseUrl: database.url, model }),
+      config: sharedGatewayConfig({
+        mock: providerB,
+        databaseUrl: database.url,
+        model,
+        turnClaims: { enabled: false },
+      }),
     });
 
     const first = sendMessage(a, 'busy-call', { text: 'the first words', clientMessageId: 'c1' });

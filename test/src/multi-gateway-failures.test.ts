@@ -137,6 +137,8 @@ describe('a gateway that dies or freezes mid-turn', () => {
       model,
       leaseTtlMs: 3_000,
       plugins: [gates.plugin],
+      // The lease's fencing alone (without turn claims, `cross-gateway-owner-lost` has them on).
+      turnClaims: { enabled: false },
     });
     const a = await group.start({ config });
     const b = await group.start({ config });

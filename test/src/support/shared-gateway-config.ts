@@ -7,6 +7,10 @@ export interface SharedGatewayConfigOptions {
   /** The primary model's name (scopes the mock's scripted answers to the test). */
   model: string;
   leaseTtlMs?: number;
+  /** `storage.turnClaims` (one running turn per session across the gateways; on by default). */
+  turnClaims?: Record<string, unknown>;
+  /** `storage.gatewayId`; default the gateway's own (host, pid and a random part). */
+  gatewayId?: string;
   /** Merged over the defaults below. */
   turn?: Record<string, unknown>;
   plugins?: unknown[];
@@ -32,6 +36,8 @@ export function sharedGatewayConfig(options: SharedGatewayConfigOptions): Record
       kind: 'postgres',
       url: options.databaseUrl,
       ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+      ...(options.turnClaims === undefined ? {} : { turnClaims: options.turnClaims }),
+      ...(options.gatewayId === undefined ? {} : { gatewayId: options.gatewayId }),
     },
     turn: { lockTimeoutMs: 300_000, ...options.turn },
     ...(options.plugins === undefined ? {} : { plugins: options.plugins }),

@@ -16,6 +16,7 @@ import { createStorage } from './create-storage';
 import { createDemoToolRunner } from './demo-tools';
 import { orchestratorModelSettings } from './model-settings';
 import { prepareProviders } from './prepare-providers';
+import { turnClaimsOption } from './turn-claims-option';
 
 /** Everything a gateway runs on, composed from its configuration. */
 export interface GatewayRuntime {
@@ -151,6 +152,8 @@ export async function createGatewayRuntime(
     lockTimeoutMs: config.turn.lockTimeoutMs,
     maxReplyBytes: config.turn.maxReplyBytes,
     queueMode: config.queue.mode,
+    // Over PostgreSQL, one running turn per session across the gateways.
+    ...turnClaimsOption(config),
     ...(config.turn.system === undefined ? {} : { system: config.turn.system }),
   });
 

@@ -127,6 +127,25 @@ export const configSchema = z
            */
           leaseTtlMs: z.number().int().min(100).optional(),
           /**
+           * This gateway's name among the gateways that share the database (in turn claims): stable
+           * for the process, unique among them. Default `<hostname>:<pid>:<8 random hex digits>`.
+           */
+          gatewayId: z.string().min(1).max(200).optional(),
+          /**
+           * One running turn per session across every gateway (on by default): a message reaching a
+           * gateway while another runs its session's turn is queued there and answered by that turn.
+           * `ttlMs`: a claim's life without a heartbeat (by the database's clock; default
+           * `leaseTtlMs`), how soon another gateway answers for one that died or froze. `pollMs`: how
+           * often a queued message looks for its answer when no notification came (default 200).
+           */
+          turnClaims: z
+            .strictObject({
+              enabled: z.boolean().default(true),
+              ttlMs: z.number().int().min(100).optional(),
+              pollMs: z.number().int().positive().optional(),
+            })
+            .prefault({}),
+          /**
            * Bounds on every wait on the database (a new connection, a query's answer, a statement
            * on the server; defaults 5 000, 15 000 and 10 000 ms): a database that is down or frozen
            * fails the turn with a `storage` error instead of hanging it. Keep them well under
