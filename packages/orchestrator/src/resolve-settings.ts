@@ -67,7 +67,7 @@ export function resolveSettings(options: OrchestratorOptions): TurnSettings {
   return {
     ...withSelectable,
     copy: { ...DEFAULT_TURN_COPY, ...options.copy },
-    requestCeiling: requestCeiling(withSelectable),
+    requestCeiling: requestCeiling(withSelectable, { compacts: options.compactor !== undefined }),
   };
 }
 

@@ -61,20 +61,30 @@ export function planFor(selection: string, settings: TurnSettings, now: () => nu
 }
 
 /**
- * The most provider requests one turn can make: each step's successful call, plus the failures a
- * pass allows (every profile of every candidate model, each at most `1 + maxRetries` times), for
- * each pass a turn can make (the first, one per wait, one after a compaction, one per switch).
- * The candidate models are the configured chain (primary and fallbacks) and, when a session may
- * select a model outside it (a `models.settings` key), the one with the most profiles.
+ * The most provider requests one turn can make, exactly: some fault sequence reaches it. A plan
+ * (the turn's first, and a new one per live switch) gives each profile of each candidate model
+ * `maxRetries` `retry_same` failures, and in each pass one failure more that takes the profile out
+ * of that pass (blocked, rested, dropped); passes are one per plan plus one per wait. One overflow
+ * compaction may retry the same target once more. Every step before the last answers once; the
+ * last call either answers or fails for good, so the turn's requests are the failures plus
+ * `maxSteps − 1`. The candidate models are the configured chain (primary and fallbacks) and, when
+ * a session may select a model outside it (a `models.settings` key), the one with the most
+ * profiles.
  */
-export function requestCeiling(settings: Omit<TurnSettings, 'requestCeiling' | 'copy'>): number {
+export function requestCeiling(
+  settings: Omit<TurnSettings, 'requestCeiling' | 'copy'>,
+  options: { compacts?: boolean } = {},
+): number {
   const profilesOf = new Map(settings.providers.map((p) => [p.id, p.profiles.length]));
   const profiles = (reference: string) =>
     profilesOf.get(reference.slice(0, reference.indexOf('/'))) ?? 0;
   const chain = new Set([settings.primary, ...settings.fallbacks]);
-  const inChain = chain.size === 0 ? 0 : [...chain].reduce((sum, ref) => sum + profiles(ref), 0);
+  const inChain = [...chain].reduce((sum, ref) => sum + profiles(ref), 0);
   const outside = [...settings.selectable].filter((reference) => !chain.has(reference));
   const selected = Math.max(0, ...outside.map(profiles));
-  const passes = 1 + settings.maxWaits + 1 + settings.maxModelSwitches;
-  return settings.maxSteps + passes * (selected + inChain) * (1 + settings.maxRetries);
+  const plans = 1 + settings.maxModelSwitches;
+  const failures =
+    (selected + inChain) * (plans * (1 + settings.maxRetries) + settings.maxWaits) +
+    (options.compacts === true ? 1 : 0);
+  return Math.max(0, settings.maxSteps - 1 + failures);
 }

@@ -155,6 +155,11 @@ function checkTurn(run: TurnRun, ceiling: number, message: string): void {
     context,
   ).toHaveLength(1);
   expect(run.sent, context).toBeLessThanOrEqual(ceiling);
+  // The ceiling is the true bound, never a cut: no fault sequence makes its check end a turn.
+  expect(
+    run.events.filter((event) => event.type === 'decision' && event.reason === 'request_ceiling'),
+    `${context}: the request ceiling cut the turn`,
+  ).toEqual([]);
   expect(run.refused, `${context}: a request with an unpaired tool block`).toEqual([]);
   expect(run.issues, `${context}: the transcript does not parse`).toEqual([]);
   expect(trailingOrphans(run.entries), context).toEqual([]);

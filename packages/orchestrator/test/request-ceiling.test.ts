@@ -35,9 +35,18 @@ const ROWS: Array<{ describes: RegExp; ceiling: () => number }> = [
     ceiling: () => ceilingOf([profiles('a', 1)], { primary: 'a/m' }),
   },
   {
-    describes: /^defaults, a provider with 2 profiles and a fallback with 1 \(the quick start\)$/,
+    describes: /^defaults, a provider with 2 profiles and a fallback with 1$/,
     ceiling: () =>
       ceilingOf([profiles('a', 2), profiles('b', 1)], { primary: 'a/m', fallbacks: ['b/f'] }),
+  },
+  {
+    describes: /^the same with a compactor \(the quick start\)$/,
+    ceiling: () =>
+      ceilingOf(
+        [profiles('a', 2), profiles('b', 1)],
+        { primary: 'a/m', fallbacks: ['b/f'] },
+        { compactor: { compact: async () => ({ status: 'skipped', reason: 'not-needed' }) } },
+      ),
   },
   {
     describes: /^defaults, 3 profiles and one fallback with 1 profile$/,
@@ -63,9 +72,12 @@ async function readmeRows(): Promise<Array<{ configuration: string; sum: string;
   });
 }
 
-/** `16 + 6 × 3 × 2` → 52. */
+/** `15 + 3 × (3 × 2 + 2)` → 39: sums of products, with parentheses. */
 function evaluate(sum: string): number {
-  return sum
+  let text = sum;
+  for (let inner = /\(([^()]*)\)/.exec(text); inner !== null; inner = /\(([^()]*)\)/.exec(text))
+    text = text.replace(inner[0], String(evaluate(inner[1]!)));
+  return text
     .split('+')
     .map((term) => term.split('×').reduce((product, factor) => product * Number(factor.trim()), 1))
     .reduce((total, term) => total + term, 0);
@@ -85,7 +97,8 @@ describe('the README’s request ceiling table, every row', () => {
 });
 
 describe('the ceiling formula, each term on its own', () => {
-  // maxSteps + (1 + maxWaits + 1 + maxModelSwitches) × (P_selected + Σ P_chain) × (1 + maxRetries)
+  // maxSteps − 1 + (P_selected + Σ P_chain) × ((1 + maxModelSwitches) × (1 + maxRetries) + maxWaits)
+  //   + 1 with a compactor
   const formula = (o: {
     steps: number;
     waits: number;
@@ -93,7 +106,12 @@ describe('the ceiling formula, each term on its own', () => {
     selected: number;
     chain: number;
     retries: number;
-  }) => o.steps + (2 + o.waits + o.switches) * (o.selected + o.chain) * (1 + o.retries);
+    compacts?: boolean;
+  }) =>
+    o.steps -
+    1 +
+    (o.selected + o.chain) * ((1 + o.switches) * (1 + o.retries) + o.waits) +
+    (o.compacts === true ? 1 : 0);
   const base = { steps: 16, waits: 2, switches: 2, selected: 0, chain: 3, retries: 1 };
   const providers = [profiles('a', 2), profiles('b', 1), profiles('c', 4)];
   const models = { primary: 'a/m', fallbacks: ['b/f'] };
@@ -106,6 +124,11 @@ describe('the ceiling formula, each term on its own', () => {
     ['retry.maxWaits 5', { retry: { maxWaits: 5 } }, { waits: 5 }],
     ['maxModelSwitches 0', { maxModelSwitches: 0 }, { switches: 0 }],
     ['maxModelSwitches 4', { maxModelSwitches: 4 }, { switches: 4 }],
+    [
+      'a compactor (one overflow compaction retries the same target)',
+      { compactor: { compact: async () => ({ status: 'skipped', reason: 'nothing-to-compact' }) } },
+      { compacts: true },
+    ],
   ] as const)('%s', (_name, options, terms) => {
     expect(ceilingOf(providers, models, options as Partial<OrchestratorOptions>)).toBe(
       formula({ ...base, ...terms }),

@@ -193,7 +193,7 @@ export const PACKED_INSTALL_CASES: readonly PackedInstallCase[] = [
       before: { allowed: true, probe: false },
       after: { allowed: false, reason: 'breaker-open' },
       changes: ['breaker-change'],
-      requestCeiling: 52,
+      requestCeiling: 39,
       model: { providerId: 'openai', model: 'gpt-fallback' },
       configError: 'OrchestratorConfigError',
     }),
