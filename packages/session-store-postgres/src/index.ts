@@ -17,6 +17,8 @@ export type {
 } from '@keel/spec';
 export type { MigrateOptions, MigrateResult } from './migrate';
 export { migrate } from './migrate';
+export type { PostgresBudgetLedger, PostgresBudgetLedgerOptions } from './pg-budget-ledger';
+export { createPostgresBudgetLedger } from './pg-budget-ledger';
 export type {
   PostgresClient,
   PostgresConnectionOptions,

@@ -1,3 +1,5 @@
+import { budgetSchemaStatements } from './budget-schema';
+
 /** One step of the schema: what it creates, in SQL, for a schema name already quoted. */
 export interface SchemaMigration {
   version: number;
@@ -118,6 +120,11 @@ export const SCHEMA_MIGRATIONS: readonly SchemaMigration[] = [
         PRIMARY KEY (session_id, id)
       )`,
     ],
+  },
+  {
+    version: 6,
+    description: 'budgets: requests and tokens per key in time slices, reserved by one function',
+    statements: (s) => budgetSchemaStatements(s),
   },
 ];
 

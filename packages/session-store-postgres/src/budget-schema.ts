@@ -1,0 +1,86 @@
+/**
+ * The schema step of budgets shared by every gateway (`@keel/provider-health`'s budget rules, in
+ * SQL): a row per key, window ("m" the minute, "d" the day) and time slice, and one function that
+ * reserves under a per-key transaction lock, so a check is one round trip and two gateways can
+ * never both take the last request of a budget. Time is the database's `clock_timestamp()` unless
+ * the caller passes a reading (tests).
+ *
+ * The function mirrors `reserveBudget`: slices that left their window are deleted first; a slice
+ * counts while any part of it lies in the window; for each limit set, the wait is 0 when the
+ * request fits, else the time until enough of the oldest slices have left; a request larger than a
+ * token limit asks only for the whole limit. The longest wait of the limits exhausted is returned.
+ */
+export function budgetSchemaStatements(s: string): string[] {
+  return [
+    `CREATE TABLE ${s}.budget_slices (
+      key text NOT NULL,
+      span char(1) NOT NULL CHECK (span IN ('m', 'd')),
+      start_ms bigint NOT NULL,
+      requests integer NOT NULL,
+      tokens bigint NOT NULL,
+      PRIMARY KEY (key, span, start_ms)
+    )`,
+    `CREATE FUNCTION ${s}.budget_wait(
+      p_key text, p_span char(1), p_tokens boolean, p_limit bigint, p_need bigint,
+      p_width bigint, p_window bigint, p_now bigint
+    ) RETURNS bigint LANGUAGE sql STABLE AS $fn$
+      WITH slices AS (
+        SELECT start_ms, CASE WHEN p_tokens THEN tokens ELSE requests END AS amount
+          FROM ${s}.budget_slices WHERE key = p_key AND span = p_span
+      ), ordered AS (
+        SELECT start_ms, sum(amount) OVER (ORDER BY start_ms) AS gone,
+          sum(amount) OVER () AS used
+        FROM slices
+      )
+      SELECT CASE
+        WHEN coalesce((SELECT max(used) FROM ordered), 0) + least(p_need, p_limit) <= p_limit THEN 0
+        ELSE coalesce(
+          (SELECT greatest(1, start_ms + p_width + p_window - p_now) FROM ordered
+            WHERE used - gone + least(p_need, p_limit) <= p_limit ORDER BY start_ms LIMIT 1),
+          1)
+      END
+    $fn$`,
+    `CREATE FUNCTION ${s}.budget_reserve(
+      p_key text, p_rpm bigint, p_tpm bigint, p_tpd bigint, p_tokens bigint,
+      p_minute_ms bigint, p_day_ms bigint, p_now bigint
+    ) RETURNS TABLE (now_ms bigint, limit_name text, wait_ms bigint, minute_start bigint, day_start bigint)
+    LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_now bigint := coalesce(p_now, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+      v_mw bigint := greatest(1, ceil(p_minute_ms / 60.0)::bigint);
+      v_dw bigint := greatest(1, ceil(p_day_ms / 24.0)::bigint);
+      v_need bigint := greatest(0, p_tokens);
+      v_wait bigint;
+      v_best bigint := 0;
+      v_limit text := NULL;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtextextended('keel.budget:' || p_key, 0));
+      DELETE FROM ${s}.budget_slices WHERE key = p_key AND (
+        (span = 'm' AND start_ms + v_mw + p_minute_ms <= v_now) OR
+        (span = 'd' AND start_ms + v_dw + p_day_ms <= v_now));
+      IF p_rpm IS NOT NULL THEN
+        v_wait := ${s}.budget_wait(p_key, 'm', false, p_rpm, 1, v_mw, p_minute_ms, v_now);
+        IF v_wait > v_best THEN v_best := v_wait; v_limit := 'rpm'; END IF;
+      END IF;
+      IF p_tpm IS NOT NULL THEN
+        v_wait := ${s}.budget_wait(p_key, 'm', true, p_tpm, v_need, v_mw, p_minute_ms, v_now);
+        IF v_wait > v_best THEN v_best := v_wait; v_limit := 'tpm'; END IF;
+      END IF;
+      IF p_tpd IS NOT NULL THEN
+        v_wait := ${s}.budget_wait(p_key, 'd', true, p_tpd, v_need, v_dw, p_day_ms, v_now);
+        IF v_wait > v_best THEN v_best := v_wait; v_limit := 'tpd'; END IF;
+      END IF;
+      IF v_limit IS NOT NULL THEN
+        RETURN QUERY SELECT v_now, v_limit, v_best, NULL::bigint, NULL::bigint;
+        RETURN;
+      END IF;
+      INSERT INTO ${s}.budget_slices AS b (key, span, start_ms, requests, tokens)
+        VALUES (p_key, 'm', (v_now / v_mw) * v_mw, 1, v_need),
+               (p_key, 'd', (v_now / v_dw) * v_dw, 1, v_need)
+        ON CONFLICT (key, span, start_ms)
+        DO UPDATE SET requests = b.requests + 1, tokens = b.tokens + excluded.tokens;
+      RETURN QUERY SELECT v_now, NULL::text, 0::bigint, (v_now / v_mw) * v_mw, (v_now / v_dw) * v_dw;
+    END
+    $fn$`,
+  ];
+}

@@ -1,0 +1,165 @@
+/**
+ * The PostgreSQL budget ledger against the in-memory one (`@keel/provider-health`'s, the
+ * reference): the same calls at the same (fake) times give the same answers; across pools (as
+ * across gateways) the last request of a budget is taken once; a check is one round trip.
+ */
+
+import { useTestDatabase } from '@keel/postgres-test-server';
+import {
+  type BudgetLedger,
+  type BudgetLimits,
+  type BudgetReservation,
+  createBudgetLedger,
+} from '@keel/provider-health';
+import { describe, expect, it } from 'vitest';
+import { createPostgresBudgetLedger, type PostgresBudgetLedgerOptions } from './pg-budget-ledger';
+import type { PostgresPool } from './postgres-pool';
+
+const database = useTestDatabase();
+let schemas = 0;
+
+function ledgerOn(options: Omit<PostgresBudgetLedgerOptions, 'pool' | 'connectionString'>) {
+  schemas += 1;
+  return createPostgresBudgetLedger({
+    pool: database.pool({ max: 4 }),
+    schema: `budget_${schemas}`,
+    ...options,
+  });
+}
+
+/** A pool that counts the statements sent through it. */
+function counting(pool: PostgresPool): PostgresPool & { queries: number } {
+  const counted = {
+    queries: 0,
+    connect: () => pool.connect(),
+    end: () => pool.end(),
+    query(text: string, values?: unknown[]) {
+      counted.queries += 1;
+      return pool.query(text, values);
+    },
+  };
+  return counted;
+}
+
+/** A seeded sequence of reserves, reconciles and cancels at moving times. */
+function* script(seed: number) {
+  let state = seed;
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+  for (let step = 0; step < 300; step += 1) {
+    const roll = random();
+    yield {
+      advance: Math.floor(random() * 500),
+      key: roll < 0.7 ? 'a' : 'b',
+      // Now and then a request larger than tpm (admitted only into an empty window).
+      tokens: roll > 0.95 ? 2_000 : Math.floor(random() * 400),
+      used: Math.floor(random() * 500),
+      action: roll < 0.1 ? 'cancel' : roll < 0.5 ? 'reconcile' : 'keep',
+    } as const;
+  }
+}
+
+describe('createPostgresBudgetLedger', () => {
+  it('answers as the in-memory ledger does, call for call, over a long random run', async () => {
+    let now = Date.UTC(2026, 11, 1, 12);
+    const clock = { now: () => now };
+    const windows = { minuteMs: 6_000, dayMs: 60_000 };
+    const rows = ledgerOn({ clock, ...windows });
+    const memory: BudgetLedger = createBudgetLedger({ clock, ...windows });
+    const limits: BudgetLimits = { rpm: 7, tpm: 1_500, tpd: 9_000 };
+    const held = new Map<string, [BudgetReservation, BudgetReservation]>();
+    let granted = 0;
+    let denied = 0;
+    try {
+      for (const step of script(7)) {
+        now += step.advance;
+        const [fromRows, fromMemory] = [
+          await rows.reserve(step.key, limits, step.tokens),
+          await memory.reserve(step.key, limits, step.tokens),
+        ];
+        expect(fromRows).toEqual(fromMemory);
+        if (fromRows.granted && fromMemory.granted) {
+          granted += 1;
+          if (step.action === 'cancel') {
+            await rows.cancel(fromRows.reservation);
+            await memory.cancel(fromMemory.reservation);
+          } else if (step.action === 'reconcile') {
+            held.set(step.key, [fromRows.reservation, fromMemory.reservation]);
+          }
+        } else {
+          denied += 1;
+        }
+        const earlier = held.get(step.key === 'a' ? 'b' : 'a');
+        if (earlier !== undefined && step.action === 'reconcile') {
+          await rows.reconcile(earlier[0], step.used);
+          await memory.reconcile(earlier[1], step.used);
+        }
+        expect(await rows.remaining(step.key, limits)).toEqual(
+          await memory.remaining(step.key, limits),
+        );
+      }
+      // The run went through both answers many times.
+      expect(granted).toBeGreaterThan(50);
+      expect(denied).toBeGreaterThan(50);
+    } finally {
+      await rows.close();
+    }
+  });
+
+  it('two gateways (two pools) racing for the last requests of a budget: each taken once', async () => {
+    schemas += 1;
+    const schema = `budget_${schemas}`;
+    const one = createPostgresBudgetLedger({ pool: database.pool({ max: 5 }), schema });
+    const two = createPostgresBudgetLedger({ pool: database.pool({ max: 5 }), schema });
+    try {
+      await one.remaining('warm', { rpm: 1 }); // migrate once, before the race
+      const decisions = await Promise.all(
+        Array.from({ length: 40 }, (_, index) =>
+          (index % 2 === 0 ? one : two).reserve('shared', { rpm: 12 }, 0),
+        ),
+      );
+      expect(decisions.filter((decision) => decision.granted)).toHaveLength(12);
+      const waits = decisions.flatMap((decision) => (decision.granted ? [] : [decision.waitMs]));
+      // By the database's clock: the budget frees within one minute and one slice.
+      for (const wait of waits) {
+        expect(wait).toBeGreaterThan(0);
+        expect(wait).toBeLessThanOrEqual(61_000);
+      }
+      expect(await two.remaining('shared', { rpm: 12 })).toEqual({ rpm: 0 });
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+
+  it('a reservation, a reconcile and a cancel are one round trip each', async () => {
+    schemas += 1;
+    const pool = counting(database.pool({ max: 2 }));
+    const ledger = createPostgresBudgetLedger({ pool, schema: `budget_${schemas}` });
+    try {
+      await ledger.remaining('k', { rpm: 1 }); // the migration, once
+      pool.queries = 0;
+      const decision = await ledger.reserve('k', { rpm: 5, tpm: 1000, tpd: 5000 }, 100);
+      expect(pool.queries).toBe(1);
+      if (!decision.granted) throw new Error('expected a grant');
+      await ledger.reconcile(decision.reservation, 40);
+      expect(pool.queries).toBe(2);
+      await ledger.cancel(decision.reservation);
+      expect(pool.queries).toBe(3);
+      expect(await ledger.remaining('k', { rpm: 5, tpm: 1000 })).toEqual({ rpm: 5, tpm: 1000 });
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('refuses limits that cannot work before any round trip', async () => {
+    const ledger = ledgerOn({});
+    try {
+      await expect(ledger.reserve('k', { tpm: 0 }, 1)).rejects.toThrow('budgets.tpm');
+      expect(() => ledgerOn({ minuteMs: 0 })).toThrow('minuteMs');
+    } finally {
+      await ledger.close();
+    }
+  });
+});

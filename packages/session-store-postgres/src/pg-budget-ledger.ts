@@ -1,0 +1,147 @@
+/**
+ * A `BudgetLedger` (`@keel/provider-health`) over PostgreSQL: every gateway on one database shares
+ * one budget per key, so N gateways together respect one limit instead of N times it. Each call is
+ * one round trip: a reservation is one call of the schema's `budget_reserve` function (the rules
+ * under a per-key transaction lock, by the database's clock), a reconcile or cancel one `UPDATE`.
+ */
+import {
+  type BudgetDecision,
+  type BudgetLedger,
+  type BudgetLimitName,
+  type BudgetRemaining,
+  type BudgetReservation,
+  type BudgetWindowOptions,
+  budgetSliceMs,
+  checkBudgetLimits,
+  resolveBudgetWindows,
+} from '@keel/provider-health';
+import { type PostgresConnectionOptions, resolvePool, toNumber } from './postgres-pool';
+import { createSchemaGate } from './schema-gate';
+
+export type PostgresBudgetLedgerOptions = PostgresConnectionOptions &
+  BudgetWindowOptions & {
+    /** The PostgreSQL schema that holds the tables; default `keel`. */
+    schema?: string;
+    /** Migrate the schema on first use (default true). */
+    migrate?: boolean;
+    /**
+     * Tests only: judge time by this clock instead of the database's `clock_timestamp()`. Every
+     * gateway that shares the rows must use the same time source.
+     */
+    clock?: { now(): number };
+  };
+
+/** `BudgetLedger` over PostgreSQL rows, plus `close()`. */
+export interface PostgresBudgetLedger extends BudgetLedger {
+  /** Ends the pool if this ledger opened it (a given pool is left open). */
+  close(): Promise<void>;
+}
+
+/** A budget ledger shared by every gateway on one database; windows are checked when it is made. */
+export function createPostgresBudgetLedger(
+  options: PostgresBudgetLedgerOptions,
+): PostgresBudgetLedger {
+  const windows = resolveBudgetWindows(options);
+  const width = budgetSliceMs(windows);
+  const { pool, owned } = resolvePool(options);
+  const context = createSchemaGate({
+    pool,
+    schema: options.schema ?? 'keel',
+    migrate: options.migrate ?? true,
+  });
+  const slices = `${context.schema}.budget_slices`;
+  const clockNow = () => options.clock?.now() ?? null;
+  const now = (parameter: number) =>
+    `coalesce($${parameter}::bigint, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`;
+
+  async function adjust(
+    reservation: BudgetReservation,
+    requests: number,
+    tokens: number,
+  ): Promise<void> {
+    await context.ready(undefined);
+    await pool.query(
+      `UPDATE ${slices} SET requests = greatest(0, requests + $4::integer),
+          tokens = greatest(0, tokens + $5::bigint)
+        WHERE key = $1 AND ((span = 'm' AND start_ms = $2) OR (span = 'd' AND start_ms = $3))`,
+      [reservation.key, reservation.minuteStart, reservation.dayStart, requests, tokens],
+    );
+  }
+
+  return {
+    async reserve(key, limits, tokens): Promise<BudgetDecision> {
+      checkBudgetLimits(limits);
+      await context.ready(undefined);
+      const need = Math.max(0, Math.ceil(tokens));
+      const { rows } = await pool.query(
+        `SELECT * FROM ${context.schema}.budget_reserve($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          key,
+          limits.rpm ?? null,
+          limits.tpm ?? null,
+          limits.tpd ?? null,
+          need,
+          windows.minuteMs,
+          windows.dayMs,
+          clockNow(),
+        ],
+      );
+      const row = rows[0] ?? {};
+      const limit = row['limit_name'];
+      if (typeof limit === 'string') {
+        return {
+          granted: false,
+          limit: limit as BudgetLimitName,
+          waitMs: toNumber(row['wait_ms']),
+        };
+      }
+      return {
+        granted: true,
+        reservation: {
+          key,
+          tokens: need,
+          minuteStart: toNumber(row['minute_start']),
+          dayStart: toNumber(row['day_start']),
+        },
+      };
+    },
+
+    async reconcile(reservation, usedTokens) {
+      const delta = Math.max(0, Math.ceil(usedTokens)) - reservation.tokens;
+      if (delta !== 0) await adjust(reservation, 0, delta);
+    },
+
+    async cancel(reservation) {
+      await adjust(reservation, -1, -reservation.tokens);
+    },
+
+    async remaining(key, limits): Promise<BudgetRemaining> {
+      await context.ready(undefined);
+      const { rows } = await pool.query(
+        `WITH clock AS (SELECT ${now(2)} AS now)
+          SELECT
+            coalesce(sum(requests) FILTER (WHERE span = 'm'), 0) AS minute_requests,
+            coalesce(sum(tokens) FILTER (WHERE span = 'm'), 0) AS minute_tokens,
+            coalesce(sum(tokens) FILTER (WHERE span = 'd'), 0) AS day_tokens
+          FROM ${slices}, clock
+          WHERE key = $1 AND (
+            (span = 'm' AND start_ms + $3::bigint + $4::bigint > clock.now) OR
+            (span = 'd' AND start_ms + $5::bigint + $6::bigint > clock.now))`,
+        [key, clockNow(), width.minute, windows.minuteMs, width.day, windows.dayMs],
+      );
+      const row = rows[0] ?? {};
+      const left = (limit: number, used: unknown) => Math.max(0, limit - toNumber(used ?? 0));
+      const remaining: BudgetRemaining = {};
+      if (limits.rpm !== undefined) remaining.rpm = left(limits.rpm, row['minute_requests']);
+      if (limits.tpm !== undefined) remaining.tpm = left(limits.tpm, row['minute_tokens']);
+      if (limits.tpd !== undefined) remaining.tpd = left(limits.tpd, row['day_tokens']);
+      return remaining;
+    },
+
+    async close() {
+      if (context.closed) return;
+      context.closed = true;
+      if (owned) await pool.end();
+    },
+  };
+}
