@@ -111,6 +111,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     compactor: options.compactor,
     tools: options.tools,
     health: options.health ?? createProviderHealth({ clock }),
+    budgets: options.budgets,
     clock,
     hooks,
     emitter,

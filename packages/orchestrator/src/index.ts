@@ -1,4 +1,14 @@
 export type { BackoffOptions } from './backoff';
+export type {
+  BudgetDecision,
+  BudgetLedger,
+  BudgetLedgerOptions,
+  BudgetLimits,
+  BudgetRemaining,
+  BudgetReservation,
+  TurnBudgets,
+} from './budget-gate';
+export { budgetKey, createBudgetLedger } from './budget-gate';
 export type { BuildContextOptions, ModelContext } from './build-context';
 export { buildModelContext } from './build-context';
 export type { Orchestrator, RunTurnRequest } from './create-orchestrator';

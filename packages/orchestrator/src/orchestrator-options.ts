@@ -10,6 +10,7 @@ import type {
   TurnHooks,
 } from '@keel/spec';
 import type { BackoffOptions } from './backoff';
+import type { TurnBudgets } from './budget-gate';
 import type { ProviderProfiles } from './model-chain';
 import type { TurnCopy } from './turn-copy';
 
@@ -69,6 +70,11 @@ export interface OrchestratorOptions {
   tools?: ToolRunner;
   /** Provider health shared by every session; default a new in-process `createProviderHealth`. */
   health?: ProviderHealth;
+  /**
+   * Provider budgets (`rpm`, `tpm`, `tpd` per target): a target over budget is held back like a
+   * cooling profile; default none.
+   */
+  budgets?: TurnBudgets;
   clock?: Clock;
   /** Hooks, run in order (plugins contribute one each). */
   hooks?: TurnHooks | readonly TurnHooks[];

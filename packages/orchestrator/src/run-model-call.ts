@@ -2,6 +2,7 @@ import type { ModelPort, ModelTarget, ToolCall } from '@keel/spec';
 import { abortEnding } from './abort-ending';
 import { actOnFailure } from './act-on-failure';
 import { moveLabel } from './attempt-plan';
+import { reserveBudget, settleBudget } from './budget-gate';
 import { callOnce } from './call-once';
 import { applySwitch } from './live-switch';
 import { permitHealth, reportHealth } from './report-health';
@@ -51,8 +52,14 @@ export async function runModelCall(
       if (ending !== undefined) return end(ending);
       continue;
     }
+    const budget = await reserveBudget(runtime, turn, target);
+    if (budget.type === 'over') {
+      skip(runtime, turn, progress, target, 'profile-cooling', budget.waitMs);
+      continue;
+    }
     const permit = await permitHealth(runtime, turn, target);
     if (!permit.allowed) {
+      await settleBudget(runtime, budget.reservation, { sent: false, usage: undefined });
       skip(runtime, turn, progress, target, permit.reason, permit.waitMs);
       continue;
     }
@@ -61,7 +68,16 @@ export async function runModelCall(
       await runCompaction(runtime, turn, progress, 'threshold');
     }
 
-    const attempt = await callOnce(runtime, turn, progress, target, permit);
+    const attempt = await callOnce(runtime, turn, progress, target, permit).catch(
+      async (error: unknown) => {
+        await settleBudget(runtime, budget.reservation, { sent: false, usage: undefined });
+        throw error;
+      },
+    );
+    await settleBudget(runtime, budget.reservation, {
+      sent: attempt.record.requestSent,
+      usage: attempt.output.usage,
+    });
     progress.lastTarget = target;
     if (attempt.classification === undefined) {
       await reportHealth(runtime, turn, { type: 'success', target, probe: permit.probe });

@@ -12,6 +12,7 @@ import type {
   TranscriptEntry,
   TurnHooks,
 } from '@keel/spec';
+import type { TurnBudgets } from './budget-gate';
 import type { EntryFactory } from './entries';
 import type { ProviderProfiles } from './model-chain';
 import type { CallTimeouts, Classification, ModelSettings } from './orchestrator-options';
@@ -57,6 +58,8 @@ export interface TurnRuntime {
   compactor: CompactorPort | undefined;
   tools: ToolRunner | undefined;
   health: ProviderHealth;
+  /** Provider budgets, when the orchestrator has any (`budget-gate`). */
+  budgets?: TurnBudgets | undefined;
   clock: Clock;
   hooks: readonly TurnHooks[];
   emitter: TurnEmitter;
