@@ -26,7 +26,8 @@ export function createCredentialLookup<T>(
     const presentedDigest = digest(presented);
     let found: T | undefined;
     for (const entry of expected) {
-      if (timingSafeEqual(presentedDigest, entry.digest) && found === undefined) found = entry.id;
+      // Secrets are unique: at most one matches, and every one is compared.
+      if (timingSafeEqual(presentedDigest, entry.digest)) found = entry.id;
     }
     return found;
   };

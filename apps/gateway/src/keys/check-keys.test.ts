@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema, type KeelConfigInput } from '../config/config-schema';
+import { secretsOf } from '../config/secrets-of';
 
 const base: KeelConfigInput = {
   providers: [{ id: 'demo', api: 'demo' }],
@@ -85,5 +86,18 @@ describe('keys in the configuration', () => {
     expect(check(undefined)).toEqual([
       'needs prices for every model the key may reach; none in models.settings for demo/b, demo/c',
     ]);
+  });
+
+  it('counts key secrets among the secrets the logger never writes', () => {
+    const config = configSchema.parse({
+      ...base,
+      keys: [
+        { id: 'a', secret: 'first-key-secret' },
+        { id: 'b', secret: 'second-key-secret' },
+      ],
+    });
+    expect(secretsOf(config)).toEqual(
+      expect.arrayContaining(['first-key-secret', 'second-key-secret']),
+    );
   });
 });

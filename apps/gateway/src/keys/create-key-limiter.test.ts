@@ -40,6 +40,19 @@ describe('createKeyLimiter', () => {
     expect(limiter.lastMinute()).toEqual({ requests: 2, tokens: 50 });
   });
 
+  it('refuses at exactly tpm tokens, and waits until the minute holds fewer than tpm', () => {
+    const time = clock();
+    const limiter = createKeyLimiter({ tpm: 100, now: time.now });
+    limiter.recordTokens(50);
+    time.advance(20_000);
+    limiter.recordTokens(50);
+    expect(limiter.admit().admitted).toBe(false);
+    limiter.recordTokens(50);
+    time.advance(10_000);
+    // 150 tokens: without the first 50 the minute still holds 100, so it waits for the next ones.
+    expect(limiter.admit()).toEqual({ admitted: false, limit: 'tpm', retryAfterMs: 50_000 });
+  });
+
   it('counts a refused request against nothing, and limits nothing it was not given', () => {
     const time = clock();
     const limiter = createKeyLimiter({ rpm: 1, now: time.now });

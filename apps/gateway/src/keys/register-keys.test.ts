@@ -152,6 +152,17 @@ describe('client keys on the HTTP API', () => {
     expect((await chat(ADMIN)).statusCode).toBe(200);
   });
 
+  it('answers 429 past tpm once the reported tokens of the last minute reach it', async () => {
+    const { app } = await startApp([{ id: 'alpha', secret: ALPHA, tpm: 5 }]);
+    expect((await send(app, ALPHA, 't1')).statusCode).toBe(200);
+    const usage = (await app.inject({ url: '/v1/keys/alpha/usage', headers: as(ALPHA) })).json();
+    expect(usage.lastMinute.tokens).toBeGreaterThanOrEqual(5);
+    const refused = await send(app, ALPHA, 't1');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.message).toMatch(/5 tokens per minute/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
   it('answers 403 budget_exceeded once a key spent its daily cap, and counts its usage', async () => {
     const { app } = await startApp([
       { id: 'alpha', secret: ALPHA },
