@@ -61,6 +61,32 @@ describe('one session, three gateways', () => {
     expect(checkTranscript('spread', entries, answers)).toEqual(new Set(['m0', 'm1', 'm2']));
   });
 
+  it('waiting gateways are woken by PostgreSQL notifications, not by polling', async () => {
+    const model = 'spread-notified';
+    const mock = await slowModel(model, 300);
+    // Looking again only every ten minutes: only a NOTIFY answers the waiting gateways in time.
+    const config = sharedGatewayConfig({
+      mock,
+      databaseUrl: database.url,
+      model,
+      turnClaims: { pollMs: 600_000 },
+    });
+    const gateways = await Promise.all([0, 1, 2].map(() => group.start({ config })));
+
+    const sent = await Promise.all(
+      gateways.map((gateway, index) =>
+        sendMessage(gateway, 'notified', {
+          text: `message ${index}`,
+          clientMessageId: `n${index}`,
+        }),
+      ),
+    );
+    for (const [index, answer] of sent.entries()) {
+      expect(answer.body).toMatchObject({ outcome: 'reply', clientMessageId: `n${index}` });
+    }
+    expect(modelRequests(mock, model)).toHaveLength(3);
+  });
+
   it('a client retry at another gateway while the first still answers: joins it, one model request', async () => {
     const model = 'retry-elsewhere';
     const mock = await slowModel(model, 1_500);

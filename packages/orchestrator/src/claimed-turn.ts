@@ -16,7 +16,8 @@ export type ClaimedTurn =
 /**
  * Claims the session's turn for `turn`; while another gateway holds it, writes the message there
  * as queued (unless the transcript holds it already: a repeat, or a message written before) and
- * waits for the turn end that answers it, reading the transcript every `pollMs`.
+ * waits for the turn end that answers it, reading the transcript again when the store announces a
+ * change of the session (`waitForChange`) and at least every `pollMs`.
  */
 export async function claimTurn(
   runtime: TurnRuntime,
@@ -89,8 +90,15 @@ async function answeredElsewhere(
     if ((await claims.turnClaims.currentTurn(sessionId, { signal })) === undefined) {
       return { type: 'free', message };
     }
-    await pause(claims.pollMs, signal);
+    await nextLook(claims, sessionId, signal);
   }
+}
+
+/** Until the store announces a change of the session, or `pollMs` at most. */
+async function nextLook(claims: ClaimSettings, sessionId: string, signal: AbortSignal) {
+  const wait = claims.turnClaims.waitForChange?.bind(claims.turnClaims);
+  if (wait === undefined) return pause(claims.pollMs, signal);
+  await wait(sessionId, { timeoutMs: claims.pollMs, signal });
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

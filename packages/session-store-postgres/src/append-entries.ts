@@ -15,6 +15,7 @@ import {
   InvalidTranscriptEntryError,
   SessionTakeoverError,
 } from './postgres-store-error';
+import { notifySql } from './session-notifications';
 import type { StoreContext } from './store-context';
 import {
   changeFrom,
@@ -130,7 +131,11 @@ async function writeChecked(
     if (change !== undefined) throw refusal(sessionId, change);
   }
   job.signal?.throwIfAborted();
-  if (job.prepared.length > 0) await insertEntries(client, s, sessionId, row, job.prepared);
+  if (job.prepared.length > 0) {
+    await insertEntries(client, s, sessionId, row, job.prepared);
+    // Sent on commit: the gateways waiting on this session look again at once.
+    await client.query(notifySql(s), [sessionId]);
+  }
   const last = job.prepared.at(-1);
   return {
     state: stateOf({

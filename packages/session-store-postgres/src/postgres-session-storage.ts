@@ -19,6 +19,7 @@ import {
   readTranscript,
   transcriptState,
 } from './read-transcript';
+import { createSessionListener } from './session-notifications';
 import { asStorageCall } from './storage-failure';
 import { createStoreContext } from './store-context';
 import { DEFAULT_INSPECT_BYTES, inspectTrailingToolUses } from './trailing-tool-uses';
@@ -100,6 +101,8 @@ export function createPostgresSessionStorage(
     },
   });
 
+  const listener = createSessionListener({ pool, schema: context.schema });
+
   return {
     schema,
     pool,
@@ -171,6 +174,7 @@ export function createPostgresSessionStorage(
       gate: context,
       pool,
       defaultTtlMs: context.lease.ttlMs,
+      listener,
     }),
 
     ping: (callOptions = {}) =>
@@ -184,6 +188,7 @@ export function createPostgresSessionStorage(
       for (const stop of [...context.heartbeats]) stop();
       await Promise.allSettled(live.map((lease) => lease.release()));
       context.closed = true;
+      await listener.close();
       if (owned) await pool.end();
     },
   };

@@ -14,6 +14,7 @@ import {
   PostgresStoreError,
   SessionTakeoverError,
 } from './postgres-store-error';
+import { notifySql, type SessionListener } from './session-notifications';
 import type { StoreContext } from './store-context';
 
 /** What the claims of one store share with it. */
@@ -23,6 +24,8 @@ export interface TurnClaimsContext {
   pool: PostgresPool;
   /** The default ttl of a claim (the store's lease ttl). */
   defaultTtlMs: number;
+  /** Wakes this store's waiters when another gateway announces a change of their session. */
+  listener: SessionListener;
 }
 
 /**
@@ -151,14 +154,24 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
       async release() {
         if (released) return;
         released = true;
-        await pool.query(
+        const result = await pool.query(
           `UPDATE ${s}.turn_claims SET expires_at = clock_timestamp()
             WHERE session_id = $1 AND token = $2 AND expires_at > clock_timestamp()`,
           [sessionId, holder.token],
         );
+        // The gateways waiting for this session's turn to end look again at once.
+        if ((result.rowCount ?? 0) > 0) await pool.query(notifySql(s), [sessionId]);
       },
     };
   }
 
-  return { claimTurn, currentTurn, ...createPostgresQueuedAppends(context.gate) };
+  return {
+    claimTurn,
+    currentTurn,
+    ...createPostgresQueuedAppends(context.gate),
+    waitForChange: (sessionId, options) => {
+      assertValidSessionId(sessionId);
+      return context.listener.waitForChange(sessionId, options);
+    },
+  };
 }

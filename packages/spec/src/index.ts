@@ -88,6 +88,7 @@ export type {
   TranscriptState,
   TurnClaim,
   TurnClaimHolder,
+  WaitForChangeOptions,
 } from './storage';
 export type {
   CompactionEntry,

@@ -261,6 +261,18 @@ export interface SessionTurnClaims {
     expected: TranscriptState,
     options?: StorageCallOptions,
   ): Promise<QueuedSince>;
+  /**
+   * Optional: resolves `true` as soon as the session's transcript or turn claim may have changed
+   * at any gateway (a hint: look again), `false` after `timeoutMs` without a sign of one. Rejects
+   * with the signal's reason on abort. Without it, a waiter looks again every so often.
+   */
+  waitForChange?(sessionId: string, options: WaitForChangeOptions): Promise<boolean>;
+}
+
+export interface WaitForChangeOptions {
+  /** The longest wait (the polling backstop). */
+  timeoutMs: number;
+  signal?: AbortSignal;
 }
 
 /**
