@@ -8,6 +8,7 @@ import { registerConsoleRoutes } from './http/routes-console';
 import { registerStatsRoutes } from './http/routes-stats';
 import { logTurnEvent } from './observe/log-turn-event';
 import { recoverSessions } from './recover-sessions';
+import { logToolServer } from './tools/log-tool-server';
 
 export interface GatewayOptions {
   config: KeelConfig;
@@ -40,6 +41,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       ? {}
       : {
           onEvent: (event) => logTurnEvent(logger, event),
+          onToolServer: (notice) => logToolServer(logger, notice),
           onPluginFailure: (plugin, where, error) =>
             logger.warn(
               { plugin, where, err: { type: (error as Error)?.name } },

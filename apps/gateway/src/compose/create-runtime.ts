@@ -11,6 +11,9 @@ import { createEventLog, type EventLog } from '../observe/event-log';
 import { createGatewayMetrics, type GatewayMetrics } from '../observe/metrics';
 import { createTurnTracer } from '../observe/turn-tracer';
 import { setupPlugins } from '../plugins/setup-plugins';
+import { combineToolRunners } from '../tools/combine-tool-runners';
+import { createMcpTools } from '../tools/create-mcp-tools';
+import type { McpServerNotice } from '../tools/mcp-server-connection';
 import { createModelRouter, profileIdsOf } from './create-model-router';
 import { createStorage } from './create-storage';
 import { createDemoToolRunner } from './demo-tools';
@@ -45,6 +48,8 @@ export interface CreateRuntimeOptions {
   baseDir?: string;
   /** A plugin failed at run time (it is isolated: logged and counted, the turn goes on). */
   onPluginFailure?: (plugin: string, where: string, error: unknown) => void;
+  /** What the MCP servers do: started, their stderr, exits, restarts (for the log). */
+  onToolServer?: (notice: McpServerNotice) => void;
 }
 
 /**
@@ -119,6 +124,22 @@ export async function createGatewayRuntime(
     },
   };
 
+  // MCP servers last: one that cannot start stops start-up naming it, and nothing is left running.
+  const mcp = await createMcpTools({
+    servers: config.tools.mcp,
+    baseDir: options.baseDir ?? process.cwd(),
+    timeoutMs: config.turn.toolTimeoutMs,
+    ...(options.onToolServer === undefined ? {} : { onNotice: options.onToolServer }),
+  });
+  const builtin =
+    config.tools.builtin.length === 0 ? undefined : createDemoToolRunner(config.tools.builtin);
+  let tools: ToolRunner | undefined;
+  try {
+    tools = plugins.contributions.tools(combineToolRunners([builtin, mcp.runner]));
+  } catch (error) {
+    await mcp.close();
+    throw error;
+  }
   orchestrator = createOrchestrator({
     storage,
     fences: (sessionId) =>
@@ -134,13 +155,8 @@ export async function createGatewayRuntime(
     health,
     hooks: [observer, ...plugins.contributions.hooks],
     classify: plugins.contributions.classify,
-    ...toolsOption(
-      plugins.contributions.tools(
-        config.tools === undefined || config.tools.length === 0
-          ? undefined
-          : createDemoToolRunner(config.tools),
-      ),
-    ),
+    ...toolsOption(tools),
+    toolTimeoutMs: config.turn.toolTimeoutMs,
     retry: config.retry,
     maxSteps: config.turn.maxSteps,
     maxModelSwitches: config.turn.maxModelSwitches,
@@ -169,7 +185,7 @@ export async function createGatewayRuntime(
     demo,
     shared: stores.shared,
     async close() {
-      await Promise.allSettled([demo?.close(), stores.close()]);
+      await Promise.allSettled([demo?.close(), stores.close(), mcp.close()]);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkKeys } from '../keys/check-keys';
 import { keysSchema } from '../keys/keys-schema';
+import { toolsSchema } from '../tools/tools-schema';
 import { compatSchema, routesSchema } from './compat-schema';
 import { healthSchema, modelSettingsSchema } from './model-settings-schema';
 
@@ -103,6 +104,8 @@ export const configSchema = z
     turn: z
       .strictObject({
         maxSteps: z.number().int().positive().max(256).default(16),
+        /** One tool call's bound: past it the model gets an error result. */
+        toolTimeoutMs: z.number().int().positive().default(60_000),
         maxModelSwitches: z.number().int().min(0).max(16).default(2),
         timeoutMs: z.number().int().positive().default(600_000),
         firstTokenTimeoutMs: z.number().int().positive().default(30_000),
@@ -177,8 +180,8 @@ export const configSchema = z
         followerBufferBytes: z.number().int().positive().default(262_144),
       })
       .prefault({}),
-    /** Built-in tools offered to the model: the harmless demo tools. */
-    tools: z.array(z.enum(['current_time', 'roll_dice'])).optional(),
+    /** Tools offered to the model: built-in demo tools and MCP servers' (`src/tools/tools-schema.ts`). */
+    tools: toolsSchema,
     /** Plugin modules (package names, or paths relative to the config file), in load order. */
     plugins: z
       .array(

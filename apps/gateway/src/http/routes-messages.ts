@@ -4,6 +4,7 @@ import type { GatewayRuntime } from '../compose/create-runtime';
 import { outcomeBody, retryAfterHeader } from './outcome-body';
 import { messageBody, type SessionParams, sessionParams } from './schemas';
 import { openSse } from './sse';
+import { toolCallData, toolResultData } from './tool-event-data';
 
 interface MessageBody {
   text: string;
@@ -61,11 +62,11 @@ function forward(event: TurnEvent, send: (name: string, data: unknown) => void):
       if (event.event.type === 'text-delta' || event.event.type === 'refusal') {
         send('delta', { attempt: event.attempt, text: event.event.text });
       } else if (event.event.type === 'tool-call') {
-        send('tool-call', { attempt: event.attempt, id: event.event.id, name: event.event.name });
+        send('tool-call', toolCallData(event.attempt, event.event));
       }
       return;
     case 'tool-run':
-      send('tool-result', { id: event.toolUseId, name: event.name, isError: event.isError });
+      send('tool-result', toolResultData(event));
       return;
     case 'discard':
       send('discard', { attempt: event.attempt, reason: event.reason });

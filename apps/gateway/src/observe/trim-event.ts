@@ -23,6 +23,9 @@ export function trimEvent(event: TurnEvent, size: number, maxBytes: number): Tri
       truncated: true,
     };
   }
+  if (event.type === 'tool-run' && event.content !== undefined) {
+    return { ...event, content: cut(event.content, keep), truncated: true };
+  }
   if (event.type === 'model-event') {
     const inner = event.event;
     switch (inner.type) {
