@@ -13,7 +13,7 @@ import {
 describe('abort', () => {
   it('during a retry-after wait: the call ends at once and nothing more is sent', async () => {
     const mock = await startMock();
-    mock.enqueue(mockFaults.rateLimited({ retryAfterSeconds: 9 }));
+    mock.enqueue(mockFaults.rateLimited({ retryAfterSeconds: 30 }));
     const controller = new AbortController();
     const recorder = recordEvents();
     const model = createKeelModel({

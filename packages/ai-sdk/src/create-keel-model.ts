@@ -16,17 +16,24 @@ import { streamWithFailover } from './stream-with-failover';
 export function createKeelModel(options: KeelModelOptions): LanguageModelV4 {
   const chain = buildChain(options);
   const retry = options.retry ?? {};
+  const settings = {
+    maxRetries: count(retry.maxRetries, 'retry.maxRetries', 1),
+    maxWaitMs: count(retry.maxWaitMs, 'retry.maxWaitMs', 10_000),
+    maxWaits: count(retry.maxWaits, 'retry.maxWaits', 2),
+    baseDelayMs: count(retry.baseDelayMs, 'retry.baseDelayMs', 500),
+    maxDelayMs: count(retry.maxDelayMs, 'retry.maxDelayMs', 8_000),
+    rateLimitCooldownMs: count(retry.rateLimitCooldownMs, 'retry.rateLimitCooldownMs', 30_000),
+  };
   const runtime: CallRuntime = {
     chain,
-    health: options.health ?? createProviderHealth(),
-    settings: {
-      maxRetries: count(retry.maxRetries, 'retry.maxRetries', 1),
-      maxWaitMs: count(retry.maxWaitMs, 'retry.maxWaitMs', 10_000),
-      maxWaits: count(retry.maxWaits, 'retry.maxWaits', 2),
-      baseDelayMs: count(retry.baseDelayMs, 'retry.baseDelayMs', 500),
-      maxDelayMs: count(retry.maxDelayMs, 'retry.maxDelayMs', 8_000),
-      rateLimitCooldownMs: count(retry.rateLimitCooldownMs, 'retry.rateLimitCooldownMs', 30_000),
-    },
+    // The default health cools a key and opens a breaker by the same clock the calls wait by.
+    health:
+      options.health ??
+      createProviderHealth({
+        rateLimitCooldownMs: settings.rateLimitCooldownMs,
+        longRetryAfterMs: settings.maxWaitMs,
+      }),
+    settings,
     streamMode: options.streamMode ?? 'live',
     random: options.random ?? Math.random,
     onEvent: options.onEvent,
