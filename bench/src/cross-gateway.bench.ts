@@ -1,0 +1,165 @@
+/**
+ * Cross-gateway traffic: three gateways over one PostgreSQL, sessions whose messages arrive at
+ * once, three at a time, plus a client's retry of one of them — sent to gateways at random (as a
+ * load balancer spreads them) vs every message of a session to the same gateway (pinned). What
+ * the issue measured as 24 `resend`s of 40 answers and 8 of 32 messages asked twice: here the
+ * `resend` count, model requests per message (the mock counts them) and the answer latency of
+ * each variant, over the same gateways in the same run, rounds alternating.
+ *
+ * Run: `pnpm build && pnpm bench cross-gateway`. With `DATABASE_URL` set it uses that server;
+ * else it starts a throwaway one (@keel/postgres-test-server).
+ */
+import { randomInt } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDatabase, startPostgresServer } from '@keel/postgres-test-server';
+import { createMockProvider } from '@keel/testing';
+import { pick } from './lib/env';
+import { type KeelGateway, mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import { publish } from './lib/result';
+import { ms, quantile } from './lib/stats';
+
+const GATEWAYS = 3;
+const SESSIONS = pick(12, 2);
+const ROUNDS = pick(4, 1);
+/** Messages of one session sent at once, each with its own `clientMessageId`. */
+const BURST = 3;
+const LATENCY_MS = pick(600, 100);
+type Variant = 'spread' | 'pinned';
+
+const external = process.env['DATABASE_URL'];
+const server = external ? undefined : await startPostgresServer({ durable: true });
+const database = server ? await createDatabase(server.adminUrl, 'bench_cross') : undefined;
+const url = external ?? database?.url ?? '';
+const mock = await createMockProvider({ latencyMs: LATENCY_MS, defaultReply: () => 'an answer' });
+const home = await mkdtemp(join(tmpdir(), 'keel-bench-cross-'));
+const gateways: KeelGateway[] = [];
+for (let index = 0; index < GATEWAYS; index += 1) {
+  const config = mockGatewayConfig({
+    baseUrl: mock.openaiBaseUrl,
+    sessionsDir: join(home, 'sessions'),
+    providers: [{ id: 'mock', keys: ['sk-1'] }],
+    primary: 'mock/cross-model',
+    extra: { storage: { kind: 'postgres', url, gatewayId: `bench-gw-${index}` } },
+  });
+  // One at a time: the first migrates the schema.
+  gateways.push(await startKeelGateway(config));
+}
+
+interface Tally {
+  answers: number;
+  resends: number;
+  messages: number;
+  modelRequests: number;
+  latencies: number[];
+}
+const tallies: Record<Variant, Tally> = {
+  spread: { answers: 0, resends: 0, messages: 0, modelRequests: 0, latencies: [] },
+  pinned: { answers: 0, resends: 0, messages: 0, modelRequests: 0, latencies: [] },
+};
+
+/** One answer, timed from the request to the JSON answer. */
+async function timed(gateway: KeelGateway, sessionId: string, text: string, id: string) {
+  const started = performance.now();
+  const answer = await gateway.send(sessionId, text, id);
+  return { answer, ms: performance.now() - started };
+}
+
+/** A session's round: `BURST` messages at once, and a retry of the first while they run. */
+async function sessionRound(variant: Variant, sessionId: string, home: number) {
+  const gatewayOf = () => gateways[variant === 'spread' ? randomInt(GATEWAYS) : home]!;
+  const sends = Array.from({ length: BURST }, (_, index) =>
+    timed(gatewayOf(), sessionId, `message ${index}`, `${sessionId}-m${index}`),
+  );
+  await new Promise((resolve) => setTimeout(resolve, LATENCY_MS / 3));
+  sends.push(timed(gatewayOf(), sessionId, 'message 0', `${sessionId}-m0`));
+  const answers = await Promise.all(sends);
+  const tally = tallies[variant];
+  tally.messages += BURST;
+  for (const { answer, ms: took } of answers) {
+    tally.answers += 1;
+    if (answer.outcome === 'resend') tally.resends += 1;
+    else if (answer.outcome !== 'reply') throw new Error(`answered ${answer.outcome}`);
+    tally.latencies.push(took);
+  }
+}
+
+try {
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const order: Variant[] = round % 2 === 0 ? ['spread', 'pinned'] : ['pinned', 'spread'];
+    for (const variant of order) {
+      const before = mock.requests.length;
+      await Promise.all(
+        Array.from({ length: SESSIONS }, (_, index) =>
+          sessionRound(variant, `${variant}-r${round}-s${index}`, index % GATEWAYS),
+        ),
+      );
+      tallies[variant].modelRequests += mock.requests.length - before;
+    }
+  }
+} finally {
+  await Promise.allSettled(gateways.map((gateway) => gateway.close()));
+  await mock.close();
+  await rm(home, { recursive: true, force: true });
+  await server?.stop();
+}
+
+const perMessage = (tally: Tally) => tally.modelRequests / tally.messages;
+const p = (tally: Tally, q: number) => quantile(tally.latencies, q);
+const { spread, pinned } = tallies;
+const ratio50 = p(spread, 0.5) / p(pinned, 0.5);
+const ratio99 = p(spread, 0.99) / p(pinned, 0.99);
+const row = (name: string, tally: Tally) => [
+  name,
+  String(tally.answers),
+  String(tally.resends),
+  perMessage(tally).toFixed(2),
+  ms(p(tally, 0.5)),
+  ms(p(tally, 0.99)),
+];
+await publish({
+  order: 22,
+  title: '22. Cross-gateway traffic',
+  method: `${GATEWAYS} gateway processes over one PostgreSQL (${external ? 'DATABASE_URL' : 'a local server, fsync on'}), a mock model answering after ${LATENCY_MS} ms, queue mode \`followup\`. ${SESSIONS} sessions at once; in each of ${ROUNDS} rounds a session sends ${BURST} messages at the same instant (each its own \`clientMessageId\`) and, ${Math.round(LATENCY_MS / 3)} ms later, a client retry of the first. *spread*: each request to a gateway at random; *pinned*: every request of the session to one gateway. Rounds alternate the variants' order; each answer is timed from its request to its JSON answer.`,
+  baseline:
+    'the same traffic pinned to one gateway per session, over the same gateways in the same run.',
+  tables: [
+    {
+      table: {
+        columns: ['variant', 'answers', '`resend`', 'model requests per message', 'p50', 'p99'],
+        rows: [row('spread at random', spread), row('pinned to one gateway', pinned)],
+      },
+    },
+  ],
+  targets: [
+    {
+      name: '`resend` answers, spread',
+      goal: '0',
+      measured: String(spread.resends),
+      met: spread.resends === 0,
+    },
+    {
+      name: 'model requests per message, spread',
+      goal: '1.00',
+      measured: perMessage(spread).toFixed(2),
+      met: spread.modelRequests === spread.messages,
+    },
+    {
+      name: 'p50 spread / pinned',
+      goal: '≤ 1.5×',
+      measured: `${ratio50.toFixed(2)}×`,
+      met: ratio50 <= 1.5,
+    },
+    {
+      name: 'p99 spread / pinned',
+      goal: '≤ 1.5×',
+      measured: `${ratio99.toFixed(2)}×`,
+      met: ratio99 <= 1.5,
+    },
+  ],
+  notes: [
+    'A message reaching a gateway that does not run its session’s turn is queued in the transcript for that turn and answered by it (`followup`: one turn per message, one after another); the receiving gateway is woken by a PostgreSQL `NOTIFY` when the answer is written (`storage.turnClaims.pollMs`, 200 ms, is only the backstop). The retry joins the answer of its first copy wherever it lands.',
+    'In both variants the three messages of a burst are answered one after another, so the answer latency is up to three model calls; what spreading adds is the queued write, the claim and the notification round trips.',
+  ],
+});
