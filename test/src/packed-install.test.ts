@@ -150,9 +150,10 @@ function writeConsumer(project: ConsumerProject, testCase: PackedInstallCase): s
       `import * as exported from '${testCase.packageName}';\n\nexport async function consume(): Promise<unknown> {\n  return Object.keys(exported).sort();\n}\n`,
     );
   }
+  const compilerOptions = { ...CONSUMER_TSCONFIG.compilerOptions, types: testCase.types ?? [] };
   writeFileSync(
     join(project.directory, 'tsconfig.json'),
-    JSON.stringify(CONSUMER_TSCONFIG, null, 2),
+    JSON.stringify({ ...CONSUMER_TSCONFIG, compilerOptions }, null, 2),
   );
   writeFileSync(
     join(project.directory, 'run-consumer.mjs'),
@@ -209,7 +210,7 @@ describe.each(cases)('$title, installed alone with npm', (testCase) => {
   });
 
   it.each(compilers)(
-    'type-checks the consumer under --strict with TypeScript $version (no skipLibCheck, no Node types)',
+    'type-checks the consumer under --strict with TypeScript $version (no skipLibCheck; Node types only where the case names them)',
     { timeout: LIMIT_MS },
     async (compiler) => {
       const result = await runCommand(
