@@ -6,6 +6,7 @@ import { createApiClient } from './create-api-client';
 import { createEventHub } from './event-hub';
 import { followStream, type StreamStatus } from './follow-stream';
 import { Console } from './hooks';
+import { KeysView } from './keys-view';
 import { ProvidersView } from './providers-view';
 import { hrefOf, parseRoute, type Route } from './route';
 import { SessionView } from './session-view';
@@ -113,6 +114,9 @@ function Authorized({ token, route, onUnauthorized, onForget }: AuthorizedProps)
           <a href={hrefOf({ view: 'providers' })} aria-current={route.view === 'providers'}>
             Providers
           </a>
+          <a href={hrefOf({ view: 'keys' })} aria-current={route.view === 'keys'}>
+            Keys
+          </a>
         </nav>
         <span
           class={`stream stream-${status}`}
@@ -144,6 +148,8 @@ function viewOf(route: Route) {
       return <CallView key={route.callId} callId={route.callId} />;
     case 'providers':
       return <ProvidersView />;
+    case 'keys':
+      return <KeysView />;
     default: {
       const unexpected: never = route;
       return unexpected;

@@ -10,6 +10,7 @@ describe('parseRoute and hrefOf', () => {
       { view: 'calls' },
       { view: 'call', callId: 'openai-0b5c2f3e-7c1d-4c58-9d0e-2a1f3b4c5d6e' },
       { view: 'providers' },
+      { view: 'keys' },
     ];
     for (const route of routes) expect(parseRoute(hrefOf(route))).toEqual(route);
   });

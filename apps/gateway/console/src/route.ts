@@ -4,7 +4,8 @@ export type Route =
   | { view: 'session'; sessionId: string }
   | { view: 'calls' }
   | { view: 'call'; callId: string }
-  | { view: 'providers' };
+  | { view: 'providers' }
+  | { view: 'keys' };
 
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -12,6 +13,7 @@ export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
   if (path === '/providers') return { view: 'providers' };
   if (path === '/calls') return { view: 'calls' };
+  if (path === '/keys') return { view: 'keys' };
   const match = /^\/(sessions|calls)\/(.+)$/.exec(path);
   if (match !== null) {
     const id = decodeURIComponent(match[2] as string);
@@ -33,6 +35,8 @@ export function hrefOf(route: Route): string {
       return `#/sessions/${encodeURIComponent(route.sessionId)}`;
     case 'calls':
       return '#/calls';
+    case 'keys':
+      return '#/keys';
     case 'call':
       return `#/calls/${encodeURIComponent(route.callId)}`;
     default: {
