@@ -164,7 +164,9 @@ describe('environment variable substitution', () => {
     expect(answer.body).toMatchObject({ outcome: 'reply', text: 'substituted' });
     const request = mock.requests.find((r) => r.model === 'cli-substituted');
     expect(request?.apiKey).toBe('sk-keeltest-from-env');
-    const listening = gateway.logs.find((line) => line['msg'] === 'keel gateway listening');
+    const listening = gateway.logs.find((line) =>
+      String(line['msg']).startsWith('keel gateway listening'),
+    );
     expect(String(listening?.['sessionsDir'])).toBe(join(gateway.dir, 'from-default'));
   });
 });

@@ -201,6 +201,8 @@ describe('bad input: a JSON error, never a turn', () => {
       '{"text": " \\n\\t "}',
       '{"text": "hi", "clientMessageId": 5}',
       '{"text": "hi", "clientMessageId": ""}',
+      // A field the API does not read (here a misspelt clientMessageId) is not ignored.
+      '{"text": "hi", "clientMessageID": "c-1"}',
       '[]',
       'null',
       '"hi"',
@@ -235,6 +237,7 @@ describe('bad input: a JSON error, never a turn', () => {
       ['{"text": 5}', /text.*string/],
       ['{"text": ""}', /text/],
       ['', /empty/i],
+      ['{"text": "hi", "model": "x/y"}', /^Invalid body: the body has a field it does not accept$/],
     ];
     for (const [body, message] of cases) {
       const response = await api('/v1/sessions/bad-body/messages', {

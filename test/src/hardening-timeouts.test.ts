@@ -83,6 +83,8 @@ describe('SIGTERM with half-sent requests open', () => {
         ...demo,
         server: { requestTimeoutMs: 600_000, headersTimeoutMs: 600_000 },
         shutdown: { graceMs: 500 },
+        // Per-request lines (`incoming request`) are written at debug.
+        logging: { level: 'debug' },
       },
     });
     const host = new URL(gateway.url).host;

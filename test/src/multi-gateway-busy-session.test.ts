@@ -112,12 +112,11 @@ describe('a message for a session whose turn runs on another gateway', () => {
     });
     group.defer(() => mock.close());
     const gates = await createGates(group);
-    const config = sharedGatewayConfig({
-      mock,
-      databaseUrl: database.url,
-      model,
-      plugins: [gates.plugin],
-    });
+    const config = {
+      ...sharedGatewayConfig({ mock, databaseUrl: database.url, model, plugins: [gates.plugin] }),
+      // Per-request lines (`incoming request`) are written at debug.
+      logging: { level: 'debug' },
+    };
     const a = await group.start({ config });
     const b = await group.start({ config });
 

@@ -8,6 +8,10 @@ import { createGateway } from './create-gateway';
 import { exposureProblem } from './http/host-guard';
 import { createGatewayLogger } from './observe/create-logger';
 import { createRedactor } from './observe/create-redactor';
+import { createPrettyLogStream } from './observe/pretty-log-stream';
+import { routeConsoleOutput } from './observe/route-console-output';
+import { startTracing } from './observe/start-tracing';
+import { warnUnreachableProviders } from './observe/warn-unreachable-providers';
 import { parseCliArguments, USAGE } from './parse-args';
 import { PluginLoadError } from './plugins/plugin-error';
 
@@ -46,13 +50,31 @@ async function main(): Promise<number> {
   }
   const secrets = secretsOf(config, process.env);
   redact = createRedactor(secrets);
-  const logger = createGatewayLogger({ level: config.logging.level, secrets });
+  const pretty = (args.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'pretty';
+  const logger = createGatewayLogger({
+    level: config.logging.level,
+    secrets,
+    ...(pretty
+      ? {
+          destination: createPrettyLogStream({
+            color: process.stdout.isTTY === true && !process.env['NO_COLOR'],
+          }),
+        }
+      : {}),
+  });
+  // SDK notices (a model's deprecation) and process warnings become log records.
+  routeConsoleOutput(logger);
+  // OTLP export of the turn and attempt spans when the OpenTelemetry environment asks for it.
+  const tracing = await startTracing(process.env);
+  if (tracing !== undefined)
+    logger.info({ endpoint: tracing.endpoint }, 'exporting traces (OTLP/HTTP)');
   let gateway: Awaited<ReturnType<typeof createGateway>>;
   try {
     gateway = await createGateway({ config, logger, baseDir: loaded.baseDir });
   } catch (error) {
     if (PluginLoadError.isInstance(error) || ProviderSetupError.isInstance(error)) {
       process.stderr.write(`keel-gateway: ${redact(error.message)}\n`);
+      await tracing?.shutdown();
       return 1;
     }
     throw error;
@@ -64,6 +86,7 @@ async function main(): Promise<number> {
   });
   // The listening line is always written (unless logging is silent): scripts wait for it.
   const announce = config.logging.level === 'silent' ? logger : logger.child({}, { level: 'info' });
+  const consoleUrl = config.server.console ? `${url}/console` : undefined;
   announce.info(
     {
       url,
@@ -72,12 +95,13 @@ async function main(): Promise<number> {
       fallbacks: config.models.fallbacks,
       sessionsDir: config.sessionsDir,
       requestCeiling: gateway.runtime.orchestrator.requestCeiling,
-      console: config.server.console ? `${url}/console` : false,
+      console: consoleUrl ?? false,
     },
-    loaded.source === 'demo'
-      ? 'keel gateway listening (embedded demo model, offline)'
-      : 'keel gateway listening',
+    `keel gateway listening on ${url}${consoleUrl === undefined ? '' : `, console at ${consoleUrl}`}${
+      loaded.source === 'demo' ? ' (embedded demo model, offline)' : ''
+    }`,
   );
+  void warnUnreachableProviders(config, logger);
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       logger.info({ signal }, 'stopping: finishing running turns');
@@ -91,6 +115,7 @@ async function main(): Promise<number> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+  await tracing?.shutdown();
   logger.info('stopped');
   return 0;
 }

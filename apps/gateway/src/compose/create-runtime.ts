@@ -9,6 +9,7 @@ import { type CallRegistry, createCallRegistry } from '../observe/call-registry'
 import { type PriceBook, priceBookOf } from '../observe/cost-of';
 import { createEventLog, type EventLog } from '../observe/event-log';
 import { createGatewayMetrics, type GatewayMetrics } from '../observe/metrics';
+import { nameErrorCause } from '../observe/name-error-cause';
 import { createTurnTracer } from '../observe/turn-tracer';
 import { setupPlugins } from '../plugins/setup-plugins';
 import { combineToolRunners } from '../tools/combine-tool-runners';
@@ -154,7 +155,8 @@ export async function createGatewayRuntime(
     compactor,
     health,
     hooks: [observer, ...plugins.contributions.hooks],
-    classify: plugins.contributions.classify,
+    // The log line of a connection failure names its cause (ECONNREFUSED 127.0.0.1:4010).
+    classify: nameErrorCause(plugins.contributions.classify),
     ...toolsOption(tools),
     toolTimeoutMs: config.turn.toolTimeoutMs,
     retry: config.retry,

@@ -8,7 +8,11 @@ import { healthSchema, modelSettingsSchema } from './model-settings-schema';
 const id = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
-const modelRef = z.string().regex(/^[^/\s]+\/\S+$/, 'must be "providerId/model"');
+/** A model reference is named whole in its error: `"claude-x" is not "providerId/model"…`. */
+const modelRef = z.string().regex(/^[^/\s]+\/\S+$/, {
+  error: (issue) =>
+    `${JSON.stringify(issue.input)} is not "providerId/model": put the id of a configured provider before the model name (e.g. "anthropic/claude-sonnet-5")`,
+});
 const milliseconds = z.number().int().min(0);
 
 const profile = z.strictObject({ id, apiKey: z.string().min(1, 'must not be empty') });
@@ -213,12 +217,15 @@ export const configSchema = z
   .superRefine((config, context) => {
     const providers = new Map(config.providers.map((provider) => [provider.id, provider]));
     const check = (reference: string, path: Array<string | number>) => {
-      const providerId = reference.slice(0, reference.indexOf('/'));
+      const slash = reference.indexOf('/');
+      // Without a provider at all, the reference's own rule has named it.
+      if (slash <= 0) return;
+      const providerId = reference.slice(0, slash);
       if (!providers.has(providerId)) {
         context.addIssue({
           code: 'custom',
           path,
-          message: `names provider "${providerId}", which is not in providers`,
+          message: `${JSON.stringify(reference)} names provider "${providerId}", which is not in providers (${[...providers.keys()].map((id) => `"${id}"`).join(', ')})`,
         });
       }
     };

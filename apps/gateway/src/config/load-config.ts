@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from './config-error';
 import { configSchema, type KeelConfig, type KeelConfigInput } from './config-schema';
+import { describeJsonError } from './locate-json-error';
 import { substituteEnv } from './substitute-env';
 
 export interface LoadConfigOptions {
@@ -59,10 +60,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (error) {
+  } catch {
     throw new ConfigError({
       source: path,
-      problems: [{ path: '', message: `not valid JSON${whereJsonBroke(text, error)}` }],
+      problems: [{ path: '', message: `not valid JSON${describeJsonError(text)}` }],
     });
   }
   const problems: ConfigProblem[] = [];
@@ -74,17 +75,6 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     source: 'file',
     baseDir,
   };
-}
-
-/**
- * ` (line 3, column 14)` when the parser said where, else nothing. Never the parser's message:
- * V8 quotes the text around the error, which may be a key.
- */
-function whereJsonBroke(text: string, error: unknown): string {
-  const position = /at position (\d+)/.exec(String((error as Error).message))?.[1];
-  if (position === undefined) return '';
-  const before = text.slice(0, Number(position)).split('\n');
-  return ` (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
 }
 
 function validate(input: unknown, source: string): KeelConfig {
@@ -154,7 +144,7 @@ function defaultConfig(env: Readonly<Record<string, string | undefined>>): {
             profiles: [{ id: 'main', apiKey: anthropic }],
           },
         ],
-        models: { primary: `anthropic/${env['KEEL_MODEL'] ?? 'claude-sonnet-4-5'}` },
+        models: { primary: `anthropic/${env['KEEL_MODEL'] ?? 'claude-sonnet-5'}` },
       },
     };
   }
@@ -167,7 +157,7 @@ function defaultConfig(env: Readonly<Record<string, string | undefined>>): {
         providers: [
           { id: 'openai', api: 'openai-chat', profiles: [{ id: 'main', apiKey: openai }] },
         ],
-        models: { primary: `openai/${env['KEEL_MODEL'] ?? 'gpt-4.1-mini'}` },
+        models: { primary: `openai/${env['KEEL_MODEL'] ?? 'gpt-5.4-mini'}` },
       },
     };
   }

@@ -7,6 +7,7 @@ import { registerKeys } from '../keys/register-keys';
 import { closeIncompleteRequestsAfter } from './close-incomplete-requests';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handling';
 import { registerGuardHooks } from './guard-hooks';
+import { RequestLogController } from './request-log-controller';
 import { registerEventRoutes } from './routes-events';
 import { registerMessageRoutes } from './routes-messages';
 import { registerOpsRoutes } from './routes-ops';
@@ -34,6 +35,8 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   const { server } = runtime.config;
   const app = Fastify({
     ...(options.logger === false ? { logger: false } : { loggerInstance: options.logger }),
+    // `incoming request` and `request completed` at debug, not info.
+    logController: new RequestLogController(),
     bodyLimit: server.bodyLimitBytes,
     // A client sending its request slowly (or never finishing it) gets a 408, not a socket held
     // forever; checked every second at most so the timeouts hold to about a second.

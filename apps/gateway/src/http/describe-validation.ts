@@ -47,6 +47,9 @@ function requirement(issue: ValidationIssue, field: string): string {
       return `must be at least ${String(params['limit'])}`;
     case 'maximum':
       return `must be at most ${String(params['limit'])}`;
+    case 'additionalProperties':
+      // The field's name is the client's input: not echoed.
+      return 'has a field it does not accept';
     default:
       return issue.message ?? 'is not valid';
   }

@@ -7,9 +7,11 @@ export const sessionParams = {
   properties: { sessionId: { type: 'string', pattern: SESSION_ID_PATTERN } },
 } as const;
 
+/** A message: `text` and an optional `clientMessageId`; any other field is a `400`. */
 export const messageBody = {
   type: 'object',
   required: ['text'],
+  additionalProperties: false,
   properties: {
     text: { type: 'string', minLength: 1, pattern: '\\S' },
     clientMessageId: { type: 'string', minLength: 1, maxLength: 200 },
