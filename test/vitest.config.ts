@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     globalSetup: ['./global-setup.ts'],
+    // Every mock provider strict: an unpaired tool block is the provider's 400 (issue 23).
+    setupFiles: ['./src/support/strict-mock-provider.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

@@ -1,0 +1,16 @@
+/**
+ * Vitest setup file of apps/gateway (as test/src/support/strict-mock-provider.ts is test/'s): every
+ * mock provider these suites start runs in strict mode unless a test says otherwise: a request
+ * with an unpaired `tool_use` / `tool_result` gets the provider's `400 invalid_request_error`, as
+ * Anthropic and OpenAI answer it, so a gateway that ever sends one fails its tests.
+ */
+import { vi } from 'vitest';
+
+vi.mock('@keel/testing', async (importOriginal) => {
+  const testing = await importOriginal<typeof import('@keel/testing')>();
+  return {
+    ...testing,
+    createMockProvider: (options: Parameters<typeof testing.createMockProvider>[0] = {}) =>
+      testing.createMockProvider({ strict: true, ...options }),
+  };
+});
