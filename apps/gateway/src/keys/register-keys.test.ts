@@ -212,6 +212,27 @@ describe('client keys on the HTTP API', () => {
     expect(metrics).toMatch(/keel_key_cost_usd_total\{key="beta"\} [1-9]/);
   });
 
+  it('lets an admin key reach every session, key and route, within its own limits', async () => {
+    const OPS = 'ops-secret-0001';
+    const { app } = await startApp([...twoKeys, { id: 'ops', secret: OPS, admin: true, rpm: 1 }]);
+    expect((await send(app, ALPHA, 'theirs')).statusCode).toBe(200);
+    expect((await app.inject({ url: '/v1/sessions/theirs', headers: as(OPS) })).statusCode).toBe(
+      200,
+    );
+    expect((await app.inject({ url: '/metrics', headers: as(OPS) })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ url: '/v1/keys/alpha/usage', headers: as(OPS) })).json().requests,
+    ).toBe(1);
+    const all = await app.inject({ url: '/v1/keys', headers: as(OPS) });
+    expect(all.json().keys.map((key: { key: string }) => key.key)).toEqual([
+      'alpha',
+      'beta',
+      'ops',
+    ]);
+    expect((await send(app, OPS, 'theirs')).statusCode).toBe(200);
+    expect((await send(app, OPS, 'theirs')).statusCode).toBe(429);
+  });
+
   it('hides the models a key may not use', async () => {
     const { app } = await startApp(twoKeys);
     const models = await app.inject({ url: '/v1/models', headers: as(ALPHA) });
