@@ -46,7 +46,7 @@ export function budgetSchemaStatements(s: string): string[] {
     ) RETURNS TABLE (now_ms bigint, limit_name text, wait_ms bigint, minute_start bigint, day_start bigint)
     LANGUAGE plpgsql AS $fn$
     DECLARE
-      v_now bigint := coalesce(p_now, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+      v_now bigint;
       v_mw bigint := greatest(1, ceil(p_minute_ms / 60.0)::bigint);
       v_dw bigint := greatest(1, ceil(p_day_ms / 24.0)::bigint);
       v_need bigint := greatest(0, p_tokens);
@@ -55,6 +55,8 @@ export function budgetSchemaStatements(s: string): string[] {
       v_limit text := NULL;
     BEGIN
       PERFORM pg_advisory_xact_lock(hashtextextended('keel.budget:' || p_key, 0));
+      -- The time once the lock is held: a call that waited for it decides, and is counted, now.
+      v_now := coalesce(p_now, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint);
       DELETE FROM ${s}.budget_slices WHERE key = p_key AND (
         (span = 'm' AND start_ms + v_mw + p_minute_ms <= v_now) OR
         (span = 'd' AND start_ms + v_dw + p_day_ms <= v_now));
