@@ -70,13 +70,19 @@ async function answeredElsewhere(
     message = transcriptFacts(entries).byClientMessageId.get(input.clientMessageId);
   }
   if (message === undefined && input.type === 'new') {
-    message = runtime.entries.message({
+    const queued = runtime.entries.message({
       id: turn.messageId,
       role: 'user',
       content: input.content,
       ...(input.clientMessageId === undefined ? {} : { clientMessageId: input.clientMessageId }),
     });
-    await claims.turnClaims.appendQueued(sessionId, [message], { signal });
+    await claims.turnClaims.appendQueued(sessionId, [queued], { signal });
+    message = queued;
+    if (queued.clientMessageId !== undefined) {
+      // Queued at another gateway meanwhile (a retry), it was not written twice: wait for that copy.
+      const { entries } = await runtime.storage.read(sessionId, { signal });
+      message = transcriptFacts(entries).byClientMessageId.get(queued.clientMessageId) ?? queued;
+    }
   }
   if (message === undefined) throw new Error('a turn needs a message');
   turn.messageId = message.messageId;

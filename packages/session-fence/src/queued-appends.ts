@@ -70,7 +70,24 @@ export function createQueuedAppends(
     const lease = await store.lease(sessionId, options);
     try {
       const before = await store.state(sessionId, options);
-      const result = await store.append(sessionId, entries, {
+      // A client's message queued at two gateways at once (a retry) is stored once.
+      const stored = new Set<string>();
+      if (
+        entries.some((entry) => entry.type === 'message' && entry.clientMessageId !== undefined)
+      ) {
+        for (const entry of (await store.read(sessionId, options)).entries) {
+          if (entry.type === 'message' && entry.clientMessageId !== undefined)
+            stored.add(entry.clientMessageId);
+        }
+      }
+      const fresh = entries.filter(
+        (entry) =>
+          entry.type !== 'message' ||
+          entry.clientMessageId === undefined ||
+          !stored.has(entry.clientMessageId),
+      );
+      if (fresh.length === 0) return { state: before };
+      const result = await store.append(sessionId, fresh, {
         ...options,
         lease,
         expected: before,

@@ -35,7 +35,16 @@ export function createPostgresQueuedAppends(context: StoreContext) {
     const lease = await acquireLease(context, sessionId, options);
     try {
       const before = await transcriptState(context, sessionId, options.signal);
-      const result = await appendEntries(context, sessionId, entries, {
+      // A client's message queued at two gateways at once (a retry) is stored once.
+      const stored = await storedClientIds(sessionId, entries);
+      const fresh = entries.filter(
+        (entry) =>
+          entry.type !== 'message' ||
+          entry.clientMessageId === undefined ||
+          !stored.has(entry.clientMessageId),
+      );
+      if (fresh.length === 0) return { state: before };
+      const result = await appendEntries(context, sessionId, fresh, {
         ...options,
         lease,
         expected: before,
@@ -49,6 +58,30 @@ export function createPostgresQueuedAppends(context: StoreContext) {
     } finally {
       await lease.release();
     }
+  }
+
+  /** Which of the entries' client message ids the session's transcript holds already. */
+  async function storedClientIds(
+    sessionId: string,
+    entries: readonly TranscriptEntry[],
+  ): Promise<Set<string>> {
+    const ids = entries.flatMap((entry) =>
+      entry.type === 'message' && entry.clientMessageId !== undefined
+        ? [entry.clientMessageId]
+        : [],
+    );
+    if (ids.length === 0) return new Set();
+    // The entry's exact JSON text holds `"clientMessageId":"…"` only as that key (quotes inside
+    // strings are escaped), and a row that is not JSON does not fail the search.
+    const needles = ids.map((id) => `"clientMessageId":${JSON.stringify(id)}`);
+    const { rows } = await context.pool.query(
+      `SELECT needle FROM unnest($2::text[]) AS needle
+        WHERE EXISTS (SELECT 1 FROM ${context.schema}.transcript_entries
+          WHERE session_id = $1 AND strpos(entry, needle) > 0)`,
+      [sessionId, needles],
+    );
+    const found = new Set(rows.map((row) => String(row['needle'])));
+    return new Set(ids.filter((_, index) => found.has(needles[index]!)));
   }
 
   async function queuedSince(

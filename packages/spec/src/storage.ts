@@ -244,7 +244,10 @@ export interface SessionTurnClaims {
   /**
    * Writes user messages for the session's running turn from a gateway that does not hold it:
    * under a lease of its own, the append and a record that it was queued, so the running turn's
-   * fence can tell it from a conflicting write (`queuedSince`).
+   * fence can tell it from a conflicting write (`queuedSince`). A message whose `clientMessageId`
+   * the transcript holds already (checked under that lease) is not written again, so one client
+   * message queued at two gateways at once is stored once; with nothing left to write, nothing is
+   * written (no queued append) and the state now is returned.
    */
   appendQueued(
     sessionId: string,

@@ -181,6 +181,36 @@ export const storageTurnClaimChecks: readonly StorageCheck[] = [
       }),
   },
   {
+    name: 'queued messages: one client message queued at two gateways at once is stored once',
+    run: (context) =>
+      withStorage(context, async (storage) => {
+        const claims = claimsOf(storage);
+        const id = 'conformance-queued-repeat';
+        const { state: expected } = await storage.append(id, [storageUserMessage('u1')]);
+        const retry = (entryId: string) => ({
+          ...storageUserMessage(entryId, 'the same words'),
+          clientMessageId: 'client-1',
+        });
+        await Promise.all([
+          claims.appendQueued(id, [retry('r1')]),
+          claims.appendQueued(id, [retry('r2')]),
+        ]);
+        const ids = await entryIds(storage, id);
+        expect(ids.filter((entryId) => entryId === 'r1' || entryId === 'r2')).toHaveLength(1);
+        // Queued again later, with a new message beside it: only the new one is written.
+        const { state } = await claims.appendQueued(id, [retry('r3'), storageUserMessage('q1')]);
+        expect((await entryIds(storage, id)).slice(2)).toEqual(['q1']);
+        expect(await storage.compare(id, state)).toBeUndefined();
+        // Nothing left to write: nothing written, and no queued append recorded.
+        const { state: unchanged } = await claims.appendQueued(id, [retry('r4')]);
+        expect(unchanged).toEqual(state);
+        expect(await claims.queuedSince(id, expected)).toMatchObject({
+          change: undefined,
+          queued: 2,
+        });
+      }),
+  },
+  {
     name: 'queued messages: only user messages can be queued; a refused batch writes nothing',
     run: (context) =>
       withStorage(context, async (storage) => {
