@@ -62,7 +62,7 @@ async function start(tools: Record<string, unknown>, dir?: string) {
   return gateway;
 }
 
-describe('a server that dies', () => {
+describe('a server that dies', { timeout: 180_000 }, () => {
   it('killed between calls, it is restarted by the next call, which answers', async () => {
     const gateway = await start(filesystem(['list_directory']));
     await writeFile(join(data, 'a.txt'), 'a');
@@ -93,7 +93,7 @@ describe('a server that dies', () => {
   });
 });
 
-describe('a tool that ran is never run again', () => {
+describe('a tool that ran is never run again', { timeout: 180_000 }, () => {
   // edit_file turns the line "count: 1" into "count: 1\ncount: 2": a second run adds a line more.
   const counter = () => join(data, 'counter.txt');
   const editIn = (dir: string) => ({
@@ -154,7 +154,7 @@ describe('a tool that ran is never run again', () => {
   });
 });
 
-describe('shutdown', () => {
+describe('shutdown', { timeout: 180_000 }, () => {
   it('closes every server with its process group: nothing a launcher started is left', async () => {
     const pidFile = join(data, 'stray.pid');
     const gateway = await startGateway({

@@ -19,6 +19,7 @@ import {
 import {
   MCP_BIN,
   mcpGatewayConfig,
+  recordingProxy,
   startEverythingHttp,
   streamMessage,
   toolNamesOf,
@@ -58,7 +59,7 @@ async function start(tools: unknown, extra: Record<string, unknown> = {}) {
   return gateway;
 }
 
-describe('MCP tools in a turn', () => {
+describe('MCP tools in a turn', { timeout: 180_000 }, () => {
   it('lists a directory and reads a file: arguments and results streamed, results fed back to the model', async () => {
     const gateway = await start(filesystem(['list_directory', 'read_text_file']));
     mock.enqueue(
@@ -226,30 +227,46 @@ describe('MCP tools in a turn', () => {
     ]);
   });
 
-  it('a streamable HTTP server, with its headers', async () => {
-    const http = await startEverythingHttp();
+  it('a streamable HTTP server, sent its headers; restarted, it is reconnected to', async () => {
+    let http = await startEverythingHttp();
+    const proxy = await recordingProxy(http.url);
     try {
       const gateway = await start({
-        mcp: { web: { url: http.url, headers: { 'x-keel-test': 'yes' }, allow: ['get-sum'] } },
+        mcp: { web: { url: proxy.url, headers: { 'x-keel-test': 'yes' }, allow: ['get-sum'] } },
       });
-      mock.enqueue(
-        {
-          type: 'ok',
-          toolCalls: [{ id: 'toolu_sum', name: 'web__get-sum', input: { a: 2, b: 3 } }],
-        },
-        { type: 'ok', text: 'Five.' },
-      );
+      expect(proxy.headers.length).toBeGreaterThan(0);
+      expect(proxy.headers.every((headers) => headers['x-keel-test'] === 'yes')).toBe(true);
+      const sum = (id: string, a: number) => ({
+        type: 'ok' as const,
+        toolCalls: [{ id, name: 'web__get-sum', input: { a, b: 3 } }],
+      });
+      mock.enqueue(sum('toolu_1', 2), { type: 'ok', text: 'Five.' });
       expect((await sendMessage(gateway, 's1', { text: '2 + 3?' })).body['outcome']).toBe('reply');
       expect(toolResultsOf(mock.requests[1]?.body)).toMatchObject([
-        { tool_use_id: 'toolu_sum', content: 'The sum of 2 and 3 is 5.' },
+        { tool_use_id: 'toolu_1', content: 'The sum of 2 and 3 is 5.' },
       ]);
+
+      // The server restarts and forgets the session: the call gets a new one and is answered.
+      await http.stop();
+      http = await startEverythingHttp(http.port);
+      mock.enqueue(sum('toolu_4', 4), { type: 'ok', text: 'Seven.' });
+      await sendMessage(gateway, 's1', { text: '4 + 3?' });
+      expect(toolResultsOf(mock.requests.at(-1)?.body).at(-1)).toEqual({
+        type: 'tool_result',
+        tool_use_id: 'toolu_4',
+        content: 'The sum of 4 and 3 is 7.',
+      });
+      expect(proxy.headers.every((headers) => headers['x-keel-test'] === 'yes')).toBe(true);
     } finally {
+      await proxy.close();
       await http.stop();
     }
   });
 });
 
-describe('an MCP server that cannot be used stops the gateway at start-up, naming it', () => {
+describe('an MCP server that cannot be used stops the gateway at start-up, naming it', {
+  timeout: 180_000,
+}, () => {
   async function startFails(tools: Record<string, unknown>): Promise<string> {
     const error = await startGateway({ config: mcpGatewayConfig(mock, tools) }).then(
       (gateway) => {

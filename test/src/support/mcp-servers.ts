@@ -1,5 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import {
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+} from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { MockProvider } from '@keel/testing';
@@ -102,15 +107,16 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** server-everything over streamable HTTP on a loopback port, up once it says it listens. */
-export async function startEverythingHttp(): Promise<{
+/** server-everything over streamable HTTP on a loopback port (given, or a free one), up once it says it listens. */
+export async function startEverythingHttp(port?: number): Promise<{
   url: string;
+  port: number;
   child: ChildProcess;
   stop(): Promise<void>;
 }> {
-  const port = await freePort();
+  const listenOn = port ?? (await freePort());
   const child = spawn(MCP_BIN.everything, ['streamableHttp'], {
-    env: { PATH: process.env['PATH'] ?? '', PORT: String(port) },
+    env: { PATH: process.env['PATH'] ?? '', PORT: String(listenOn) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let said = '';
@@ -122,12 +128,53 @@ export async function startEverythingHttp(): Promise<{
     child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${said}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${listenOn}/mcp`,
+    port: listenOn,
     child,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGKILL');
       await once(child, 'exit');
+    },
+  };
+}
+
+/** A loopback HTTP proxy in front of `target` that records each request's headers. */
+export async function recordingProxy(
+  target: string,
+): Promise<{ url: string; headers: IncomingHttpHeaders[]; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  const headers: IncomingHttpHeaders[] = [];
+  const server = createHttpServer((request, response) => {
+    headers.push(request.headers);
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: request.url,
+        method: request.method,
+        headers: { ...request.headers, host: upstream.host },
+        agent: false,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    forward.on('error', () => response.destroy());
+    request.pipe(forward);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    url: `http://127.0.0.1:${address.port}${upstream.pathname}`,
+    headers,
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { ToolDefinition, ToolRunner } from '@keel/spec';
+import { describeError } from './describe-error';
 import { mcpResultText } from './mcp-result-text';
 import {
   createMcpServerConnection,
@@ -118,8 +119,9 @@ export async function createMcpTools(options: CreateMcpToolsOptions): Promise<Mc
           return mcpResultText(result);
         } catch (error) {
           context.signal.throwIfAborted();
-          const message = error instanceof Error ? error.message : String(error);
-          throw new Error(`MCP server "${entry.connection.name}": ${message}`, { cause: error });
+          throw new Error(`MCP server "${entry.connection.name}": ${describeError(error)}`, {
+            cause: error,
+          });
         }
       },
     },

@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { describeError } from './describe-error';
 import { McpServerError } from './mcp-server-error';
 import { createStdioProcessTransport } from './stdio-process-transport';
 import type { McpServerConfig } from './tools-schema';
@@ -177,8 +178,9 @@ export function createMcpServerConnection(
           if (signal.aborted || error instanceof McpError) throw error;
           // The connection is broken (a dead process, a refused socket): the next call reconnects.
           await drop(live);
-          // An HTTP server that forgot the session (it restarted) ran nothing: ask once more.
-          if (attempt === 1 && error instanceof StreamableHTTPError && error.code === 404) continue;
+          // An HTTP server that forgot the session (it restarted) refused the request unrun: a
+          // new session asks once more. The spec's answer is 404; SDK-based servers often say 400.
+          if (attempt === 1 && sessionLost(error)) continue;
           throw error;
         }
       }
@@ -194,12 +196,16 @@ export function createMcpServerConnection(
   };
 }
 
+function sessionLost(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && (error.code === 404 || error.code === 400);
+}
+
 function processId(client: Client): number | undefined {
   const transport = client.transport as { pid?: number } | undefined;
   return transport?.pid;
 }
 
 function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = describeError(error);
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
