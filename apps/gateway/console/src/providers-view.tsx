@@ -1,5 +1,6 @@
 import type { HealthSnapshot } from '@keel/spec';
 import { useEffect } from 'preact/hooks';
+import type { BudgetState } from '../../src/compose/create-budgets';
 import type { RatesSnapshot } from '../../src/stats/create-rate-window';
 import { formatDuration } from './format';
 import { useHubEvents, useJson, useNow, useRefresh } from './hooks';
@@ -27,7 +28,10 @@ export function ProvidersView() {
       clearInterval(rates);
     };
   }, [pokeHealth, pokeRates]);
-  const health = useJson<HealthSnapshot>('/v1/providers/health', healthTick);
+  const health = useJson<HealthSnapshot & { budgets?: BudgetState[] }>(
+    '/v1/providers/health',
+    healthTick,
+  );
   const rates = useJson<RatesSnapshot>('/v1/stats/rates?minutes=15', ratesTick);
   const now = useNow(500);
 
@@ -110,6 +114,46 @@ export function ProvidersView() {
                 </td>
                 <td>{cooldown.kind}</td>
                 <td>{formatDuration(Math.max(0, cooldown.until - now))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h3>Budgets (per provider profile and model)</h3>
+      {health.data?.budgets === undefined || health.data.budgets.length === 0 ? (
+        <p class="muted" data-no-budgets>
+          No provider budget is configured (<code>budgets</code> in the config).
+        </p>
+      ) : (
+        <table class="grid" data-budgets>
+          <thead>
+            <tr>
+              <th>Provider</th>
+              <th>Profile</th>
+              <th>Model</th>
+              <th class="number">Requests left (rpm)</th>
+              <th class="number">Tokens left (tpm)</th>
+              <th class="number">Tokens left today (tpd)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {health.data.budgets.map((budget) => (
+              <tr
+                key={`${budget.providerId}/${budget.model}#${budget.profileId}`}
+                data-budget={`${budget.providerId}/${budget.model}#${budget.profileId}`}
+              >
+                <td>{budget.providerId}</td>
+                <td>{budget.profileId}</td>
+                <td>
+                  <code>{budget.model}</code>
+                </td>
+                {(['rpm', 'tpm', 'tpd'] as const).map((limit) => (
+                  <td class="number" key={limit} data-limit={limit}>
+                    {budget.limits[limit] === undefined
+                      ? '–'
+                      : `${budget.remaining[limit] ?? 0} / ${budget.limits[limit]}`}
+                  </td>
+                ))}
               </tr>
             ))}
           </tbody>

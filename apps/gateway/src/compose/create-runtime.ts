@@ -4,6 +4,7 @@ import { createSessionFence } from '@keel/session-fence';
 import type { SessionStorage, ToolRunner, TurnEvent, TurnHooks } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import type { KeelConfig } from '../config/config-schema';
+import { createBudgetMetric } from '../observe/budget-metric';
 import { type CallLog, createCallLog } from '../observe/call-log';
 import { type CallRegistry, createCallRegistry } from '../observe/call-registry';
 import { type PriceBook, priceBookOf } from '../observe/cost-of';
@@ -15,6 +16,7 @@ import { setupPlugins } from '../plugins/setup-plugins';
 import { combineToolRunners } from '../tools/combine-tool-runners';
 import { createMcpTools } from '../tools/create-mcp-tools';
 import type { McpServerNotice } from '../tools/mcp-server-connection';
+import { createGatewayBudgets, type GatewayBudgets } from './create-budgets';
 import { createModelRouter, profileIdsOf } from './create-model-router';
 import { createStorage } from './create-storage';
 import { createDemoToolRunner } from './demo-tools';
@@ -39,6 +41,8 @@ export interface GatewayRuntime {
   readonly demo: MockProvider | undefined;
   /** Whether other gateways share these sessions (PostgreSQL). */
   readonly shared: boolean;
+  /** Provider budgets (`budgets`), shared over PostgreSQL. */
+  readonly budgets: GatewayBudgets;
   close(): Promise<void>;
 }
 
@@ -107,6 +111,8 @@ export async function createGatewayRuntime(
     queue: () => orchestrator?.stats() ?? { runningTurns: 0, queuedTurns: 0 },
   });
   metrics.registry.registerMetric(plugins.errors);
+  const budgets = createGatewayBudgets(config);
+  metrics.registry.registerMetric(createBudgetMetric(budgets));
   compactor.subscribe((event) => {
     if (event.type !== 'compaction-fallback') return;
     const owner = plugins.contributions.providerOwners.get(event.producerId);
@@ -154,6 +160,7 @@ export async function createGatewayRuntime(
     },
     compactor,
     health,
+    ...(budgets.turnBudgets === undefined ? {} : { budgets: budgets.turnBudgets }),
     hooks: [observer, ...plugins.contributions.hooks],
     // The log line of a connection failure names its cause (ECONNREFUSED 127.0.0.1:4010).
     classify: nameErrorCause(plugins.contributions.classify),
@@ -186,7 +193,9 @@ export async function createGatewayRuntime(
     prices,
     demo,
     shared: stores.shared,
+    budgets,
     async close() {
+      await budgets.close();
       await Promise.allSettled([demo?.close(), stores.close(), mcp.close()]);
     },
   };

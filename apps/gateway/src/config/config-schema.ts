@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkKeys } from '../keys/check-keys';
 import { keysSchema } from '../keys/keys-schema';
 import { toolsSchema } from '../tools/tools-schema';
+import { budgetsSchema, checkBudgets } from './budgets-schema';
 import { compatSchema, routesSchema } from './compat-schema';
 import { healthSchema, modelSettingsSchema } from './model-settings-schema';
 
@@ -121,6 +122,8 @@ export const configSchema = z
       })
       .prefault({}),
     health: healthSchema,
+    /** Provider budgets (rpm, tpm, tpd) per provider profile and model. */
+    budgets: budgetsSchema,
     storage: z
       .discriminatedUnion('kind', [
         z.strictObject({ kind: z.literal('file'), fsync: z.boolean().default(true) }),
@@ -239,6 +242,7 @@ export const configSchema = z
     if (config.compaction.model !== undefined)
       check(config.compaction.model, ['compaction', 'model']);
     checkKeys(config, context);
+    checkBudgets(config, context);
     for (const [name, route] of Object.entries(config.routes)) {
       check(route.primary, ['routes', name, 'primary']);
       route.fallbacks.forEach((reference, index) => {

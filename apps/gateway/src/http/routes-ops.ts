@@ -38,7 +38,11 @@ export function registerOpsRoutes(
     reply.type(runtime.metrics.registry.contentType).send(await runtime.metrics.registry.metrics()),
   );
 
-  app.get('/v1/providers/health', async () => runtime.orchestrator.health.snapshot());
+  // Breakers and cooldowns, and what is left of each configured provider budget.
+  app.get('/v1/providers/health', async () => ({
+    ...(await runtime.orchestrator.health.snapshot()),
+    budgets: await runtime.budgets.snapshot(),
+  }));
 }
 
 function logStorageNotice(app: FastifyInstance, notice: StorageNotice): void {
