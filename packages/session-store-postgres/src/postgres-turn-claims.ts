@@ -15,6 +15,7 @@ import {
   SessionTakeoverError,
 } from './postgres-store-error';
 import { notifySql, type SessionListener } from './session-notifications';
+import { asStorageCall } from './storage-failure';
 import type { StoreContext } from './store-context';
 
 /** What the claims of one store share with it. */
@@ -123,52 +124,73 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
       get released() {
         return released;
       },
-      async isHeld(options: StorageCallOptions = {}) {
-        if (released) return false;
-        const { rows } = await abortable(
-          pool.query(
-            `SELECT 1 FROM ${s}.turn_claims
+      isHeld: (options: StorageCallOptions = {}) =>
+        asStorageCall('claim.isHeld', sessionId, options.signal, () => isHeld(options)),
+      heartbeat: (options: StorageCallOptions = {}) =>
+        asStorageCall('claim.heartbeat', sessionId, options.signal, () => heartbeat(options)),
+      release: () => asStorageCall('claim.release', sessionId, undefined, release),
+    };
+
+    async function isHeld(options: StorageCallOptions) {
+      if (released) return false;
+      const { rows } = await abortable(
+        pool.query(
+          `SELECT 1 FROM ${s}.turn_claims
               WHERE session_id = $1 AND token = $2 AND expires_at > clock_timestamp()`,
-            [sessionId, holder.token],
+          [sessionId, holder.token],
+        ),
+        options.signal,
+      );
+      return rows.length > 0;
+    }
+
+    async function heartbeat(options: StorageCallOptions) {
+      options.signal?.throwIfAborted();
+      if (!released) {
+        const result = await abortable(
+          pool.query(
+            `UPDATE ${s}.turn_claims
+                SET expires_at = clock_timestamp() + $3::float8 * interval '1 millisecond'
+                WHERE session_id = $1 AND token = $2 AND expires_at > clock_timestamp()`,
+            [sessionId, holder.token, ttlMs],
           ),
           options.signal,
         );
-        return rows.length > 0;
-      },
-      async heartbeat(options: StorageCallOptions = {}) {
-        options.signal?.throwIfAborted();
-        if (!released) {
-          const result = await abortable(
-            pool.query(
-              `UPDATE ${s}.turn_claims
-                SET expires_at = clock_timestamp() + $3::float8 * interval '1 millisecond'
-                WHERE session_id = $1 AND token = $2 AND expires_at > clock_timestamp()`,
-              [sessionId, holder.token, ttlMs],
-            ),
-            options.signal,
-          );
-          if ((result.rowCount ?? 0) > 0) return;
-        }
-        throw new SessionTakeoverError({ sessionId, phase: 'fence_check', change: await lost() });
-      },
-      async release() {
-        if (released) return;
-        released = true;
-        const result = await pool.query(
-          `UPDATE ${s}.turn_claims SET expires_at = clock_timestamp()
+        if ((result.rowCount ?? 0) > 0) return;
+      }
+      throw new SessionTakeoverError({ sessionId, phase: 'fence_check', change: await lost() });
+    }
+
+    async function release() {
+      if (released) return;
+      released = true;
+      const result = await pool.query(
+        `UPDATE ${s}.turn_claims SET expires_at = clock_timestamp()
             WHERE session_id = $1 AND token = $2 AND expires_at > clock_timestamp()`,
-          [sessionId, holder.token],
-        );
-        // The gateways waiting for this session's turn to end look again at once.
-        if ((result.rowCount ?? 0) > 0) await pool.query(notifySql(s), [sessionId]);
-      },
-    };
+        [sessionId, holder.token],
+      );
+      // The gateways waiting for this session's turn to end look again at once.
+      if ((result.rowCount ?? 0) > 0) await pool.query(notifySql(s), [sessionId]);
+    }
   }
 
+  const queued = createPostgresQueuedAppends(context.gate);
+  // The database's failures reach the caller as `StorageError`s, as every other call's do.
   return {
-    claimTurn,
-    currentTurn,
-    ...createPostgresQueuedAppends(context.gate),
+    claimTurn: (sessionId, options) =>
+      asStorageCall('claimTurn', sessionId, options.signal, () => claimTurn(sessionId, options)),
+    currentTurn: (sessionId, options = {}) =>
+      asStorageCall('currentTurn', sessionId, options.signal, () =>
+        currentTurn(sessionId, options),
+      ),
+    appendQueued: (sessionId, entries, options = {}) =>
+      asStorageCall('appendQueued', sessionId, options.signal, () =>
+        queued.appendQueued(sessionId, entries, options),
+      ),
+    queuedSince: (sessionId, expected, options = {}) =>
+      asStorageCall('queuedSince', sessionId, options.signal, () =>
+        queued.queuedSince(sessionId, expected, options),
+      ),
     waitForChange: (sessionId, options) => {
       assertValidSessionId(sessionId);
       return context.listener.waitForChange(sessionId, options);

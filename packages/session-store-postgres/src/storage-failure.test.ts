@@ -49,16 +49,22 @@ function signalServer(server: PostgresServer, signal: 'SIGSTOP' | 'SIGCONT'): vo
 }
 
 describe('a database that is down', () => {
-  it('fails every call with a storage error (unavailable), classified storage, not connection', async () => {
+  it('fails every call (turn claims included) with a storage error (unavailable), classified storage, not connection', async () => {
     const store = createPostgresSessionStorage({
       connectionString: 'postgresql://postgres@localhost/keel?host=/nonexistent/keel-test-socket',
       timeouts: { connectMs: 2_000 },
     });
+    const claims = store.turnClaims!;
+    const noTranscript = { exists: false, identity: '', size: 0, tailLength: 0, tailDigest: '' };
     for (const call of [
       () => store.lease('down'),
       () => store.append('down', [userText('lost')]),
       () => store.read('down'),
       () => store.ping(),
+      () => claims.claimTurn('down', { owner: 'gw-a', turnId: 't1' }),
+      () => claims.currentTurn('down'),
+      () => claims.appendQueued('down', [userText('queued')]),
+      () => claims.queuedSince('down', noTranscript),
     ]) {
       const error = await rejection(call());
       expect(StorageError.isInstance(error), String(error)).toBe(true);
