@@ -120,6 +120,10 @@ interface StreamData {
   text?: string;
   name?: string;
   isError?: boolean;
+  /** `tool-call`: the arguments (a string when cut). */
+  input?: unknown;
+  /** `tool-result`: what the tool answered. */
+  content?: string;
   label?: string;
   reason?: string;
   delayMs?: number;
@@ -142,9 +146,11 @@ function apply(turn: LiveTurn, name: string, data: StreamData): LiveTurn {
     case 'discard':
       return { ...line(`attempt #${data.attempt}'s text discarded (${data.reason})`), text: '' };
     case 'tool-call':
-      return line(`tool call ${data.name}`);
+      return line(`tool call ${data.name} ${preview(data.input)}`);
     case 'tool-result':
-      return line(`tool ${data.name} ${data.isError ? 'failed' : 'answered'}`);
+      return line(
+        `tool ${data.name} ${data.isError ? 'failed' : 'answered'}: ${preview(data.content ?? '')}`,
+      );
     case 'decision':
       return line(
         `decision ${data.label} (because ${data.reason})${data.delayMs === undefined ? '' : `, wait ${data.delayMs} ms`}`,
@@ -161,6 +167,13 @@ function apply(turn: LiveTurn, name: string, data: StreamData): LiveTurn {
     default:
       return turn;
   }
+}
+
+/** A tool's arguments or answer on one line: control characters shown, at most 300 characters. */
+function preview(value: unknown): string {
+  const text = visibleText(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
 
 /** An idempotency key for the message (works without a secure context, unlike randomUUID). */
