@@ -8,13 +8,14 @@ import type { HealthReport, ProviderHealth } from '@keel/spec';
 import type { AttemptRecord } from './attempt-record';
 import type { ChainModel } from './candidate-chain';
 import type { DecideSettings } from './decide';
-import type { KeelModelEvent, StreamMode } from './keel-model-options';
+import type { KeelModelEvent, KeelTimeoutOptions, StreamMode } from './keel-model-options';
 
 export interface CallRuntime {
   chain: readonly ChainModel[];
   health: ProviderHealth;
   settings: DecideSettings;
   streamMode: StreamMode;
+  timeouts: KeelTimeoutOptions;
   random: () => number;
   onEvent: ((event: KeelModelEvent) => void) | undefined;
 }

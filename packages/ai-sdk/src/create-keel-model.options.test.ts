@@ -48,6 +48,9 @@ describe('options', () => {
     expect(
       refused(() => createKeelModel({ candidates: [claude], streamMode: 'eager' as 'live' })),
     ).toMatch(/streamMode/);
+    expect(
+      refused(() => createKeelModel({ candidates: [claude], timeouts: { stallMs: -5 } })),
+    ).toMatch(/timeouts.stallMs/);
   });
 
   it('retry.maxRetries, baseDelayMs, maxDelayMs and random set the retries of a fast failure', async () => {
@@ -99,11 +102,13 @@ describe('options', () => {
 
     expect(KeelModelError.isInstance(error)).toBe(true);
     expect(mock.requests).toHaveLength(2);
-    const decisions = recorder.events.filter((event) => event.type === 'decision');
-    expect(decisions.map((event) => [event.label, event.delayMs])).toEqual([
-      ['wait', 25],
-      ['final', undefined],
-    ]);
+    // Only the 25 ms cooldown is short enough to wait for (the default 30 s is past retry.maxWaitMs).
+    const decisions = recorder.events.flatMap((event) =>
+      event.type === 'decision' ? [event] : [],
+    );
+    expect(decisions.map((event) => event.label)).toEqual(['wait', 'final']);
+    expect(decisions[0]?.delayMs).toBeGreaterThan(0);
+    expect(decisions[0]?.delayMs).toBeLessThanOrEqual(25);
   });
 
   it('a final kind ends the call at once: no retry, no fallback', async () => {

@@ -12,6 +12,7 @@ import { KeelModelConfigError } from './keel-model-error';
 import type { KeelModelOptions } from './keel-model-options';
 import { runFailover } from './run-failover';
 import { streamWithFailover } from './stream-with-failover';
+import { watchAttempt } from './watch-attempt';
 
 export function createKeelModel(options: KeelModelOptions): LanguageModelV4 {
   const chain = buildChain(options);
@@ -35,6 +36,14 @@ export function createKeelModel(options: KeelModelOptions): LanguageModelV4 {
       }),
     settings,
     streamMode: options.streamMode ?? 'live',
+    timeouts: {
+      ...(options.timeouts?.firstPartMs === undefined
+        ? {}
+        : { firstPartMs: count(options.timeouts.firstPartMs, 'timeouts.firstPartMs', 0) }),
+      ...(options.timeouts?.stallMs === undefined
+        ? {}
+        : { stallMs: count(options.timeouts.stallMs, 'timeouts.stallMs', 0) }),
+    },
     random: options.random ?? Math.random,
     onEvent: options.onEvent,
   };
@@ -58,7 +67,16 @@ export function createKeelModel(options: KeelModelOptions): LanguageModelV4 {
     supportedUrls: {},
     async doGenerate(callOptions) {
       const state = newCall(callOptions.abortSignal);
-      const answer = await runFailover(state, async (model) => model.doGenerate(callOptions));
+      const answer = await runFailover(state, async (model) => {
+        const watch = watchAttempt(callOptions.abortSignal, runtime.timeouts);
+        try {
+          return await model.doGenerate({ ...callOptions, abortSignal: watch.signal });
+        } catch (error) {
+          throw watch.explain(error);
+        } finally {
+          watch.stop();
+        }
+      });
       emit(state, { type: 'attempt-end', attempt: answer.attempt, target: answer.target });
       await report(state, { type: 'success', target: answer.target, probe: answer.probe });
       const result = answer.value;

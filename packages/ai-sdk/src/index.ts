@@ -1,4 +1,5 @@
 export type { AttemptRecord } from './attempt-record';
+export { AttemptTimeoutError } from './attempt-timeout-error';
 export { createKeelModel } from './create-keel-model';
 export { IncompleteStreamError } from './incomplete-stream-error';
 export type { KeelModelConfigErrorOptions, KeelModelErrorOptions } from './keel-model-error';
@@ -8,5 +9,6 @@ export type {
   KeelModelEvent,
   KeelModelOptions,
   KeelRetryOptions,
+  KeelTimeoutOptions,
   StreamMode,
 } from './keel-model-options';

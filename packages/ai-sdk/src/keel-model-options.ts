@@ -23,6 +23,13 @@ export interface KeelRetryOptions {
   rateLimitCooldownMs?: number;
 }
 
+export interface KeelTimeoutOptions {
+  /** No first output part (text, reasoning, a tool call) within this long; for `doGenerate`, no answer. */
+  firstPartMs?: number;
+  /** Once parts flow, no next part within this long while the caller is waiting for one. */
+  stallMs?: number;
+}
+
 export interface KeelModelOptions {
   /** The models to try, in order: any AI SDK language models (specification `v4`). */
   candidates: readonly LanguageModelV4[];
@@ -37,6 +44,8 @@ export interface KeelModelOptions {
   retry?: KeelRetryOptions;
   /** Default `live`. */
   streamMode?: StreamMode;
+  /** Deadlines per attempt, after which it counts as a `timeout` and the call falls over; default none. */
+  timeouts?: KeelTimeoutOptions;
   /** Observes every attempt and decision; a throwing observer is ignored. */
   onEvent?: (event: KeelModelEvent) => void;
   /** Jitter source for backoff; default `Math.random`. */

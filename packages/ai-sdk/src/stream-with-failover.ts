@@ -16,6 +16,7 @@ import { IncompleteStreamError } from './incomplete-stream-error';
 import { withKeelMetadata } from './keel-metadata';
 import { KeelModelError } from './keel-model-error';
 import { type Answer, recordFailure, runFailover } from './run-failover';
+import { type AttemptWatch, watchAttempt } from './watch-attempt';
 
 type Part = LanguageModelV4StreamPart;
 
@@ -51,6 +52,7 @@ interface OpenedStream {
   held: Part[];
   /** The rest of the stream (live mode), `undefined` when `held` is the whole answer. */
   reader: ReadableStreamDefaultReader<Part> | undefined;
+  watch: AttemptWatch;
 }
 
 export async function streamWithFailover(
@@ -58,12 +60,15 @@ export async function streamWithFailover(
   options: LanguageModelV4CallOptions,
 ): Promise<LanguageModelV4StreamResult> {
   const buffered = state.runtime.streamMode === 'buffered';
-  const answer = await runFailover(state, (model) => open(model, options, buffered));
-  const { result, held, reader } = answer.value;
+  const answer = await runFailover(state, (model) =>
+    open(model, options, buffered, watchAttempt(state.signal, state.runtime.timeouts)),
+  );
+  const { result, held, reader, watch } = answer.value;
   const queue = withModelId(held, answer.model);
   let ended = false;
 
   const finishUp = async (part: Part & { type: 'finish' }): Promise<Part> => {
+    watch.stop();
     emit(state, { type: 'attempt-end', attempt: answer.attempt, target: answer.target });
     await report(state, { type: 'success', target: answer.target, probe: answer.probe });
     return { ...part, providerMetadata: withKeelMetadata(part.providerMetadata, state, answer) };
@@ -82,10 +87,10 @@ export async function streamWithFailover(
       }
       let next: Awaited<ReturnType<typeof reader.read>>;
       try {
-        next = await reader.read();
+        next = await watch.reading(reader.read());
       } catch (error) {
         ended = true;
-        await endLive(state, answer, error, controller);
+        await endLive(state, answer, watch.explain(error), controller);
         return;
       }
       if (next.done) {
@@ -113,6 +118,7 @@ export async function streamWithFailover(
       controller.enqueue(part);
     },
     async cancel(reason) {
+      watch.stop();
       await reader?.cancel(reason).catch(() => undefined);
     },
   });
@@ -124,12 +130,30 @@ async function open(
   model: LanguageModelV4,
   options: LanguageModelV4CallOptions,
   buffered: boolean,
+  watch: AttemptWatch,
 ): Promise<OpenedStream> {
-  const result = await model.doStream(options);
+  try {
+    const opened = await openWatched(model, options, buffered, watch);
+    if (opened.reader === undefined) watch.stop();
+    return opened;
+  } catch (error) {
+    watch.stop();
+    throw watch.explain(error);
+  }
+}
+
+async function openWatched(
+  model: LanguageModelV4,
+  options: LanguageModelV4CallOptions,
+  buffered: boolean,
+  watch: AttemptWatch,
+): Promise<OpenedStream> {
+  const result = await model.doStream({ ...options, abortSignal: watch.signal });
   const reader = result.stream.getReader();
   const held: Part[] = [];
+  let output = false;
   for (;;) {
-    const next = await reader.read();
+    const next = await (output ? watch.reading(reader.read()) : reader.read());
     if (next.done) {
       throw new IncompleteStreamError({
         message: 'The model stream ended without a finish part.',
@@ -144,10 +168,13 @@ async function open(
       const cut = cutError(part);
       if (cut !== undefined) throw cut;
       held.push(part);
-      return { result, held, reader: undefined };
+      return { result, held, reader: undefined, watch };
     }
     held.push(part);
-    if (!buffered && !PREAMBLE.has(part.type)) return { result, held, reader };
+    if (output || PREAMBLE.has(part.type)) continue;
+    output = true;
+    watch.firstPart();
+    if (!buffered) return { result, held, reader, watch };
   }
 }
 
@@ -171,6 +198,7 @@ async function endLive(
   error: unknown,
   controller: ReadableStreamDefaultController<Part>,
 ): Promise<void> {
+  answer.value.watch.stop();
   const failed = { error, target: answer.target, attempt: answer.attempt, probe: answer.probe };
   const { classification } = await recordFailure(state, failed, true);
   const record = answer.record;
