@@ -1,3 +1,4 @@
+import { mcpSecretsOf } from '../tools/mcp-secrets';
 import type { KeelConfig } from './config-schema';
 
 /** Environment variables whose values are treated as secrets even when no config uses them. */
@@ -32,6 +33,7 @@ export function secretsOf(
       }
     }
   }
+  secrets.push(...mcpSecretsOf(config.tools));
   for (const [name, value] of Object.entries(env)) {
     if (value !== undefined && value.length >= MIN_UNUSED_SECRET_LENGTH && SECRET_NAME.test(name))
       secrets.push(value);
