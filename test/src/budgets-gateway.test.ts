@@ -107,7 +107,7 @@ describe('a provider budget in one gateway', () => {
     expect(await gateway.stop()).toBe(0);
   });
 
-  it('a model budget applies to each profile; the Anthropic wire gets its own 429 shape', async () => {
+  it('a budget named by model alone holds its profile; the Anthropic wire gets its own 429 shape', async () => {
     mock = await createMockProvider();
     const gateway = await group.start({
       config: config(mock, { limits: { 'ca/budget-claude': { rpm: 1, tpm: 100_000 } } }),
