@@ -3,7 +3,7 @@ import { useHubEvents, useJson, useRefresh } from './hooks';
 
 /**
  * The client keys (`GET /v1/keys`): per key its requests and refusals, tokens, cost, what it
- * spent this UTC day and month against its caps, and its last minute against `rpm` and `tpm`.
+ * spent this UTC day and month against its caps, and what is left of `rpm` and `tpm` this minute.
  * An admin sees every key; a key sees itself.
  */
 export function KeysView() {
@@ -40,7 +40,7 @@ export function KeysView() {
               <th class="number">Cost</th>
               <th class="number">Today</th>
               <th class="number">This month</th>
-              <th class="number">Last minute</th>
+              <th class="number">Left this minute</th>
             </tr>
           </thead>
           <tbody>
@@ -55,11 +55,11 @@ export function KeysView() {
 }
 
 function KeyRow({ usage }: { usage: KeyUsage }) {
-  const { limits, spend, lastMinute, rejected } = usage;
+  const { limits, spend, remaining, rejected } = usage;
   const capped = (spent: number, cap: number | undefined) =>
     `$${spent.toFixed(4)}${cap === undefined ? '' : ` / $${cap}`}`;
-  const per = (used: number, limit: number | undefined) =>
-    `${used}${limit === undefined ? '' : ` / ${limit}`}`;
+  const left = (value: number | undefined, limit: number | undefined, unit: string) =>
+    limit === undefined ? '' : `${value ?? limit} / ${limit} ${unit}`;
   return (
     <tr data-key-id={usage.key}>
       <td>
@@ -81,8 +81,10 @@ function KeyRow({ usage }: { usage: KeyUsage }) {
       <td class="number" data-key-month>
         {capped(spend.month.usd, limits.spendCapUsd?.month)}
       </td>
-      <td class="number" title="requests (of rpm), tokens (of tpm)">
-        {per(lastMinute.requests, limits.rpm)} req, {per(lastMinute.tokens, limits.tpm)} tok
+      <td class="number" title="left this sliding minute: requests (of rpm), tokens (of tpm)">
+        {[left(remaining.rpm, limits.rpm, 'req'), left(remaining.tpm, limits.tpm, 'tok')]
+          .filter((part) => part !== '')
+          .join(', ') || '–'}
       </td>
     </tr>
   );

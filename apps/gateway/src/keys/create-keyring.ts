@@ -2,12 +2,13 @@
 // a request now (its rate limits and spend caps), which key owns which session, and what each
 // key used (the usage route, the metrics). Only configured key ids ever become a metric label.
 import { join } from 'node:path';
+import { type BudgetLedger, type BudgetReservation, createBudgetLedger } from '@keel/orchestrator';
+import { createPostgresBudgetLedger } from '@keel/session-store-postgres';
 import type { TurnEvent } from '@keel/spec';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { KeelConfig } from '../config/config-schema';
 import { createCredentialLookup } from '../http/check-token';
 import { attemptCost, type PriceBook } from '../observe/cost-of';
-import { createKeyLimiter, type KeyLimiter } from './create-key-limiter';
 import { createSpendLedger, type KeySpend } from './create-spend-ledger';
 import type { ClientKeyConfig } from './keys-schema';
 import { openSessionOwners, type SessionOwners } from './open-session-owners';
@@ -37,7 +38,8 @@ export interface KeyUsage {
   rejected: Record<Rejection, number>;
   tokens: { input: number; output: number };
   costUsd: number;
-  lastMinute: { requests: number; tokens: number };
+  /** What is left of `rpm` and `tpm` in the sliding minute (only the limits the key has). */
+  remaining: { rpm?: number; tpm?: number };
   /** The current UTC day and month (kept across restarts). */
   spend: KeySpend;
   limits: { rpm?: number; tpm?: number; spendCapUsd?: { day?: number; month?: number } };
@@ -52,11 +54,14 @@ export interface Keyring {
     authorization: string | undefined,
     apiKey?: string | string[],
   ): ClientIdentity | undefined;
-  /** Counts one model request of `keyId` now, or refuses it (a rate limit or a spend cap). */
-  admit(keyId: string): KeyAdmission;
+  /**
+   * Counts one model request of `keyId` now, reserving `estimatedTokens` (the request's size and
+   * its `max_tokens`) under its `tpm`, or refuses it (a rate limit or a spend cap).
+   */
+  admit(keyId: string, estimatedTokens: number): Promise<KeyAdmission>;
   /** A turn's or call's end: its tokens and cost go to the key it belongs to. */
   observe(event: TurnEvent, keyId: string | undefined): void;
-  usage(keyId: string): KeyUsage | undefined;
+  usage(keyId: string): Promise<KeyUsage | undefined>;
   /** Writes what is still unsaved. */
   close(): Promise<void>;
 }
@@ -71,11 +76,22 @@ export interface KeyringOptions {
   /** Where owners and spend are kept; default `<sessionsDir>/.keys`; `false`: memory only. */
   stateDir?: string | false;
   onSaveError?: (error: unknown) => void;
+  /**
+   * Where `rpm` and `tpm` are counted (keys `key:<id>`); default: with `storage.kind` `postgres`
+   * the database's ledger, which every gateway shares (the limits hold across the cluster, by the
+   * database's clock), else one in memory on `now`.
+   */
+  ledger?: BudgetLedger;
 }
+
+/** How long an admitted request's reservation waits for its call's end to be reconciled. */
+const RESERVATION_TTL_MS = 120_000;
 
 interface KeyState {
   config: ClientKeyConfig;
-  limiter: KeyLimiter;
+  limits: { rpm?: number; tpm?: number };
+  /** Reservations not reconciled yet, oldest first: each call's end corrects the oldest. */
+  reserved: Array<{ reservation: BudgetReservation; at: number }>;
   requests: number;
   rejected: Record<Rejection, number>;
   tokens: { input: number; output: number };
@@ -85,6 +101,18 @@ interface KeyState {
 export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
   const { config, prices } = options;
   const now = options.now ?? Date.now;
+  // Over PostgreSQL every gateway counts each key's requests and tokens in the same rows.
+  const limited = config.keys.some((key) => key.rpm !== undefined || key.tpm !== undefined);
+  const storage = config.storage;
+  const shared =
+    options.ledger === undefined && limited && storage.kind === 'postgres'
+      ? createPostgresBudgetLedger({
+          connectionString: storage.url,
+          maxConnections: 2,
+          ...(storage.timeouts === undefined ? {} : { timeouts: storage.timeouts }),
+        })
+      : undefined;
+  const ledger = options.ledger ?? shared ?? createBudgetLedger({ clock: { now } });
   const stateDir =
     options.stateDir ?? (config.keys.length === 0 ? false : join(config.sessionsDir, '.keys'));
   const owners = await openSessionOwners(
@@ -108,11 +136,11 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
   for (const key of config.keys) {
     states.set(key.id, {
       config: key,
-      limiter: createKeyLimiter({
-        now,
+      limits: {
         ...(key.rpm === undefined ? {} : { rpm: key.rpm }),
         ...(key.tpm === undefined ? {} : { tpm: key.tpm }),
-      }),
+      },
+      reserved: [],
       requests: 0,
       rejected: { rpm: 0, tpm: 0, budget: 0 },
       tokens: { input: 0, output: 0 },
@@ -152,7 +180,7 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
     keyIds: config.keys.map((key) => key.id),
     owners,
     identify: lookup,
-    admit(keyId) {
+    async admit(keyId, estimatedTokens) {
       const state = states.get(keyId);
       if (state === undefined) return { admitted: true };
       const caps = state.config.spendCapUsd;
@@ -164,15 +192,21 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
           `budget_exceeded: key "${keyId}" reached its spend cap for this ${reached} (${caps?.[reached]} USD)`,
         );
       }
-      const admission = state.limiter.admit();
-      if (!admission.admitted) {
-        const limit = admission.limit === 'rpm' ? state.config.rpm : state.config.tpm;
-        return reject(
-          state,
-          admission.limit,
-          `Rate limit reached for key "${keyId}": ${limit} ${admission.limit === 'rpm' ? 'requests' : 'tokens'} per minute`,
-          admission.retryAfterMs,
-        );
+      if (state.limits.rpm !== undefined || state.limits.tpm !== undefined) {
+        const decision = await ledger.reserve(`key:${keyId}`, state.limits, estimatedTokens);
+        if (!decision.granted) {
+          const limit = decision.limit === 'rpm' ? 'rpm' : 'tpm';
+          return reject(
+            state,
+            limit,
+            `Rate limit reached for key "${keyId}": ${state.limits[limit]} ${limit === 'rpm' ? 'requests' : 'tokens'} per minute`,
+            decision.waitMs,
+          );
+        }
+        const at = now();
+        // A request that never reached a model (refused later, a repeat) keeps its estimate.
+        while ((state.reserved[0]?.at ?? at) < at - RESERVATION_TTL_MS) state.reserved.shift();
+        state.reserved.push({ reservation: decision.reservation, at });
       }
       state.requests += 1;
       metrics?.requests.inc({ key: keyId });
@@ -194,23 +228,35 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
       state.tokens.input += input;
       state.tokens.output += output;
       state.costUsd += cost;
-      state.limiter.recordTokens(input + output);
+      const oldest = state.reserved.shift();
+      if (oldest !== undefined) {
+        ledger
+          .reconcile(oldest.reservation, input + output)
+          .catch(options.onSaveError ?? (() => {}));
+      }
       spend.add(keyId, cost);
       metrics?.tokens.inc({ key: keyId, type: 'input' }, input);
       metrics?.tokens.inc({ key: keyId, type: 'output' }, output);
       metrics?.cost.inc({ key: keyId }, cost);
     },
-    usage(keyId) {
+    async usage(keyId) {
       const state = states.get(keyId);
       if (state === undefined) return undefined;
       const { rpm, tpm, spendCapUsd } = state.config;
+      const left =
+        rpm === undefined && tpm === undefined
+          ? {}
+          : await ledger.remaining(`key:${keyId}`, state.limits);
       return {
         key: keyId,
         requests: state.requests,
         rejected: { ...state.rejected },
         tokens: { ...state.tokens },
         costUsd: state.costUsd,
-        lastMinute: state.limiter.lastMinute(),
+        remaining: {
+          ...(left.rpm === undefined ? {} : { rpm: left.rpm }),
+          ...(left.tpm === undefined ? {} : { tpm: left.tpm }),
+        },
         spend: spend.spent(keyId),
         limits: {
           ...(rpm === undefined ? {} : { rpm }),
@@ -219,7 +265,10 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
         },
       };
     },
-    close: () => writer?.flush() ?? Promise.resolve(),
+    async close() {
+      await writer?.flush();
+      await shared?.close();
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGatewayRuntime } from '../compose/create-runtime';
 import { configSchema } from '../config/config-schema';
 import { createApp } from '../http/create-app';
+import { estimateTokens } from './register-keys';
 
 const ADMIN = 'admin-token-0001';
 const ALPHA = 'alpha-secret-0001';
@@ -139,7 +140,7 @@ describe('client keys on the HTTP API', () => {
     const native = await send(app, ALPHA, 'r1');
     expect(native.statusCode).toBe(429);
     expect(Number(native.headers['retry-after'])).toBeGreaterThan(50);
-    expect(Number(native.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(Number(native.headers['retry-after'])).toBeLessThanOrEqual(61);
     expect(native.json().error.code).toBe('rate_limited');
     const openai = await chat(ALPHA);
     expect(openai.statusCode).toBe(429);
@@ -156,7 +157,7 @@ describe('client keys on the HTTP API', () => {
     const { app } = await startApp([{ id: 'alpha', secret: ALPHA, tpm: 5 }]);
     expect((await send(app, ALPHA, 't1')).statusCode).toBe(200);
     const usage = (await app.inject({ url: '/v1/keys/alpha/usage', headers: as(ALPHA) })).json();
-    expect(usage.lastMinute.tokens).toBeGreaterThanOrEqual(5);
+    expect(usage.remaining).toEqual({ tpm: 0 });
     const refused = await send(app, ALPHA, 't1');
     expect(refused.statusCode).toBe(429);
     expect(refused.json().error.message).toMatch(/5 tokens per minute/);
@@ -212,6 +213,27 @@ describe('client keys on the HTTP API', () => {
     expect(metrics).toMatch(/keel_key_cost_usd_total\{key="beta"\} [1-9]/);
   });
 
+  it("reserves a request's max_tokens under tpm before it runs", async () => {
+    const { app } = await startApp([{ id: 'alpha', secret: ALPHA, tpm: 1000 }]);
+    const chat = (maxTokens: number) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: { ...as(ALPHA), 'content-type': 'application/json' },
+        payload: {
+          model: 'default',
+          max_tokens: maxTokens,
+          messages: [{ role: 'user', content: 'hi' }],
+        },
+      });
+    expect((await chat(10)).statusCode).toBe(200);
+    // The minute holds the first call's tokens: 2 000 more do not fit in 1 000.
+    const refused = await chat(2000);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.code).toBe('rate_limit_exceeded');
+    expect((await chat(10)).statusCode).toBe(200);
+  });
+
   it('lets an admin key reach every session, key and route, within its own limits', async () => {
     const OPS = 'ops-secret-0001';
     const { app } = await startApp([...twoKeys, { id: 'ops', secret: OPS, admin: true, rpm: 1 }]);
@@ -254,5 +276,19 @@ describe('client keys on the HTTP API', () => {
     expect(select.statusCode).toBe(403);
     const beta = await app.inject({ url: '/v1/models', headers: as(BETA) });
     expect(beta.json().data.map((model: { id: string }) => model.id)).toContain('other');
+  });
+});
+
+describe('estimateTokens', () => {
+  it('reserves the body at 4 bytes a token and the output it allows', () => {
+    const body = { model: 'default', messages: [{ role: 'user', content: 'x'.repeat(100) }] };
+    const size = Math.ceil(JSON.stringify(body).length / 4);
+    expect(estimateTokens(body)).toBe(size);
+    expect(estimateTokens({ ...body, max_tokens: 500 })).toBe(
+      Math.ceil(JSON.stringify({ ...body, max_tokens: 500 }).length / 4) + 500,
+    );
+    const both = { ...body, max_tokens: 500, max_completion_tokens: 200 };
+    expect(estimateTokens(both)).toBe(Math.ceil(JSON.stringify(both).length / 4) + 200);
+    expect(estimateTokens(undefined)).toBe(0);
   });
 });

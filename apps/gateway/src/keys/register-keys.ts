@@ -70,7 +70,7 @@ export function registerKeys(
       }
     }
     if (identity.keyId !== undefined && MODEL_REQUESTS.has(`${request.method} ${url}`)) {
-      const admission = keyring.admit(identity.keyId);
+      const admission = await keyring.admit(identity.keyId, estimateTokens(request.body));
       if (!admission.admitted) {
         if (admission.retryAfterMs !== undefined) {
           reply.header(
@@ -116,7 +116,7 @@ export function registerKeys(
       identity === undefined || identity.admin
         ? keyring.keyIds
         : keyring.keyIds.filter((id) => id === identity.keyId);
-    return { keys: ids.map((id) => keyring.usage(id)) };
+    return { keys: await Promise.all(ids.map((id) => keyring.usage(id))) };
   });
 
   app.get<{ Params: { keyId: string } }>(
@@ -134,8 +134,24 @@ export function registerKeys(
       const identity = clientOf(request);
       const { keyId } = request.params;
       const own = identity === undefined || identity.admin || identity.keyId === keyId;
-      const usage = own ? keyring.usage(keyId) : undefined;
+      const usage = own ? await keyring.usage(keyId) : undefined;
       return usage ?? sendError(reply, 'not_found', `No key ${keyId.slice(0, 64)}`);
     },
   );
+}
+
+/**
+ * The tokens a model request may use, reserved under the key's `tpm` before it runs: its body's
+ * size (about 4 bytes a token) and the output it allows (`max_tokens`, `max_completion_tokens`).
+ */
+export function estimateTokens(body: unknown): number {
+  if (typeof body !== 'object' || body === null) return 0;
+  const { max_tokens: maxTokens, max_completion_tokens: maxCompletionTokens } = body as {
+    max_tokens?: unknown;
+    max_completion_tokens?: unknown;
+  };
+  const output = [maxCompletionTokens, maxTokens].find(
+    (value): value is number => typeof value === 'number' && value > 0,
+  );
+  return Math.ceil(JSON.stringify(body).length / 4) + (output ?? 0);
 }

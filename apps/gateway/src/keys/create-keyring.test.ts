@@ -1,0 +1,98 @@
+import type { TurnEvent } from '@keel/spec';
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../config/config-schema';
+import { priceBookOf } from '../observe/cost-of';
+import { createKeyring } from './create-keyring';
+
+/** A keyring on a clock the test moves: one key `app` with `limits`, a dollar per token. */
+async function keyringWith(limits: Record<string, unknown>, start: string) {
+  const config = configSchema.parse({
+    server: { authToken: 'admin-token' },
+    providers: [{ id: 'demo', api: 'demo' }],
+    models: { primary: 'demo/m', settings: { 'demo/m': { prices: { input: 1e6, output: 1e6 } } } },
+    keys: [{ id: 'app', secret: 'app-secret', ...limits }],
+  });
+  const clock = { now: Date.parse(start) };
+  const keyring = await createKeyring({
+    config,
+    prices: priceBookOf(config.models.settings),
+    now: () => clock.now,
+    stateDir: false,
+  });
+  return { keyring, clock };
+}
+
+/** A call of `app` that ended having used `tokens` (all input) at a dollar each. */
+function ended(tokens: number): TurnEvent {
+  return {
+    type: 'turn-end',
+    sessionId: 's',
+    outcome: {
+      attempts: [
+        {
+          target: { providerId: 'demo', model: 'm' },
+          usage: { inputTokens: tokens, outputTokens: 0 },
+        },
+      ],
+    },
+  } as unknown as TurnEvent;
+}
+
+describe('createKeyring', () => {
+  it('tells the admin token, a key and a stranger apart', async () => {
+    const { keyring } = await keyringWith({}, '2026-01-01T00:00:00Z');
+    expect(keyring.identify('Bearer admin-token')).toEqual({
+      keyId: undefined,
+      admin: true,
+      models: undefined,
+    });
+    expect(keyring.identify(undefined, 'app-secret')?.keyId).toBe('app');
+    expect(keyring.identify('Bearer app-secretx')).toBeUndefined();
+  });
+
+  it('admits rpm requests in a sliding minute, then says how long until one fits', async () => {
+    const { keyring, clock } = await keyringWith({ rpm: 2 }, '2026-01-01T00:00:00Z');
+    expect(await keyring.admit('app', 0)).toEqual({ admitted: true });
+    clock.now += 10_000;
+    expect(await keyring.admit('app', 0)).toEqual({ admitted: true });
+    const refused = await keyring.admit('app', 0);
+    expect(refused).toMatchObject({ admitted: false, reason: 'rpm' });
+    const wait = (refused as { retryAfterMs: number }).retryAfterMs;
+    // The first admission leaves the minute 60 s after it, rounded up to the ledger's 1 s slices.
+    expect(wait).toBeGreaterThanOrEqual(50_000);
+    expect(wait).toBeLessThanOrEqual(51_000);
+    clock.now += wait;
+    expect(await keyring.admit('app', 0)).toEqual({ admitted: true });
+    expect((await keyring.usage('app'))?.rejected.rpm).toBe(1);
+  });
+
+  it('reserves the estimate under tpm before a call and corrects it with the reported usage', async () => {
+    const { keyring, clock } = await keyringWith({ tpm: 100 }, '2026-01-01T00:00:00Z');
+    expect(await keyring.admit('app', 60)).toEqual({ admitted: true });
+    // Two estimates of 60 do not fit in 100 while the first call runs.
+    expect(await keyring.admit('app', 60)).toMatchObject({ admitted: false, reason: 'tpm' });
+    keyring.observe(ended(20), 'app');
+    await new Promise((resolve) => setImmediate(resolve));
+    // The call used 20: 60 fit now.
+    expect(await keyring.admit('app', 60)).toEqual({ admitted: true });
+    expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 20 });
+    clock.now += 61_000;
+    expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 100 });
+  });
+
+  it('refuses past a daily spend cap until the next UTC day', async () => {
+    const { keyring, clock } = await keyringWith(
+      { spendCapUsd: { day: 5 } },
+      '2026-01-31T23:00:00Z',
+    );
+    expect(await keyring.admit('app', 0)).toEqual({ admitted: true });
+    keyring.observe(ended(5), 'app');
+    expect(await keyring.admit('app', 0)).toMatchObject({ admitted: false, reason: 'budget' });
+    clock.now = Date.parse('2026-02-01T00:00:00Z');
+    expect(await keyring.admit('app', 0)).toEqual({ admitted: true });
+    const usage = await keyring.usage('app');
+    expect(usage?.spend.day).toEqual({ period: '2026-02-01', usd: 0 });
+    expect(usage?.costUsd).toBe(5);
+    expect(usage?.rejected.budget).toBe(1);
+  });
+});
