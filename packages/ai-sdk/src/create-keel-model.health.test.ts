@@ -73,4 +73,31 @@ describe('provider health shared by calls', () => {
 
     expect(mock.requests.map((request) => request.model)).toEqual(['claude-a', 'gpt-b', 'gpt-b']);
   });
+
+  it('a stream the caller cancels hands its half-open probe back', async () => {
+    const mock = await startMock();
+    mock.enqueue({ type: 'ok', text: 'a long answer', chunkSize: 2 });
+    let now = 1_000;
+    const health = createProviderHealth({ clock: { now: () => now }, minFailures: 1 });
+    const target = { providerId: 'anthropic', profileId: 'primary', model: 'claude-a' };
+    await health.report({ type: 'failure', target, kind: 'server_error', probe: false });
+    now += 60_000; // the breaker's open time is over: the next request is its one probe
+    const model = createKeelModel({
+      candidates: [anthropicModel(mock, 'claude-a', 'key-1')],
+      health,
+    });
+
+    const { stream } = await model.doStream({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
+    const reader = stream.getReader();
+    while ((await reader.read()).value?.type !== 'text-delta');
+    expect(await health.permit(target)).toMatchObject({
+      allowed: false,
+      reason: 'probe-in-flight',
+    });
+    await reader.cancel();
+
+    expect(await health.permit(target)).toEqual({ allowed: true, probe: true });
+  });
 });

@@ -119,6 +119,12 @@ export async function streamWithFailover(
     },
     async cancel(reason) {
       watch.stop();
+      if (!ended) {
+        // The caller stopped reading: no verdict on the model, but a probe it held goes back.
+        ended = true;
+        const { target, probe } = answer;
+        await report(state, { type: 'failure', target, kind: 'caller_abort', probe });
+      }
       await reader?.cancel(reason).catch(() => undefined);
     },
   });
