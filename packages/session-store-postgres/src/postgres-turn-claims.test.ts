@@ -26,7 +26,7 @@ function claimsOf(index: number) {
 describe('turn claims across gateways', () => {
   it('a second gateway is told who runs the turn, and takes over only once the claim expired', async () => {
     const [a, b] = [claimsOf(0), claimsOf(1)];
-    const first = await a.claimTurn('between-1', { owner: 'gw-a', turnId: 't1', ttlMs: 300 });
+    const first = await a.claimTurn('between-1', { owner: 'gw-a', turnId: 't1', ttlMs: 1_500 });
     if (!first.claimed) throw new Error('gw-a was refused a free session');
     const holder = { owner: 'gw-a', turnId: 't1', token: first.claim.token };
     expect(await b.claimTurn('between-1', { owner: 'gw-b', turnId: 't2' })).toEqual({
@@ -55,5 +55,37 @@ describe('turn claims across gateways', () => {
     });
     await second.release();
     expect(await a.currentTurn('between-1')).toBeUndefined();
+  });
+
+  it("a granted claim prunes the session's queued appends, and only that session's", async () => {
+    const [a, b] = [claimsOf(0), claimsOf(1)];
+    const message = (id: string) => ({
+      type: 'message' as const,
+      id,
+      messageId: id,
+      timestamp: new Date(0).toISOString(),
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text: id }],
+    });
+    const rows = async (sessionId: string) =>
+      Number(
+        (
+          await database.query(
+            'SELECT count(*) AS n FROM claims_between.queued_appends WHERE session_id = $1',
+            [sessionId],
+          )
+        ).rows[0]?.['n'],
+      );
+    await b.appendQueued('between-2', [message('q1')]);
+    await b.appendQueued('between-2', [message('q2')]);
+    await b.appendQueued('between-3', [message('q3')]);
+    expect([await rows('between-2'), await rows('between-3')]).toEqual([2, 1]);
+    const taken = await a.claimTurn('between-2', { owner: 'gw-a', turnId: 't3' });
+    expect(taken.claimed).toBe(true);
+    expect([await rows('between-2'), await rows('between-3')]).toEqual([0, 1]);
+    // Queued during the new turn: recorded, for that turn's fence to adopt.
+    await b.appendQueued('between-2', [message('q4')]);
+    expect(await rows('between-2')).toBe(1);
+    if (taken.claimed) await taken.claim.release();
   });
 });

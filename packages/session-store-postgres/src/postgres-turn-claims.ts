@@ -33,7 +33,8 @@ export interface TurnClaimsContext {
  * The turn claims in PostgreSQL: one row per session in `turn_claims`, never deleted. A claim is
  * one statement: an upsert that takes the row only when its claim has expired (by the database's
  * clock) and bumps the token; otherwise the live holder is read. A heartbeat extends only a live
- * claim with the same token; a release ends it (its expiry set to now), the token kept.
+ * claim with the same token; a release ends it (its expiry set to now), the token kept. A granted
+ * claim prunes the session's `queued_appends` rows (the new turn reads the transcript after them).
  */
 export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTurnClaims {
   const { pool } = context;
@@ -70,8 +71,11 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
     await context.gate.ready(options.signal);
     for (;;) {
       // Not abandoned half-way on abort: a claim granted as the caller gave up is released below.
+      // A granted claim also prunes the session's queued appends: history to the new turn, which
+      // reads the transcript after this (and a frozen earlier holder's writes are refused anyway).
       const { rows } = await pool.query(
-        `INSERT INTO ${context.gate.schema}.turn_claims AS c
+        `WITH granted AS (
+            INSERT INTO ${context.gate.schema}.turn_claims AS c
               (session_id, token, owner, turn_id, claimed_at, expires_at)
             VALUES ($1, 1, $2, $3, clock_timestamp(),
               clock_timestamp() + $4::float8 * interval '1 millisecond')
@@ -79,7 +83,11 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
               turn_id = excluded.turn_id, claimed_at = excluded.claimed_at,
               expires_at = excluded.expires_at
               WHERE c.expires_at <= clock_timestamp()
-            RETURNING c.token::text AS token`,
+            RETURNING c.token),
+          pruned AS (
+            DELETE FROM ${context.gate.schema}.queued_appends
+              WHERE session_id = $1 AND EXISTS (SELECT 1 FROM granted))
+          SELECT token::text AS token FROM granted`,
         [sessionId, options.owner, options.turnId, Math.ceil(ttlMs)],
       );
       const granted = rows[0];
