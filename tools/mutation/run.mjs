@@ -120,5 +120,7 @@ for (const name of PACKAGES) {
   }
   lines.push('');
 }
+// The issue's own survivors and their tests: kept by hand, appended as written.
+lines.push(readFileSync(join(root, 'tools/mutation/issue-survivors.md'), 'utf8').trimEnd());
 writeFileSync(join(root, 'MUTATION.md'), `${lines.join('\n')}\n`);
 console.log('\nMUTATION.md written.');
