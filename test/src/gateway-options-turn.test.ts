@@ -1,12 +1,12 @@
 // Gateway options of issue 23 that had no test showing they take effect through the built
-// gateway: `turn.maxSteps`, `retry.baseDelayMs`, `retry.maxDelayMs`, `turn.maxModelSwitches` and
-// `queue.mode`.
+// gateway: `turn.maxSteps`, `retry.baseDelayMs`, `retry.maxDelayMs`, `retry.maxWaits`,
+// `turn.maxModelSwitches` and `queue.mode`.
 // Each test's setting is far from its default, so only the setting can explain what it checks.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createMockProvider, type MockProvider } from '@keel/testing';
+import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type GatewayProcess,
@@ -109,6 +109,29 @@ describe('retry.baseDelayMs and retry.maxDelayMs', () => {
     expect(waits[0]).toBeLessThanOrEqual(10);
     expect(waits[3]).toBeGreaterThanOrEqual(12);
     expect(waits[3]).toBeLessThanOrEqual(25);
+  });
+});
+
+describe('retry.maxWaits', () => {
+  it('1: a key rate-limited on every request is waited for once, then the fallback answers (default 2: twice)', {
+    timeout: 120_000,
+  }, async () => {
+    await start({ retry: { maxWaits: 1 } });
+    mock.enqueue(
+      {
+        behavior: mockFaults.rateLimited({ retryAfterSeconds: 1 }),
+        match: { model: 'main' },
+        times: 5,
+      },
+      { behavior: { type: 'ok', text: 'from the backup' }, match: { model: 'backup' } },
+    );
+    const answer = await sendMessage(gateway!, 'waits', { text: 'hello' });
+    expect(answer.body).toMatchObject({ outcome: 'reply', model: 'go-o/backup' });
+    expect(mock.requests.map((request) => request.model)).toEqual(['main', 'main', 'backup']);
+    const waits = (await eventsOf('waits')).filter(
+      (event) => event['type'] === 'decision' && event['label'] === 'wait',
+    );
+    expect(waits).toHaveLength(1);
   });
 });
 
