@@ -103,6 +103,14 @@ for (const name of PACKAGES) {
         `Decision-core files not run yet: ${missing.map((p) => `\`${p}\``).join(', ')}.`,
       );
   }
+  if (name !== 'orchestrator') {
+    const notRun = readdirSync(join(root, 'packages', name, 'src'))
+      .filter((file) => file.endsWith('.ts') && !/\.test(-d)?\.ts$|^index\.ts$/.test(file))
+      .map((file) => `src/${file}`)
+      .filter((path) => !byFile.some(([done]) => done === path));
+    if (notRun.length > 0)
+      lines.push('', `Files not run yet: ${notRun.map((p) => `\`${p}\``).join(', ')}.`);
+  }
   const left = byFile.flatMap(([path, mutants]) =>
     mutants
       .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
