@@ -83,6 +83,8 @@ describe('short secrets are redacted too', () => {
       config: {
         ...demo,
         server: { authToken: envRef('KEEL_TEST_TOKEN') },
+        // Request lines (where a client's URL appears) are logged at debug.
+        logging: { level: 'debug' },
         providers: [
           // The demo model's example keys, as in the configuration used without a file.
           { id: 'demo', api: 'demo', profiles: [{ id: 'key-a', apiKey: 'demo' }] },
