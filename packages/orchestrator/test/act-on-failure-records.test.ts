@@ -42,6 +42,8 @@ describe('the attempt-error event', () => {
     const [error] = ofType(harness, 'attempt-error');
     expect(error).toMatchObject({ kind: 'rate_limit', status: 429, retryAfterMs: 2_000 });
     expect(error?.message).toEqual(expect.stringMatching(/\w/));
+    // Nothing streamed before the error: nothing to discard.
+    expect(ofType(harness, 'discard')).toEqual([]);
   });
 });
 
