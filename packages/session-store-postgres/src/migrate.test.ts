@@ -35,6 +35,8 @@ describe('migrate', () => {
       'budget_slices',
       'health_breakers',
       'health_cooldowns',
+      'key_session_owners',
+      'key_spend',
       'queued_appends',
       'schema_migrations',
       'session_fences',
@@ -43,16 +45,16 @@ describe('migrate', () => {
       'transcripts',
       'turn_claims',
     ]);
-    expect(await versionsOf('m_once')).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await versionsOf('m_once')).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('brings an older schema up to date, one version at a time', async () => {
     const pool = database.pool();
     expect(await migratePool(pool, 'm_older', undefined, 1)).toMatchObject({ from: 0, to: 1 });
     expect(await tablesOf('m_older')).not.toContain('health_breakers');
-    expect(await migratePool(pool, 'm_older', undefined)).toMatchObject({ from: 1, to: 6 });
+    expect(await migratePool(pool, 'm_older', undefined)).toMatchObject({ from: 1, to: 7 });
     expect(await tablesOf('m_older')).toContain('health_breakers');
-    expect(await versionsOf('m_older')).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await versionsOf('m_older')).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('is safe when several processes start at once: each version is applied exactly once', async () => {
@@ -62,7 +64,7 @@ describe('migrate', () => {
     );
     expect(results.filter((result) => result.from === 0)).toHaveLength(1);
     expect(results.every((result) => result.to === SCHEMA_VERSION)).toBe(true);
-    expect(await versionsOf('m_concurrent')).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await versionsOf('m_concurrent')).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('refuses a schema newer than this package knows, and writes nothing', async () => {
@@ -95,6 +97,6 @@ describe('migrate', () => {
 
     const automatic = createPostgresSessionStorage({ pool: database.pool(), schema: 'm_auto' });
     expect(await automatic.list()).toEqual([]);
-    expect(await versionsOf('m_auto')).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await versionsOf('m_auto')).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 });

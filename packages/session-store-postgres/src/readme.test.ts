@@ -20,7 +20,7 @@ beforeAll(() => {
 
 describe('README examples', () => {
   it('has the examples, and each checks what it prints', () => {
-    expect(blocks).toHaveLength(5);
+    expect(blocks).toHaveLength(6);
     for (const code of blocks) expect(code).toMatch(/\/\/ => /);
   });
 

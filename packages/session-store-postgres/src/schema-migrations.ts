@@ -126,6 +126,23 @@ export const SCHEMA_MIGRATIONS: readonly SchemaMigration[] = [
     description: 'budgets: requests and tokens per key in time slices, reserved by one function',
     statements: (s) => budgetSchemaStatements(s),
   },
+  {
+    version: 7,
+    description: 'client keys: the key that owns each session, and spend per key and period',
+    statements: (s) => [
+      `CREATE TABLE ${s}.key_session_owners (
+        session_id text PRIMARY KEY,
+        key_id text NOT NULL,
+        claimed_at timestamptz NOT NULL DEFAULT clock_timestamp()
+      )`,
+      `CREATE TABLE ${s}.key_spend (
+        key_id text NOT NULL,
+        period text NOT NULL,
+        usd double precision NOT NULL CHECK (usd >= 0),
+        PRIMARY KEY (key_id, period)
+      )`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */
