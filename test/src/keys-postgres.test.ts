@@ -1,6 +1,8 @@
 /**
- * A client key's `rpm` over several gateways on one PostgreSQL: the gateways count the key's
- * requests in the database's budget rows, so together they admit `rpm` a minute, not `rpm` each.
+ * Client keys over several gateways on one PostgreSQL: the gateways count a key's requests in the
+ * database's budget rows (together they admit `rpm` a minute, not `rpm` each), record which key
+ * owns each session there (another key gets 404 on every gateway), and add up each key's spend
+ * there (a cap reached through one gateway refuses on the others).
  */
 import { useTestDatabase } from '@keel/postgres-test-server';
 import { createMockProvider } from '@keel/testing';
@@ -46,5 +48,81 @@ describe('a key with rpm on two gateways over one database', () => {
     // Each gateway alone has admitted at most 2 of 3: only the shared count refuses these.
     expect(await ask(second)).toBe(429);
     expect(await ask(first)).toBe(429);
+  });
+});
+
+describe('session owners and spend on two gateways over one database', () => {
+  const ALPHA = 'keys-postgres-alpha-1';
+  const BETA = 'keys-postgres-beta-1';
+  const headers = (secret: string) => ({
+    authorization: `Bearer ${secret}`,
+    'content-type': 'application/json',
+  });
+
+  it("hides a key's session from other keys on every gateway", { timeout: 300_000 }, async () => {
+    const model = 'keys-pg-owner-model';
+    const mock = await createMockProvider();
+    group.defer(() => mock.close());
+    const config = {
+      ...sharedGatewayConfig({ mock, databaseUrl: database.url, model }),
+      keys: [
+        { id: 'alpha', secret: ALPHA },
+        { id: 'beta', secret: BETA },
+      ],
+    };
+    const [first, second] = [await group.start({ config }), await group.start({ config })];
+    const created = await fetch(`${first.url}/v1/sessions/owned-by-alpha/messages`, {
+      method: 'POST',
+      headers: headers(ALPHA),
+      body: JSON.stringify({ text: 'hello' }),
+    });
+    expect(created.status).toBe(200);
+    const read = (gateway: GatewayProcess, secret: string) =>
+      fetch(`${gateway.url}/v1/sessions/owned-by-alpha`, { headers: headers(secret) });
+    // The second gateway never saw the session created: only the database knows its owner.
+    expect((await read(second, BETA)).status).toBe(404);
+    expect((await read(second, ALPHA)).status).toBe(200);
+    const write = await fetch(`${second.url}/v1/sessions/owned-by-alpha/messages`, {
+      method: 'POST',
+      headers: headers(BETA),
+      body: JSON.stringify({ text: 'mine now?' }),
+    });
+    expect(write.status).toBe(404);
+    expect((await read(first, BETA)).status).toBe(404);
+  });
+
+  it('refuses a key at one gateway once it spent its cap through the other', {
+    timeout: 300_000,
+  }, async () => {
+    const model = 'keys-pg-spend-model';
+    const mock = await createMockProvider();
+    group.defer(() => mock.close());
+    const shared = sharedGatewayConfig({ mock, databaseUrl: database.url, model });
+    const config = {
+      ...shared,
+      models: {
+        ...(shared['models'] as Record<string, unknown>),
+        // A dollar per token: one answer costs more than the cap.
+        settings: { [`anthropic/${model}`]: { prices: { input: 1_000_000, output: 1_000_000 } } },
+      },
+      keys: [{ id: 'capped', secret: BETA, spendCapUsd: { day: 1 } }],
+    };
+    const [first, second] = [await group.start({ config }), await group.start({ config })];
+    const ask = (gateway: GatewayProcess) =>
+      fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: headers(BETA),
+        body: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    expect((await ask(first)).status).toBe(200);
+    // The call's cost is added when its turn ends: wait until the other gateway reads it.
+    const spentAtSecond = async () => {
+      const usage = await fetch(`${second.url}/v1/keys/capped/usage`, { headers: headers(BETA) });
+      return ((await usage.json()) as { spend: { day: { usd: number } } }).spend.day.usd;
+    };
+    await expect.poll(spentAtSecond, { timeout: 60_000, interval: 50 }).toBeGreaterThanOrEqual(1);
+    const refused = await ask(second);
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(await refused.json())).toMatch(/budget_exceeded/);
   });
 });

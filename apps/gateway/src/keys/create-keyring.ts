@@ -3,16 +3,26 @@
 // key used (the usage route, the metrics). Only configured key ids ever become a metric label.
 import { join } from 'node:path';
 import { type BudgetLedger, type BudgetReservation, createBudgetLedger } from '@keel/orchestrator';
-import { createPostgresBudgetLedger } from '@keel/session-store-postgres';
+import {
+  createPostgresBudgetLedger,
+  createPostgresKeyRecords,
+  type PostgresKeyRecords,
+} from '@keel/session-store-postgres';
 import type { TurnEvent } from '@keel/spec';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { KeelConfig } from '../config/config-schema';
 import { createCredentialLookup } from '../http/check-token';
 import { attemptCost, type PriceBook } from '../observe/cost-of';
-import { createSpendLedger, type KeySpend } from './create-spend-ledger';
+import type { KeySpend } from './create-spend-ledger';
+import {
+  capReachedIn,
+  type KeySpendStore,
+  openFileSpendStore,
+  openPostgresSpendStore,
+} from './key-spend-store';
 import type { ClientKeyConfig } from './keys-schema';
 import { openSessionOwners, type SessionOwners } from './open-session-owners';
-import { createSpendFileWriter, readSpendFile } from './spend-file';
+import { openPostgresSessionOwners } from './pg-session-owners';
 
 /** Who a request comes from. */
 export interface ClientIdentity {
@@ -40,7 +50,7 @@ export interface KeyUsage {
   costUsd: number;
   /** What is left of `rpm` and `tpm` in the sliding minute (only the limits the key has). */
   remaining: { rpm?: number; tpm?: number };
-  /** The current UTC day and month (kept across restarts). */
+  /** The current UTC day and month (kept across restarts; over PostgreSQL, every gateway's). */
   spend: KeySpend;
   limits: { rpm?: number; tpm?: number; spendCapUsd?: { day?: number; month?: number } };
 }
@@ -73,8 +83,14 @@ export interface KeyringOptions {
   registry?: Registry;
   /** Clock ms; default `Date.now`. */
   now?: () => number;
-  /** Where owners and spend are kept; default `<sessionsDir>/.keys`; `false`: memory only. */
+  /**
+   * Where owners and spend are kept when the sessions are in files; default
+   * `<sessionsDir>/.keys`; `false`: memory only. With `storage.kind` `postgres` they are the
+   * database's rows, shared by every gateway (a session's owner, each key's spend).
+   */
   stateDir?: string | false;
+  /** Shared owners and spend to use (tests); default with `storage.kind` `postgres`: the database's. */
+  records?: Pick<PostgresKeyRecords, 'claimOwner' | 'ownerOf' | 'addSpend' | 'spendOf'>;
   onSaveError?: (error: unknown) => void;
   /**
    * Where `rpm` and `tpm` are counted (keys `key:<id>`); default: with `storage.kind` `postgres`
@@ -113,24 +129,34 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
         })
       : undefined;
   const ledger = options.ledger ?? shared ?? createBudgetLedger({ clock: { now } });
-  const stateDir =
-    options.stateDir ?? (config.keys.length === 0 ? false : join(config.sessionsDir, '.keys'));
-  const owners = await openSessionOwners(
-    stateDir === false ? {} : { file: join(stateDir, 'session-owners.jsonl') },
-  );
-  const spendFile = stateDir === false ? undefined : join(stateDir, 'spend.json');
-  const initial = spendFile === undefined ? undefined : await readSpendFile(spendFile);
-  let save: () => void = () => {};
-  const spend = createSpendLedger({
-    now,
-    ...(initial === undefined ? {} : { initial }),
-    onChange: () => save(),
-  });
-  const writer =
-    spendFile === undefined
-      ? undefined
-      : createSpendFileWriter(spendFile, spend.snapshot, options.onSaveError ?? (() => undefined));
-  if (writer !== undefined) save = writer.save;
+  const onError = options.onSaveError ?? (() => undefined);
+  // Over PostgreSQL every gateway sees the same owners and adds to the same spend.
+  const ownRecords =
+    options.records === undefined && config.keys.length > 0 && storage.kind === 'postgres'
+      ? createPostgresKeyRecords({
+          connectionString: storage.url,
+          maxConnections: 2,
+          ...(storage.timeouts === undefined ? {} : { timeouts: storage.timeouts }),
+        })
+      : undefined;
+  const records = options.records ?? ownRecords;
+  let owners: SessionOwners;
+  let spend: KeySpendStore;
+  if (records !== undefined) {
+    owners = openPostgresSessionOwners(records);
+    spend = openPostgresSpendStore({ records, now, onError });
+  } else {
+    const stateDir =
+      options.stateDir ?? (config.keys.length === 0 ? false : join(config.sessionsDir, '.keys'));
+    owners = await openSessionOwners(
+      stateDir === false ? {} : { file: join(stateDir, 'session-owners.jsonl') },
+    );
+    spend = await openFileSpendStore({
+      file: stateDir === false ? undefined : join(stateDir, 'spend.json'),
+      now,
+      onError,
+    });
+  }
 
   const states = new Map<string, KeyState>();
   for (const key of config.keys) {
@@ -184,7 +210,7 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
       const state = states.get(keyId);
       if (state === undefined) return { admitted: true };
       const caps = state.config.spendCapUsd;
-      const reached = caps === undefined ? undefined : spend.capReached(keyId, caps);
+      const reached = caps === undefined ? undefined : capReachedIn(await spend.spent(keyId), caps);
       if (reached !== undefined) {
         return reject(
           state,
@@ -257,7 +283,7 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
           ...(left.rpm === undefined ? {} : { rpm: left.rpm }),
           ...(left.tpm === undefined ? {} : { tpm: left.tpm }),
         },
-        spend: spend.spent(keyId),
+        spend: await spend.spent(keyId),
         limits: {
           ...(rpm === undefined ? {} : { rpm }),
           ...(tpm === undefined ? {} : { tpm }),
@@ -266,8 +292,8 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
       };
     },
     async close() {
-      await writer?.flush();
-      await shared?.close();
+      await spend.flush();
+      await Promise.all([shared?.close(), ownRecords?.close()]);
     },
   };
 }
@@ -275,7 +301,7 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
 function createKeyMetrics(
   registry: Registry | undefined,
   states: ReadonlyMap<string, KeyState>,
-  spent: (keyId: string) => KeySpend,
+  spent: (keyId: string) => Promise<KeySpend>,
 ) {
   if (registry === undefined || states.size === 0) return undefined;
   const registers = [registry];
@@ -284,9 +310,11 @@ function createKeyMetrics(
     help: 'What each client key spent in the current UTC day and month, in USD.',
     labelNames: ['key', 'period'],
     registers,
-    collect() {
+    async collect() {
       for (const key of states.keys()) {
-        const spend = spent(key);
+        // A database that cannot answer leaves the last values (the scrape still answers).
+        const spend = await spent(key).catch(() => undefined);
+        if (spend === undefined) continue;
         this.set({ key, period: 'day' }, spend.day.usd);
         this.set({ key, period: 'month' }, spend.month.usd);
       }

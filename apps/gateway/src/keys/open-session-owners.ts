@@ -8,6 +8,11 @@ export interface SessionOwners {
   /** The key that created the session, if a key did. */
   ownerOf(sessionId: string): string | undefined;
   /**
+   * The session's owner wherever it was claimed: `ownerOf` for a gateway's own file, the
+   * database's record for the owners every gateway shares (`openPostgresSessionOwners`).
+   */
+  find(sessionId: string): Promise<string | undefined>;
+  /**
    * Makes `keyId` the owner unless another key owns the session; resolves `true` when `keyId`
    * owns it afterwards. Rejects when the line could not be written (nothing is claimed then).
    */
@@ -40,6 +45,7 @@ export async function openSessionOwners(options: { file?: string } = {}): Promis
 
   return {
     ownerOf: (sessionId) => owners.get(sessionId),
+    find: (sessionId) => Promise.resolve(owners.get(sessionId)),
     claim(sessionId, keyId) {
       const owner = owners.get(sessionId);
       if (owner !== undefined) {

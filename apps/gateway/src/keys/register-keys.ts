@@ -95,7 +95,7 @@ export function registerKeys(
   ): Promise<FastifyReply | undefined> => {
     const { sessionId } = request.params as { sessionId: string };
     const notFound = () => sendError(reply, 'not_found', `No session ${sessionId}`);
-    const owner = keyring.owners.ownerOf(sessionId);
+    const owner = await keyring.owners.find(sessionId);
     if (owner !== undefined) {
       return identity.admin || owner === identity.keyId ? undefined : notFound();
     }
