@@ -3,11 +3,7 @@
 // key used (the usage route, the metrics). Only configured key ids ever become a metric label.
 import { join } from 'node:path';
 import { type BudgetLedger, type BudgetReservation, createBudgetLedger } from '@keel/orchestrator';
-import {
-  createPostgresBudgetLedger,
-  createPostgresKeyRecords,
-  type PostgresKeyRecords,
-} from '@keel/session-store-postgres';
+import { createPostgresBudgetLedger, createPostgresKeyRecords } from '@keel/session-store-postgres';
 import type { TurnEvent } from '@keel/spec';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { KeelConfig } from '../config/config-schema';
@@ -89,8 +85,6 @@ export interface KeyringOptions {
    * database's rows, shared by every gateway (a session's owner, each key's spend).
    */
   stateDir?: string | false;
-  /** Shared owners and spend to use (tests); default with `storage.kind` `postgres`: the database's. */
-  records?: Pick<PostgresKeyRecords, 'claimOwner' | 'ownerOf' | 'addSpend' | 'spendOf'>;
   onSaveError?: (error: unknown) => void;
   /**
    * Where `rpm` and `tpm` are counted (keys `key:<id>`); default: with `storage.kind` `postgres`
@@ -131,15 +125,14 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
   const ledger = options.ledger ?? shared ?? createBudgetLedger({ clock: { now } });
   const onError = options.onSaveError ?? (() => undefined);
   // Over PostgreSQL every gateway sees the same owners and adds to the same spend.
-  const ownRecords =
-    options.records === undefined && config.keys.length > 0 && storage.kind === 'postgres'
+  const records =
+    config.keys.length > 0 && storage.kind === 'postgres'
       ? createPostgresKeyRecords({
           connectionString: storage.url,
           maxConnections: 2,
           ...(storage.timeouts === undefined ? {} : { timeouts: storage.timeouts }),
         })
       : undefined;
-  const records = options.records ?? ownRecords;
   let owners: SessionOwners;
   let spend: KeySpendStore;
   if (records !== undefined) {
@@ -293,7 +286,7 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
     },
     async close() {
       await spend.flush();
-      await Promise.all([shared?.close(), ownRecords?.close()]);
+      await Promise.all([shared?.close(), records?.close()]);
     },
   };
 }
