@@ -56,7 +56,9 @@ describe('models.settings', () => {
   it('names a key whose provider is not configured', () => {
     expect(
       problems({ ...base, models: { ...base.models, settings: { 'nosuch/model': {} } } }),
-    ).toEqual(['models.settings.nosuch/model: names provider "nosuch", which is not in providers']);
+    ).toEqual([
+      'models.settings.nosuch/model: "nosuch/model" names provider "nosuch", which is not in providers ("a", "o")',
+    ]);
   });
 
   it('refuses a key that is not providerId/model, bad numbers and unknown fields', () => {

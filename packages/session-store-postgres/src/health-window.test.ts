@@ -17,6 +17,7 @@ import { createFakeClock } from '../test/fake-clock';
 import { migratePool } from './migrate';
 import type { PostgresPool } from './postgres-pool';
 import { createPostgresProviderHealth } from './postgres-provider-health';
+import { SCHEMA_VERSION } from './schema-migrations';
 
 const database = useTestDatabase();
 const sonnet: ModelTarget = { providerId: 'anthropic', profileId: 'one', model: 'sonnet' };
@@ -117,7 +118,10 @@ describe('the breaker window in PostgreSQL', () => {
         VALUES ('anthropic', 'sonnet', 'open', $1, 2, 0, '{1,2,3}')`,
       [until],
     );
-    expect(await migratePool(pool, schema, undefined)).toMatchObject({ from: 2, to: 5 });
+    expect(await migratePool(pool, schema, undefined)).toMatchObject({
+      from: 2,
+      to: SCHEMA_VERSION,
+    });
     const health = createPostgresProviderHealth({ pool, schema });
     expect(await health.permit(sonnet)).toMatchObject({ allowed: false, reason: 'breaker-open' });
     expect((await health.snapshot()).breakers).toEqual([
