@@ -58,6 +58,8 @@ export function asStorageError(error: unknown): StorageErrorShape | undefined {
 const REMEMBERED_SESSIONS = 1_000;
 
 const OBSERVED = ['lease', 'append', 'read', 'readTail', 'state', 'compare'] as const;
+/** The turn claims' calls (across gateways): a frozen database may fail them first. */
+const CLAIMS_OBSERVED = ['claimTurn', 'currentTurn', 'appendQueued', 'queuedSince'] as const;
 const READS: ReadonlySet<string> = new Set(['read', 'readTail']);
 
 /**
@@ -81,13 +83,20 @@ export function watchStorage(
       }
     }
   };
-  const target = storage as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  for (const name of OBSERVED) {
+  const observe = (owner: object, names: readonly string[]) => {
+    const target = owner as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    for (const name of names) observeCall(owner, target, name);
+  };
+  const observeCall = (
+    owner: object,
+    target: Record<string, (...args: unknown[]) => Promise<unknown>>,
+    name: string,
+  ) => {
     const original = target[name];
-    if (typeof original !== 'function') continue;
+    if (typeof original !== 'function') return;
     target[name] = async (...args: unknown[]) => {
       try {
-        const result = await original.apply(storage, args);
+        const result = await original.apply(owner, args);
         const issues = READS.has(name) ? (result as TranscriptRead).issues : undefined;
         if (issues !== undefined && issues.length > 0) {
           notify({ type: 'issues', sessionId: String(args[0]), issues });
@@ -116,7 +125,9 @@ export function watchStorage(
         throw error;
       }
     };
-  }
+  };
+  observe(storage, OBSERVED);
+  if (storage.turnClaims !== undefined) observe(storage.turnClaims, CLAIMS_OBSERVED);
   const status: StorageStatus = {
     get lastFailure() {
       return lastFailure;
