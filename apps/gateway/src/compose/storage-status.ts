@@ -85,46 +85,41 @@ export function watchStorage(
   };
   const observe = (owner: object, names: readonly string[]) => {
     const target = owner as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    for (const name of names) observeCall(owner, target, name);
-  };
-  const observeCall = (
-    owner: object,
-    target: Record<string, (...args: unknown[]) => Promise<unknown>>,
-    name: string,
-  ) => {
-    const original = target[name];
-    if (typeof original !== 'function') return;
-    target[name] = async (...args: unknown[]) => {
-      try {
-        const result = await original.apply(owner, args);
-        const issues = READS.has(name) ? (result as TranscriptRead).issues : undefined;
-        if (issues !== undefined && issues.length > 0) {
-          notify({ type: 'issues', sessionId: String(args[0]), issues });
-        }
-        return result;
-      } catch (error) {
-        const failure = asStorageError(error);
-        if (failure !== undefined) {
-          lastFailure = {
-            type: 'failure',
-            reason: failure.reason,
-            operation: failure.operation,
-            sessionId: failure.sessionId,
-            code: failure.code,
-          };
-          if (failure.sessionId !== undefined) {
-            bySession.delete(failure.sessionId);
-            bySession.set(failure.sessionId, lastFailure);
-            if (bySession.size > REMEMBERED_SESSIONS) {
-              const oldest = bySession.keys().next().value;
-              if (oldest !== undefined) bySession.delete(oldest);
-            }
+    for (const name of names) {
+      const original = target[name];
+      if (typeof original !== 'function') continue;
+      target[name] = async (...args: unknown[]) => {
+        try {
+          const result = await original.apply(owner, args);
+          const issues = READS.has(name) ? (result as TranscriptRead).issues : undefined;
+          if (issues !== undefined && issues.length > 0) {
+            notify({ type: 'issues', sessionId: String(args[0]), issues });
           }
-          notify(lastFailure);
+          return result;
+        } catch (error) {
+          const failure = asStorageError(error);
+          if (failure !== undefined) {
+            lastFailure = {
+              type: 'failure',
+              reason: failure.reason,
+              operation: failure.operation,
+              sessionId: failure.sessionId,
+              code: failure.code,
+            };
+            if (failure.sessionId !== undefined) {
+              bySession.delete(failure.sessionId);
+              bySession.set(failure.sessionId, lastFailure);
+              if (bySession.size > REMEMBERED_SESSIONS) {
+                const oldest = bySession.keys().next().value;
+                if (oldest !== undefined) bySession.delete(oldest);
+              }
+            }
+            notify(lastFailure);
+          }
+          throw error;
         }
-        throw error;
-      }
-    };
+      };
+    }
   };
   observe(storage, OBSERVED);
   if (storage.turnClaims !== undefined) observe(storage.turnClaims, CLAIMS_OBSERVED);
