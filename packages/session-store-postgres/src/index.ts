@@ -19,7 +19,11 @@ export type { MigrateOptions, MigrateResult } from './migrate';
 export { migrate } from './migrate';
 export type { PostgresBudgetLedger, PostgresBudgetLedgerOptions } from './pg-budget-ledger';
 export { createPostgresBudgetLedger } from './pg-budget-ledger';
-export type { PostgresKeyRecords, PostgresKeyRecordsOptions } from './pg-key-records';
+export type {
+  CurrentSpend,
+  PostgresKeyRecords,
+  PostgresKeyRecordsOptions,
+} from './pg-key-records';
 export { createPostgresKeyRecords } from './pg-key-records';
 export type {
   PostgresClient,

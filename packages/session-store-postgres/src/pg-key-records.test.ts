@@ -67,6 +67,45 @@ describe('spend', () => {
   });
 });
 
+describe('current spend', () => {
+  it("adds to the database clock's UTC day and month, from every pool", async () => {
+    const [one, two] = twoGateways();
+    const { rows } = await database
+      .pool({ max: 1 })
+      .query(
+        "SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM') AS month",
+      );
+    const { day, month } = rows[0] as { day: string; month: string };
+    expect(await one.currentSpend('app')).toEqual({
+      day: { period: day, usd: 0 },
+      month: { period: month, usd: 0 },
+    });
+    await Promise.all([one.addCurrentSpend('app', 0.5), two.addCurrentSpend('app', 0.25)]);
+    await one.addCurrentSpend('app', 0);
+    await one.addCurrentSpend('other', 4);
+    // A period named by the caller is the same row.
+    await two.addSpend('app', [month], 1);
+    expect(await two.currentSpend('app')).toEqual({
+      day: { period: day, usd: 0.75 },
+      month: { period: month, usd: 1.75 },
+    });
+    expect(await one.spendOf('app', [day])).toEqual({ [day]: 0.75 });
+  });
+});
+
+describe('sessions of a key', () => {
+  it("are every session it claimed on any pool, and no other key's", async () => {
+    const [one, two] = twoGateways();
+    expect(await one.sessionsOf('app-a')).toEqual([]);
+    await one.claimOwner('a-1', 'app-a');
+    await two.claimOwner('a-2', 'app-a');
+    await two.claimOwner('b-1', 'app-b');
+    await two.claimOwner('a-1', 'app-b');
+    expect((await two.sessionsOf('app-a')).sort()).toEqual(['a-1', 'a-2']);
+    expect(await one.sessionsOf('app-b')).toEqual(['b-1']);
+  });
+});
+
 describe('a failing database', () => {
   it('is a StorageError naming the operation', async () => {
     const pool = database.pool({ max: 1 });

@@ -27,9 +27,28 @@ export interface PostgresKeyRecords {
   addSpend(keyId: string, periods: readonly string[], usd: number): Promise<void>;
   /** The key's total in each of `periods` (0 where it spent nothing). */
   spendOf(keyId: string, periods: readonly string[]): Promise<Record<string, number>>;
+  /**
+   * Adds `usd` to the key's total in the current UTC day and month by the database's clock (so
+   * every gateway agrees when a period ends, whatever its own clock says); nothing for `usd` ≤ 0.
+   */
+  addCurrentSpend(keyId: string, usd: number): Promise<void>;
+  /** The key's total in the current UTC day and month by the database's clock, with their names. */
+  currentSpend(keyId: string): Promise<CurrentSpend>;
+  /** Every session the key owns (in no particular order). */
+  sessionsOf(keyId: string): Promise<string[]>;
   /** Ends the pool if these records opened it (a given pool is left open). */
   close(): Promise<void>;
 }
+
+/** A key's spend in the current periods: `period` is `YYYY-MM-DD` (day) or `YYYY-MM` (month). */
+export interface CurrentSpend {
+  day: { period: string; usd: number };
+  month: { period: string; usd: number };
+}
+
+/** The current UTC day and month by the database's clock, read once (one instant for both). */
+const CURRENT_PERIODS = `SELECT to_char(t, 'YYYY-MM-DD') AS day, to_char(t, 'YYYY-MM') AS month
+  FROM (SELECT clock_timestamp() AT TIME ZONE 'UTC' AS t) AS now`;
 
 export function createPostgresKeyRecords(options: PostgresKeyRecordsOptions): PostgresKeyRecords {
   const { pool, owned } = resolvePool(options);
@@ -95,6 +114,42 @@ export function createPostgresKeyRecords(options: PostgresKeyRecordsOptions): Po
         const totals: Record<string, number> = Object.fromEntries(periods.map((p) => [p, 0]));
         for (const row of rows) totals[String(row['period'])] = Number(row['usd']);
         return totals;
+      }),
+    addCurrentSpend: (keyId, usd) =>
+      asStorageCall('add key spend', undefined, undefined, async () => {
+        if (!(usd > 0)) return;
+        await context.ready(undefined);
+        await pool.query(
+          `INSERT INTO ${spend} AS s (key_id, period, usd)
+             SELECT $1, period, $2::double precision
+               FROM (${CURRENT_PERIODS}) AS p, unnest(ARRAY[p.day, p.month]) AS period
+           ON CONFLICT (key_id, period) DO UPDATE SET usd = s.usd + excluded.usd`,
+          [keyId, usd],
+        );
+      }),
+    currentSpend: (keyId) =>
+      asStorageCall('read key spend', undefined, undefined, async () => {
+        await context.ready(undefined);
+        const { rows } = await pool.query(
+          `SELECT p.day, p.month,
+              coalesce((SELECT usd FROM ${spend} WHERE key_id = $1 AND period = p.day), 0) AS day_usd,
+              coalesce((SELECT usd FROM ${spend} WHERE key_id = $1 AND period = p.month), 0) AS month_usd
+            FROM (${CURRENT_PERIODS}) AS p`,
+          [keyId],
+        );
+        const row = rows[0] ?? {};
+        return {
+          day: { period: String(row['day']), usd: Number(row['day_usd']) },
+          month: { period: String(row['month']), usd: Number(row['month_usd']) },
+        };
+      }),
+    sessionsOf: (keyId) =>
+      asStorageCall('list sessions of a key', undefined, undefined, async () => {
+        await context.ready(undefined);
+        const { rows } = await pool.query(`SELECT session_id FROM ${owners} WHERE key_id = $1`, [
+          keyId,
+        ]);
+        return rows.map((row) => String(row['session_id']));
       }),
     async close() {
       if (context.closed) return;
