@@ -17,11 +17,16 @@ import type { TranscriptFacts } from './transcript-facts';
 import { createTurnProgress, type TurnEnding, type TurnProgress } from './turn-progress';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 import { turnUsage } from './turn-usage';
+import type { TurnJoining } from './waiting-messages';
 
 /** What a turn answers: a new user message, or one already in the transcript (queued, recovered). */
-export type TurnInput =
+export type TurnInput = (
   | { type: 'new'; content: ContentBlock[]; clientMessageId?: string }
-  | { type: 'existing'; message: MessageEntry };
+  | { type: 'existing'; message: MessageEntry }
+) & {
+  /** Messages waiting for this turn (`steer`): written with its message, folded into its first call. */
+  joining?: TurnJoining;
+};
 
 /**
  * One turn, start to end: take the session, repair what a crash left, write the user message,
@@ -74,7 +79,8 @@ export async function runTurn(
       return prepared.stored;
     }
     start();
-    await append(prepared.entries);
+    await append([...prepared.entries, ...(input.joining?.take(facts, turn) ?? [])]);
+    input.joining?.written();
     turn.markPrepared();
     // A selection of a model no longer configured is not honoured: the configured chain runs.
     const selected = facts.selectedModel;

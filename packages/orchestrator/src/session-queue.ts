@@ -1,8 +1,14 @@
 import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
 import { adoptingFence } from './adopting-fence';
 import { claimTurn } from './claimed-turn';
+import { createLiveTurn } from './create-live-turn';
 import { runTurn, type TurnInput } from './run-turn';
 import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
+import {
+  createWaitingMessages,
+  type JoinedMessage,
+  type WaitingMessages,
+} from './waiting-messages';
 
 export interface SubmitRequest {
   sessionId: string;
@@ -33,6 +39,8 @@ interface Slot {
   /** The tail of the session's chain of work. */
   tail: Promise<unknown>;
   queued: number;
+  /** `steer`: messages waiting for the next turn to write its message, to be written with it. */
+  waiting: WaitingMessages | undefined;
 }
 
 /**
@@ -41,6 +49,9 @@ interface Slot {
  * over) and is answered by the next turn (`followup`) or folded into the running one at its next
  * model call (`steer`; a message the running turn never got to fold is answered next). A repeated
  * `clientMessageId` joins the answer already on its way and never writes the message twice.
+ * With `steer`, messages that arrive while no turn can take a write yet wait for the next turn to
+ * write its own message and are written with it, in one append, and folded into its first model
+ * call (`waiting-messages`): many concurrent messages make one turn, not one each.
  * Queued messages another gateway wrote for the running turn (adopted by its fence) are treated
  * exactly like messages written through it here.
  */
@@ -51,7 +62,7 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   function slotOf(sessionId: string): Slot {
     let slot = slots.get(sessionId);
     if (slot === undefined) {
-      slot = { running: undefined, tail: Promise.resolve(), queued: 0 };
+      slot = { running: undefined, tail: Promise.resolve(), queued: 0, waiting: undefined };
       slots.set(sessionId, slot);
     }
     return slot;
@@ -167,6 +178,11 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   /** A message written while `turn` runs: the turn knows it, folds it in (`steer`) or leaves it. */
   function arrive(turn: LiveTurn, message: MessageEntry): void {
     turn.entries.push(message);
+    announce(turn, message);
+  }
+
+  /** A message the turn's entries hold already: it is to be folded in (`steer`) or left. */
+  function announce(turn: LiveTurn, message: MessageEntry): void {
     turn.arrived.push(message.messageId);
     runtime.emitter.emit({
       sessionId: turn.sessionId,
@@ -221,29 +237,105 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
         );
     }
     const written = running === undefined ? undefined : await writeThroughRunning(request, running);
-    // Folded into the running turn (`steer`), the message's answer may come from that turn.
+    if (running !== undefined && written !== undefined)
+      return answerWritten(request, written, running.turnId);
+    if (runtime.settings.queueMode === 'steer') return joinNext(request);
+    return enqueue(request.sessionId, newInput(request), request.signal, request.onEvent);
+  }
+
+  /** A message written for the turn `turnId` (queued through it, or with its own message). */
+  async function answerWritten(
+    request: SubmitRequest,
+    message: MessageEntry,
+    turnId: string,
+  ): Promise<TurnOutcome> {
+    // Folded into that turn (`steer`), the message's answer may come from it.
     const unwatch =
-      running !== undefined &&
-      written !== undefined &&
-      request.onEvent !== undefined &&
-      runtime.settings.queueMode === 'steer'
-        ? runtime.emitter.watch(running.turnId, request.onEvent)
+      request.onEvent !== undefined && runtime.settings.queueMode === 'steer'
+        ? runtime.emitter.watch(turnId, request.onEvent)
         : undefined;
-    const input: TurnInput =
-      written !== undefined
-        ? { type: 'existing', message: written }
-        : {
-            type: 'new',
-            content: request.content,
-            ...(request.clientMessageId === undefined
-              ? {}
-              : { clientMessageId: request.clientMessageId }),
-          };
     try {
-      return await enqueue(request.sessionId, input, request.signal, request.onEvent);
+      return await enqueue(
+        request.sessionId,
+        { type: 'existing', message },
+        request.signal,
+        request.onEvent,
+      );
     } finally {
       unwatch?.();
     }
+  }
+
+  /**
+   * `steer`, no turn able to take a write: the message waits for the next turn to write its own
+   * message and is written with it; with none waiting, it opens the wait with a turn of its own.
+   */
+  async function joinNext(request: SubmitRequest): Promise<TurnOutcome> {
+    const build = () =>
+      runtime.entries.message({
+        role: 'user',
+        content: request.content,
+        ...(request.clientMessageId === undefined
+          ? {}
+          : { clientMessageId: request.clientMessageId }),
+      });
+    const options = { clientMessageId: request.clientMessageId, signal: request.signal };
+    for (;;) {
+      const slot = slotOf(request.sessionId);
+      const joined = slot.waiting?.join(build, options);
+      if (joined === undefined) {
+        const waiting = createWaitingMessages((messages, turn) => {
+          for (const message of messages) announce(turn, message);
+        });
+        slot.waiting = waiting;
+        const outcome = enqueue(
+          request.sessionId,
+          { ...newInput(request), joining: waiting },
+          request.signal,
+          request.onEvent,
+        );
+        waiting.answeredBy(outcome);
+        const close = () => {
+          waiting.close();
+          if (slot.waiting === waiting) slot.waiting = undefined;
+        };
+        outcome.then(close, close);
+        return outcome;
+      }
+      const result = await joined;
+      if (result.type !== 'left') return answerJoined(request, result);
+      // Left (the turn wrote nothing, or this is a repeat): the next wait, or a turn of its own.
+    }
+  }
+
+  /** A message written with the turn it waited for: that turn's outcome, or a turn of its own. */
+  async function answerJoined(
+    request: SubmitRequest,
+    joined: Exclude<JoinedMessage, { type: 'left' }>,
+  ): Promise<TurnOutcome> {
+    const { message } = joined;
+    const unwatch =
+      joined.type === 'written' && request.onEvent !== undefined
+        ? runtime.emitter.watch(joined.turnId, request.onEvent)
+        : undefined;
+    let outcome: TurnOutcome;
+    try {
+      outcome = await joined.outcome;
+    } finally {
+      unwatch?.();
+    }
+    // Folded into that turn, or its write in doubt (it failed): the turn's outcome is its own.
+    if (
+      joined.type === 'failed' ||
+      outcome.errorKind === 'storage' ||
+      outcome.steeredMessageIds?.includes(message.messageId) === true
+    ) {
+      const { clientMessageId: _, ...rest } = outcome;
+      const { messageId, clientMessageId } = message;
+      return { ...rest, messageId, ...(clientMessageId === undefined ? {} : { clientMessageId }) };
+    }
+    // Written, never folded (the turn ended before its first model call): a turn of its own.
+    return answerWritten(request, message, joined.turnId);
   }
 
   return {
@@ -293,45 +385,14 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   };
 }
 
-function keyOf(sessionId: string, clientMessageId: string): string {
-  return `${sessionId}\u0000${clientMessageId}`;
+function newInput(request: SubmitRequest): TurnInput {
+  return {
+    type: 'new',
+    content: request.content,
+    ...(request.clientMessageId === undefined ? {} : { clientMessageId: request.clientMessageId }),
+  };
 }
 
-type DisposableTurn = LiveTurn & { dispose(): void };
-
-function createLiveTurn(
-  runtime: TurnRuntime,
-  sessionId: string,
-  input: TurnInput,
-  signal: AbortSignal | undefined,
-): DisposableTurn {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(signal?.reason);
-  if (signal?.aborted) controller.abort(signal.reason);
-  else signal?.addEventListener('abort', onAbort, { once: true });
-  const message = input.type === 'existing' ? input.message : undefined;
-  let markPrepared: () => void = () => undefined;
-  const prepared = new Promise<void>((resolve) => {
-    markPrepared = resolve;
-  });
-  return {
-    prepared,
-    markPrepared: () => markPrepared(),
-    sessionId,
-    turnId: runtime.createId(),
-    messageId: message?.messageId ?? runtime.createId(),
-    clientMessageId:
-      message?.clientMessageId ?? (input.type === 'new' ? input.clientMessageId : undefined),
-    fence: runtime.fences(sessionId),
-    entries: [],
-    arrived: [],
-    folded: new Set(),
-    requestedModel: undefined,
-    controller,
-    stopReason: undefined,
-    dispose() {
-      markPrepared();
-      signal?.removeEventListener('abort', onAbort);
-    },
-  };
+function keyOf(sessionId: string, clientMessageId: string): string {
+  return `${sessionId}\u0000${clientMessageId}`;
 }
