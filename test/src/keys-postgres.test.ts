@@ -91,6 +91,45 @@ describe('session owners and spend on two gateways over one database', () => {
     expect((await read(first, BETA)).status).toBe(404);
   });
 
+  it("lists a key all its sessions on every gateway, and never another key's", {
+    timeout: 300_000,
+  }, async () => {
+    const model = 'keys-pg-list-model';
+    const mock = await createMockProvider();
+    group.defer(() => mock.close());
+    const config = {
+      ...sharedGatewayConfig({ mock, databaseUrl: database.url, model }),
+      keys: [
+        { id: 'alpha', secret: ALPHA },
+        { id: 'beta', secret: BETA },
+      ],
+    };
+    const [first, second] = [await group.start({ config }), await group.start({ config })];
+    const create = async (gateway: GatewayProcess, secret: string, sessionId: string) => {
+      const created = await fetch(`${gateway.url}/v1/sessions/${sessionId}/messages`, {
+        method: 'POST',
+        headers: headers(secret),
+        body: JSON.stringify({ text: 'hello' }),
+      });
+      expect(created.status).toBe(200);
+    };
+    await create(first, ALPHA, 'listed-alpha-1');
+    await create(second, ALPHA, 'listed-alpha-2');
+    await create(first, BETA, 'listed-beta-1');
+    const list = async (gateway: GatewayProcess, secret: string) => {
+      const listed = await fetch(`${gateway.url}/v1/sessions?prefix=listed-`, {
+        headers: headers(secret),
+      });
+      expect(listed.status).toBe(200);
+      const { sessions } = (await listed.json()) as { sessions: Array<{ sessionId: string }> };
+      return sessions.map((session) => session.sessionId).sort();
+    };
+    // Each gateway saw only some of alpha's sessions created: the database knows them all.
+    expect(await list(second, ALPHA)).toEqual(['listed-alpha-1', 'listed-alpha-2']);
+    expect(await list(first, ALPHA)).toEqual(['listed-alpha-1', 'listed-alpha-2']);
+    expect(await list(second, BETA)).toEqual(['listed-beta-1']);
+  });
+
   it('refuses a key at one gateway once it spent its cap through the other', {
     timeout: 300_000,
   }, async () => {
@@ -124,5 +163,68 @@ describe('session owners and spend on two gateways over one database', () => {
     const refused = await ask(second);
     expect(refused.status).toBe(403);
     expect(JSON.stringify(await refused.json())).toMatch(/budget_exceeded/);
+  });
+});
+
+describe('a key whose limits cannot be checked', () => {
+  const SECRET_FROZEN = 'keys-postgres-frozen-1';
+  it('is answered 503 with Retry-After in the wire of its route, then served again', {
+    timeout: 300_000,
+  }, async () => {
+    const model = 'keys-pg-frozen-model';
+    const mock = await createMockProvider();
+    group.defer(() => mock.close());
+    const shared = sharedGatewayConfig({ mock, databaseUrl: database.url, model });
+    const config = {
+      ...shared,
+      storage: {
+        ...(shared['storage'] as Record<string, unknown>),
+        timeouts: { statementMs: 1_000 },
+      },
+      keys: [{ id: 'frozen', secret: SECRET_FROZEN, rpm: 100 }],
+    };
+    const gateway = await group.start({ config });
+    const keyHeaders = {
+      authorization: `Bearer ${SECRET_FROZEN}`,
+      'content-type': 'application/json',
+    };
+    const chat = () =>
+      fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: keyHeaders,
+        body: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    const messages = () =>
+      fetch(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: keyHeaders,
+        body: JSON.stringify({
+          model: 'default',
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      });
+    expect((await chat()).status).toBe(200);
+    // The key's budget rows stay locked (as behind a stuck transaction): its ledger call times out.
+    const holder = await database.pool({ max: 1 }).connect();
+    group.defer(async () => holder.release(true));
+    await holder.query("SELECT pg_advisory_lock(hashtextextended('keel.budget:key:frozen', 0))");
+    const requestsBefore = mock.requests.length;
+    const refused = await chat();
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({
+      error: { type: 'server_error', code: 'unavailable' },
+    });
+    const refusedAnthropic = await messages();
+    expect(refusedAnthropic.status).toBe(503);
+    expect(Number(refusedAnthropic.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refusedAnthropic.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'api_error' },
+    });
+    expect(mock.requests.length).toBe(requestsBefore);
+    await holder.query("SELECT pg_advisory_unlock(hashtextextended('keel.budget:key:frozen', 0))");
+    expect((await chat()).status).toBe(200);
   });
 });

@@ -2,7 +2,7 @@ import { sanitizeForLog } from '@keel/error-classification';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
 import { configuredModels } from '../compose/model-settings';
-import { maySee } from '../keys/client-of';
+import { visibleSessions } from '../keys/client-of';
 import { sendError } from './api-error';
 import {
   compactBody,
@@ -36,10 +36,9 @@ export function registerSessionRoutes(app: FastifyInstance, runtime: GatewayRunt
     async (request) => {
       const prefix = request.query.prefix ?? '';
       const limit = readLimit(request.query.limit) ?? 200;
-      // A client key lists only the sessions it created.
-      const ids = (await storage.list()).filter(
-        (id) => id.startsWith(prefix) && maySee(request, id),
-      );
+      // A client key lists only the sessions it created (on any gateway, over PostgreSQL).
+      const visible = await visibleSessions(request);
+      const ids = (await storage.list()).filter((id) => id.startsWith(prefix) && visible(id));
       const summaries: SessionSummary[] = [];
       // Each from its transcript's tail: a long transcript costs no more than a short one.
       for (const id of ids) {

@@ -27,9 +27,17 @@ export function mayName(request: FastifyRequest, model: string): boolean {
   return clientOf(request)?.models?.has(model) ?? true;
 }
 
-/** Whether the request's key may see the session: its own, or any for an admin or no key. */
-export function maySee(request: FastifyRequest, sessionId: string): boolean {
+/**
+ * Which sessions the request's key may see: its own (wherever it created them), or any for an
+ * admin or when the gateway needs no key.
+ */
+export async function visibleSessions(
+  request: FastifyRequest,
+): Promise<(sessionId: string) => boolean> {
   const known = identities.get(request);
-  if (known === undefined || known.identity.admin) return true;
-  return known.owners.ownerOf(sessionId) === known.identity.keyId;
+  if (known === undefined || known.identity.admin) return () => true;
+  const { keyId } = known.identity;
+  if (keyId === undefined) return () => false;
+  const own = await known.owners.sessionsOf(keyId);
+  return (sessionId) => own.has(sessionId);
 }

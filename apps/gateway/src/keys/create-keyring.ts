@@ -46,7 +46,10 @@ export interface KeyUsage {
   costUsd: number;
   /** What is left of `rpm` and `tpm` in the sliding minute (only the limits the key has). */
   remaining: { rpm?: number; tpm?: number };
-  /** The current UTC day and month (kept across restarts; over PostgreSQL, every gateway's). */
+  /**
+   * The current UTC day and month (kept across restarts; over PostgreSQL, every gateway's, by the
+   * database's clock).
+   */
   spend: KeySpend;
   limits: { rpm?: number; tpm?: number; spendCapUsd?: { day?: number; month?: number } };
 }
@@ -137,7 +140,7 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
   let spend: KeySpendStore;
   if (records !== undefined) {
     owners = openPostgresSessionOwners(records);
-    spend = openPostgresSpendStore({ records, now, onError });
+    spend = openPostgresSpendStore({ records, onError });
   } else {
     const stateDir =
       options.stateDir ?? (config.keys.length === 0 ? false : join(config.sessionsDir, '.keys'));

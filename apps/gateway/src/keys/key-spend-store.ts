@@ -2,12 +2,7 @@
 // spend ledger in memory, saved as a snapshot), or PostgreSQL rows every gateway adds to, so a cap
 // holds across the cluster instead of once per gateway.
 import type { PostgresKeyRecords } from '@keel/session-store-postgres';
-import {
-  createSpendLedger,
-  type KeySpend,
-  periodOf,
-  type SpendPeriod,
-} from './create-spend-ledger';
+import { createSpendLedger, type KeySpend, type SpendPeriod } from './create-spend-ledger';
 import { createSpendFileWriter, readSpendFile } from './spend-file';
 
 export interface KeySpendStore {
@@ -53,34 +48,24 @@ export async function openFileSpendStore(options: {
   };
 }
 
-/** Spend in the database's rows, per key and UTC day and month of `now`. */
+/**
+ * Spend in the database's rows, per key and UTC day and month by the database's clock (as the
+ * budget ledger's windows are), so every gateway agrees when a period ends.
+ */
 export function openPostgresSpendStore(options: {
-  records: Pick<PostgresKeyRecords, 'addSpend' | 'spendOf'>;
-  now: () => number;
+  records: Pick<PostgresKeyRecords, 'addCurrentSpend' | 'currentSpend'>;
   onError: (error: unknown) => void;
 }): KeySpendStore {
-  const { records, now } = options;
+  const { records } = options;
   const writing = new Set<Promise<void>>();
-  const periods = () => {
-    const at = now();
-    return { day: periodOf('day', at), month: periodOf('month', at) };
-  };
   return {
     add(keyId, usd) {
       if (!(usd > 0)) return;
-      const { day, month } = periods();
-      const write = records.addSpend(keyId, [day, month], usd).catch(options.onError);
+      const write = records.addCurrentSpend(keyId, usd).catch(options.onError);
       writing.add(write);
       void write.finally(() => writing.delete(write));
     },
-    async spent(keyId) {
-      const { day, month } = periods();
-      const totals = await records.spendOf(keyId, [day, month]);
-      return {
-        day: { period: day, usd: totals[day] ?? 0 },
-        month: { period: month, usd: totals[month] ?? 0 },
-      };
-    },
+    spent: (keyId) => records.currentSpend(keyId),
     flush: async () => {
       await Promise.all(writing);
     },

@@ -44,6 +44,9 @@ describe('openSessionOwners', () => {
     expect(reopened.ownerOf('s-2')).toBe('beta');
     expect(reopened.ownerOf('x')).toBeUndefined();
     expect(await reopened.claim('s-2', 'alpha')).toBe(false);
+    expect([...(await reopened.sessionsOf('alpha'))]).toEqual(['s-1']);
+    expect([...(await reopened.sessionsOf('beta'))]).toEqual(['s-2']);
+    expect((await reopened.sessionsOf('gamma')).size).toBe(0);
   });
 
   it('claims nothing when its line cannot be written', async () => {

@@ -17,6 +17,11 @@ export interface SessionOwners {
    * owns it afterwards. Rejects when the line could not be written (nothing is claimed then).
    */
   claim(sessionId: string, keyId: string): Promise<boolean>;
+  /**
+   * Every session `keyId` owns: a gateway's own file's, or every gateway's over PostgreSQL (so any
+   * gateway lists a key all its sessions).
+   */
+  sessionsOf(keyId: string): Promise<ReadonlySet<string>>;
 }
 
 /** One line of the owners file. */
@@ -46,6 +51,11 @@ export async function openSessionOwners(options: { file?: string } = {}): Promis
   return {
     ownerOf: (sessionId) => owners.get(sessionId),
     find: (sessionId) => Promise.resolve(owners.get(sessionId)),
+    sessionsOf(keyId) {
+      const own = new Set<string>();
+      for (const [sessionId, owner] of owners) if (owner === keyId) own.add(sessionId);
+      return Promise.resolve(own);
+    },
     claim(sessionId, keyId) {
       const owner = owners.get(sessionId);
       if (owner !== undefined) {

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
 import { sendError } from '../http/api-error';
 import { clientOf, mayName } from './client-of';
-import type { ClientIdentity, Keyring } from './create-keyring';
+import type { ClientIdentity, KeyAdmission, Keyring } from './create-keyring';
 
 /** Routes a key that is not an admin may use (besides its sessions' routes). */
 const CLIENT_ROUTES = new Set([
@@ -28,6 +28,8 @@ const MODEL_REQUESTS = new Set([
   'POST /v1/messages',
 ]);
 const READS = new Set(['GET', 'HEAD']);
+/** `Retry-After` of a request whose key's limits could not be checked. */
+const UNAVAILABLE_RETRY_SECONDS = 5;
 
 export function registerKeys(
   app: FastifyInstance,
@@ -70,7 +72,23 @@ export function registerKeys(
       }
     }
     if (identity.keyId !== undefined && MODEL_REQUESTS.has(`${request.method} ${url}`)) {
-      const admission = await keyring.admit(identity.keyId, estimateTokens(request.body));
+      let admission: KeyAdmission;
+      try {
+        admission = await keyring.admit(identity.keyId, estimateTokens(request.body));
+      } catch (error) {
+        // The ledger or the spend rows could not answer (a database down or frozen): nothing was
+        // sent; the client may try again shortly.
+        request.log.error(
+          { key: identity.keyId, err: { type: (error as Error).name, code: codeOf(error) } },
+          "the key's limits could not be checked",
+        );
+        reply.header('retry-after', String(UNAVAILABLE_RETRY_SECONDS));
+        return sendError(
+          reply,
+          'unavailable',
+          "The key's limits could not be checked (their storage is unavailable); please try again shortly.",
+        );
+      }
       if (!admission.admitted) {
         if (admission.retryAfterMs !== undefined) {
           reply.header(
@@ -154,4 +172,9 @@ export function estimateTokens(body: unknown): number {
     (value): value is number => typeof value === 'number' && value > 0,
   );
   return Math.ceil(JSON.stringify(body).length / 4) + (output ?? 0);
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
