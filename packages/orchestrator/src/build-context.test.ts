@@ -136,6 +136,34 @@ describe('buildModelContext', () => {
     ]);
   });
 
+  it('a compaction that names an entry after it keeps from the compaction on, reading only near it', () => {
+    let t = transcript();
+    for (let turn = 0; turn < 2_000; turn += 1)
+      t = t
+        .user(`old ${turn}`, `o${turn}`)
+        .start(`ot${turn}`, `o${turn}`)
+        .end(`ot${turn}`, `o${turn}`);
+    t = t
+      .compaction('S', 'm1')
+      .user('kept', 'm1')
+      .start('t1', 'm1')
+      .assistant('kept reply')
+      .end('t1', 'm1');
+    const at = t.entries.findIndex((entry) => entry.type === 'compaction');
+    // The turn end right before the compaction may be looked at, nothing older.
+    const guarded = new Proxy(t.entries, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key) && Number(key) < at - 1)
+          throw new Error(`entry ${key}, before the compaction, was read`);
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    expect(lines(buildModelContext(guarded).messages)).toEqual([
+      'user: kept',
+      'assistant: kept reply',
+    ]);
+  });
+
   it('a compacted transcript with no turn entries keeps its legacy messages in place', () => {
     const t = transcript().user('legacy one', 'l1').user('legacy two', 'l2').compaction('S', 'l2');
     expect(lines(buildModelContext(t.entries).messages)).toEqual(['user: legacy two']);

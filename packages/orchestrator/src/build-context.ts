@@ -96,10 +96,18 @@ function keptFrom(
 ): number {
   if (compaction === undefined) return 0;
   const at = entries.lastIndexOf(compaction);
-  // The kept entry precedes its compaction: searched backwards from there, it is found in the
-  // kept part's length, not the transcript's.
-  for (let index = at - 1; compaction.firstKeptEntryId !== null && index >= 0; index -= 1)
-    if ((entries[index] as TranscriptEntry).id === compaction.firstKeptEntryId) return index;
+  const id = compaction.firstKeptEntryId;
+  // The kept entry precedes its compaction (as `@keel/compaction` writes it); one that follows it
+  // counts as none (kept from the compaction on). Searched outwards from the compaction, either is
+  // found in the kept part's length, not the transcript's.
+  for (
+    let distance = 1;
+    id !== null && distance <= Math.max(at, entries.length - at);
+    distance += 1
+  ) {
+    if (entries[at - distance]?.id === id) return at - distance;
+    if (entries[at + distance]?.id === id) return at + 1;
+  }
   return at + 1;
 }
 
