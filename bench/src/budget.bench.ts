@@ -5,6 +5,10 @@
  * together: three ledgers over one database (Keel) beside three in-memory ledgers, one per gateway
  * (a per-pod budget, LiteLLM's behaviour), each hammered by its own clients.
  *
+ * Then the same at the upstream, with the real minute: three gateway processes over one database
+ * (their budget shared) and three with a budget each, hammered through their HTTP API, the model
+ * requests' arrival times recorded at a proxy in front of the mock provider.
+ *
  * Run: `pnpm build && pnpm bench budget`. With `DATABASE_URL` set it uses that server (a database
  * it may create schemas in); else it starts a throwaway one (@keel/postgres-test-server).
  */
@@ -16,7 +20,10 @@ import {
   type PostgresPool,
   type PostgresSessionStorage,
 } from '@keel/session-store-postgres';
+import { createMockProvider } from '@keel/testing';
 import { pick, SMOKE } from './lib/env';
+import { type KeelGateway, startKeelGateway } from './lib/keel-gateway';
+import { startRecordingUpstream } from './lib/recording-upstream';
 import { publish } from './lib/result';
 import { median } from './lib/stats';
 
@@ -28,6 +35,11 @@ const MINUTE_MS = pick(3_000, 400);
 const HAMMER_MS = pick(MINUTE_MS * 4, MINUTE_MS * 2);
 const GATEWAYS = 3;
 const CLIENTS_PER_GATEWAY = 4;
+/** At the upstream: the real minute, hammered long enough for every 60 s window to be full. */
+const UPSTREAM_MINUTE_MS = pick(60_000, 2_000);
+const UPSTREAM_SHARED_MS = pick(150_000, 5_000);
+const UPSTREAM_OWN_MS = pick(90_000, 4_000);
+const UPSTREAM_CLIENTS = 12;
 
 /** A pool that counts the statements sent through it. */
 function counting(pool: PostgresPool): PostgresPool & { queries: number } {
@@ -86,6 +98,78 @@ async function hammer(ledgers: readonly BudgetLedger[]): Promise<number[]> {
   return granted;
 }
 
+interface UpstreamRun {
+  /** Model requests that reached the upstream. */
+  arrivals: number;
+  /** The most that reached it in any window of the budget's minute. */
+  busiest: number;
+  /** Answers to the clients: replies, and the gateways' own 429s. */
+  replies: number;
+  refused: number;
+}
+
+/**
+ * Three gateway processes, one provider budget of `RPM` each (shared over PostgreSQL when `url` is
+ * given, else each its own in memory), hammered by clients spread over them for `hammerMs`.
+ */
+async function hammerGateways(url: string | undefined, hammerMs: number): Promise<UpstreamRun> {
+  const mock = await createMockProvider();
+  const upstream = await startRecordingUpstream(mock.openaiBaseUrl);
+  const model = `hammer-${process.pid}-${url === undefined ? 'own' : 'shared'}`;
+  const config = {
+    server: { host: '127.0.0.1', port: 0, console: false },
+    sessionsDir: 'sessions',
+    providers: [
+      {
+        id: 'co',
+        api: 'openai-chat',
+        baseUrl: upstream.baseUrl,
+        profiles: [{ id: 'main', apiKey: 'sk-hammer' }],
+      },
+    ],
+    models: { primary: `co/${model}` },
+    retry: { maxRetries: 0, maxWaitMs: 0 },
+    storage: url === undefined ? { kind: 'file' } : { kind: 'postgres', url },
+    budgets: { limits: { [`co/${model}`]: { rpm: RPM } }, minuteMs: UPSTREAM_MINUTE_MS },
+    logging: { level: 'warn' },
+  };
+  const gateways: KeelGateway[] = [];
+  let replies = 0;
+  let refused = 0;
+  try {
+    for (let index = 0; index < GATEWAYS; index += 1) gateways.push(await startKeelGateway(config));
+    const body = JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'go' }] });
+    const until = performance.now() + hammerMs;
+    await Promise.all(
+      Array.from({ length: UPSTREAM_CLIENTS }, async (_, client) => {
+        for (let sent = 0; performance.now() < until; sent += 1) {
+          const gateway = gateways[(client + sent) % gateways.length] as KeelGateway;
+          const answer = await fetch(`${gateway.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          });
+          await answer.arrayBuffer();
+          if (answer.status === 200) replies += 1;
+          else refused += 1;
+          if (answer.status !== 200) await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      }),
+    );
+  } finally {
+    await Promise.allSettled(gateways.map((gateway) => gateway.close()));
+    await upstream.close();
+    await mock.close();
+  }
+  const { arrivals } = upstream;
+  return {
+    arrivals: arrivals.length,
+    busiest: busiest(arrivals, UPSTREAM_MINUTE_MS),
+    replies,
+    refused,
+  };
+}
+
 const memory: number[] = [];
 for (let round = 0; round < MEMORY_ROUNDS; round += 1) memory.push(await memoryRound());
 const memoryUs = median(memory);
@@ -106,6 +190,8 @@ let roundTrips = 0;
 let pgMs = 0;
 let shared = { granted: 0, busiest: 0 };
 let perGateway = { granted: 0, busiest: 0 };
+let upstreamShared: UpstreamRun | undefined;
+let upstreamOwn: UpstreamRun | undefined;
 try {
   const pool = counting(poolOf());
   const ledger = createPostgresBudgetLedger({ pool, schema });
@@ -130,16 +216,28 @@ try {
   );
   const ownTimes = await hammer(memories);
   perGateway = { granted: ownTimes.length, busiest: busiest(ownTimes, MINUTE_MS) };
+
+  upstreamShared = await hammerGateways(url, UPSTREAM_SHARED_MS);
+  upstreamOwn = await hammerGateways(undefined, UPSTREAM_OWN_MS);
 } finally {
   await Promise.allSettled(stores.map((store) => store.close()));
   await server?.stop();
 }
 
 const times = (value: number) => `${(value / RPM).toFixed(2)}×`;
+const upstreamRow = (name: string, run: UpstreamRun | undefined, ms: number) => [
+  name,
+  `${ms / 1000} s`,
+  String(run?.arrivals ?? 0),
+  String(run?.busiest ?? 0),
+  times(run?.busiest ?? 0),
+  `${run?.replies ?? 0} / ${run?.refused ?? 0}`,
+];
+const upstreamBusiest = upstreamShared?.busiest ?? 0;
 await publish({
   order: 24,
   title: '24. Provider budgets',
-  method: `Check cost: ${MEMORY_CHECKS} reserve + reconcile pairs over 100 keys on one in-memory ledger (median of ${MEMORY_ROUNDS} rounds), and ${PG_CHECKS} reserves over 20 keys on the PostgreSQL ledger (${external ? 'DATABASE_URL' : 'a local server, fsync on'}), the statements counted at the pool. Accuracy: ${GATEWAYS} gateways' ledgers, ${CLIENTS_PER_GATEWAY} clients each reserving as fast as they can for ${HAMMER_MS / 1000} s against one budget of rpm ${RPM}, the minute scaled to ${MINUTE_MS / 1000} s (\`minuteMs\`); the busiest window of grants. In process, ledgers only: the gateways' HTTP path is not in it (test/src/budgets-multi-gateway.test.ts runs three gateway processes).`,
+  method: `Check cost: ${MEMORY_CHECKS} reserve + reconcile pairs over 100 keys on one in-memory ledger (median of ${MEMORY_ROUNDS} rounds), and ${PG_CHECKS} reserves over 20 keys on the PostgreSQL ledger (${external ? 'DATABASE_URL' : 'a local server, fsync on'}), the statements counted at the pool. Accuracy: ${GATEWAYS} gateways' ledgers, ${CLIENTS_PER_GATEWAY} clients each reserving as fast as they can for ${HAMMER_MS / 1000} s against one budget of rpm ${RPM}, the minute scaled to ${MINUTE_MS / 1000} s (\`minuteMs\`); the busiest window of grants. In process, ledgers only. At the upstream: ${GATEWAYS} gateway processes (the built CLI) with one budget \`rpm: ${RPM}\` for their one model, the minute ${UPSTREAM_MINUTE_MS / 1000} s, ${UPSTREAM_CLIENTS} clients sending \`POST /v1/chat/completions\` round-robin over the gateways as fast as they are answered (25 ms pause after a 429); each model request's arrival time recorded at a loopback proxy in front of the mock provider; the busiest ${UPSTREAM_MINUTE_MS / 1000} s window of arrivals.`,
   baseline:
     'a per-gateway budget: the same three gateways, each with its own in-memory ledger (what a per-pod limit does: LiteLLM checks token limits per pod, #27736), in the same run.',
   tables: [
@@ -172,6 +270,22 @@ await publish({
         ],
       },
     },
+    {
+      table: {
+        columns: [
+          'at the upstream, 3 gateway processes',
+          'hammered',
+          'arrivals',
+          `busiest ${UPSTREAM_MINUTE_MS / 1000} s window`,
+          'of the rpm',
+          'clients: replies / 429s',
+        ],
+        rows: [
+          upstreamRow('shared budget (PostgreSQL, Keel)', upstreamShared, UPSTREAM_SHARED_MS),
+          upstreamRow('a budget per gateway (in memory each)', upstreamOwn, UPSTREAM_OWN_MS),
+        ],
+      },
+    },
   ],
   targets: [
     {
@@ -192,6 +306,12 @@ await publish({
       measured: `${shared.busiest} of ${RPM} (per-gateway budgets: ${perGateway.busiest})`,
       met: shared.busiest <= RPM * 1.05,
       why: 'met only when the budget was also used: the shared row should come close to the rpm, the per-gateway row shows the 3× a per-pod budget lets through',
+    },
+    {
+      name: `${GATEWAYS} gateway processes, one rpm: model requests reaching the upstream in any ${UPSTREAM_MINUTE_MS / 1000} s window`,
+      goal: 'at most the rpm, within 5 %',
+      measured: `${upstreamBusiest} of ${RPM} (a budget per gateway: ${upstreamOwn?.busiest ?? 0})`,
+      met: upstreamBusiest <= RPM * 1.05 && upstreamBusiest > 0,
     },
   ],
   notes: [
