@@ -7,6 +7,7 @@ import type {
   TurnOutcome,
 } from '@keel/spec';
 import { abortEnding } from './abort-ending';
+import { holdTurnEvents } from './held-turn-events';
 import { MISSING_TOOL_RESULT } from './repair-tool-pairing';
 import { replyTextOf } from './reply-text';
 import { runModelCall } from './run-model-call';
@@ -39,7 +40,10 @@ export async function runTurn(
   turn: LiveTurn,
   input: TurnInput,
 ): Promise<TurnOutcome> {
-  const { clock, emitter, settings } = runtime;
+  const { clock, settings } = runtime;
+  // Nothing about the turn goes out before its message is durable (see `append`).
+  const held = holdTurnEvents(runtime, turn.turnId);
+  const { emitter } = held.runtime;
   const signal = turn.controller.signal;
   const deadline = setTimeout(() => {
     turn.stopReason ??= 'deadline';
@@ -63,6 +67,7 @@ export async function runTurn(
 
   let ending: TurnEnding;
   let toWrite: TranscriptEntry[] = [];
+  let opened = false;
   let view: TranscriptView | undefined;
   try {
     await turn.fence.acquire({ signal });
@@ -87,7 +92,7 @@ export async function runTurn(
     const selection =
       selected !== undefined && settings.selectable.has(selected) ? selected : settings.primary;
     progress = createTurnProgress(selection, settings, clock.now);
-    const result = await runSteps(runtime, turn, progress);
+    const result = await runSteps(held.runtime, turn, progress);
     ending = result.ending;
     toWrite = result.finalEntries;
   } catch (error) {
@@ -95,6 +100,12 @@ export async function runTurn(
     ending = endingForError(runtime, turn, error);
   } finally {
     clearTimeout(deadline);
+  }
+  const flushFailure = await held.settled();
+  if (flushFailure !== undefined) {
+    // The message never became durable: no reply (the fence refuses every later write too).
+    ending = endingForError(runtime, turn, flushFailure);
+    toWrite = [];
   }
 
   let outcome = stamp(turn, ending, progress);
@@ -131,9 +142,17 @@ export async function runTurn(
   return outcome;
 
   async function append(entries: TranscriptEntry[], withSignal = true): Promise<void> {
+    // The turn's opening write (its message) is flushed while the model call runs; the turn's
+    // events wait for that flush (`held`), and the fence's next write waits for it too.
+    const opening = !opened;
+    opened = true;
     if (entries.length === 0) return;
-    await turn.fence.append(entries, withSignal ? { signal } : {});
+    const result = await turn.fence.append(entries, {
+      ...(withSignal ? { signal } : {}),
+      ...(opening ? { flush: 'deferred' as const } : {}),
+    });
     turn.entries.push(...entries);
+    if (opening) void held.open(result.durable);
   }
 }
 

@@ -55,6 +55,7 @@ export async function appendEntries(
   options: AppendOptions = {},
 ): Promise<AppendResult> {
   const { signal, lease, expected } = options;
+  const deferred = options.flush === 'deferred';
   signal?.throwIfAborted();
   const path = context.transcriptPath(sessionId);
   const lockPath = context.lockPath(sessionId);
@@ -76,8 +77,12 @@ export async function appendEntries(
         ? { lock: temporary }
         : undefined;
   try {
-    return await serialized(path, () =>
-      appendUnderGuard(context, { sessionId, path, body, guard, expected, signal }),
+    return await serialized(
+      path,
+      () => appendUnderGuard(context, { sessionId, path, body, guard, expected, signal, deferred }),
+      // The next append here waits for this one's deferred flush: nothing written after it is
+      // acknowledged before it is durable.
+      (result) => result.durable,
     );
   } finally {
     await temporary?.release();
@@ -91,6 +96,8 @@ interface AppendJob {
   guard: Guard;
   expected: TranscriptState | undefined;
   signal: AbortSignal | undefined;
+  /** Return once written; the fsync goes on (`AppendResult.durable`). */
+  deferred: boolean;
 }
 
 interface OpenTranscript {
@@ -124,7 +131,7 @@ async function appendUnderGuard(context: StoreContext, job: AppendJob): Promise<
     if (lent === undefined || file === undefined) return 'missing' as const;
     if (!lent.writable) throw await writeRefusal(context, job.path);
     const snapshot = await snapshotOf(context, file);
-    return writeBatch(context, job, file.fd, snapshot, false);
+    return writeBatch(context, job, lent, snapshot, false);
   });
   if (outcome !== 'missing') return outcome;
   const created = await createTranscript(context, job.path);
@@ -132,7 +139,7 @@ async function appendUnderGuard(context: StoreContext, job: AppendJob): Promise<
   if (created === undefined) return appendUnderGuard(context, job);
   const file = context.files.adopt(job.path, created);
   try {
-    return await writeBatch(context, job, file.fd, emptySnapshot(file.fd), true);
+    return await writeBatch(context, job, file, emptySnapshot(file.fd), true);
   } finally {
     file.done();
   }
@@ -224,11 +231,12 @@ async function snapshotOf(context: StoreContext, file: OpenTranscript): Promise<
 async function writeBatch(
   context: StoreContext,
   job: AppendJob,
-  fd: number,
+  file: TranscriptFile,
   before: Snapshot,
   created: boolean,
 ): Promise<AppendResult> {
   const { fileSystem } = context;
+  const { fd } = file;
   let snapshot = before;
   let repaired: AppendResult['repaired'];
   let prefix = '';
@@ -254,11 +262,21 @@ async function writeBatch(
       throw error;
     }
   }
+  let durable: Promise<void> | undefined;
   if (context.durable) {
-    await Promise.all([
+    const flushed = Promise.all([
       fileSystem.fsync(fd),
       created ? context.syncDirectory() : Promise.resolve(),
-    ]);
+    ]).then(() => {});
+    if (job.deferred) {
+      // The descriptor stays open until its fsync is done; the caller learns the end from
+      // `durable` (marked handled here: a caller that never looks must not crash the process).
+      file.keepUntil(flushed);
+      flushed.catch(() => {});
+      durable = flushed;
+    } else {
+      await flushed;
+    }
   }
   if (created) {
     const stats = await fileSystem.fstat(fd);
@@ -267,7 +285,11 @@ async function writeBatch(
   const after = snapshotAfter(snapshot, written, context.window);
   const state = stateOf(after, job.expected ?? context.knownStates.get(job.sessionId));
   context.rememberState(job.sessionId, state);
-  return repaired === undefined ? { state } : { state, repaired };
+  return {
+    state,
+    ...(repaired === undefined ? {} : { repaired }),
+    ...(durable === undefined ? {} : { durable }),
+  };
 }
 
 function headerLine(sessionId: string): string {

@@ -37,7 +37,12 @@ export interface SessionFence extends SpecSessionFence {
 
 /** Appends that share one write: the first one's queued step, and those that joined it meanwhile. */
 interface AppendBatch {
-  members: Array<{ entries: readonly TranscriptEntry[]; signal: AbortSignal | undefined }>;
+  members: Array<{
+    entries: readonly TranscriptEntry[];
+    signal: AbortSignal | undefined;
+    /** `flush: 'deferred'`: resolved once written, the fsync still running. */
+    deferred: boolean;
+  }>;
   /** The members whose entries the write carried (not aborted when it started). */
   written: Set<AppendBatch['members'][number]>;
   result: Promise<AppendResult>;
@@ -56,6 +61,9 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   let openBatch: AppendBatch | undefined;
   // Queued messages of other gateways adopted and not handed out yet (`takeAdopted`).
   let adopted: MessageEntry[] = [];
+  // The flush of the last deferred append, while it may still run: the next write waits for it
+  // and fails with its error (nothing written after an entry may be durable before it is).
+  let flushing: Promise<void> | undefined;
 
   function serial<T>(task: () => Promise<T>): Promise<T> {
     openBatch = undefined;
@@ -73,8 +81,10 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     const members = [...batch.written];
     if (members.length === 0) throw batch.members[0]?.signal?.reason;
     const signal = members.length === 1 ? members[0]?.signal : undefined;
+    const deferred = members.some((member) => member.deferred);
     assertStatus(['held', 'released'], 'append through');
     currentExpected(); // no recorded state: refused before a lease is taken
+    await flushing;
     const temporary = status === 'released';
     const writeLease = temporary ? await takeLease(signal) : lease;
     try {
@@ -83,9 +93,15 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
           const result = await storage.append(
             sessionId,
             members.flatMap((member) => member.entries),
-            { ...(signal === undefined ? {} : { signal }), lease: writeLease, expected: state },
+            {
+              ...(signal === undefined ? {} : { signal }),
+              ...(deferred ? { flush: 'deferred' as const } : {}),
+              lease: writeLease,
+              expected: state,
+            },
           );
           expected = result.state;
+          if (result.durable !== undefined) flushing = result.durable;
           return result;
         } catch (error) {
           // Queued messages written meanwhile: adopted under this lease, then the write again.
@@ -251,7 +267,11 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     },
 
     append(entries, callOptions = {}) {
-      const member = { entries, signal: callOptions.signal };
+      const member = {
+        entries,
+        signal: callOptions.signal,
+        deferred: callOptions.flush === 'deferred',
+      };
       let batch = openBatch;
       if (batch === undefined) {
         const created: AppendBatch = {
@@ -264,8 +284,10 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
       }
       batch.members.push(member);
       const written = batch.written;
-      return batch.result.then((result) => {
+      return batch.result.then(async (result) => {
         if (!written.has(member)) throw member.signal?.reason;
+        // A member that did not ask to defer gets its answer once the shared write is durable.
+        if (!member.deferred) await result.durable;
         return result;
       });
     },

@@ -158,13 +158,22 @@ const queues = new Map<string, Promise<void>>();
 
 /**
  * Runs `task` after every earlier task of the same `key` in this process has settled: a check
- * and the write it guards never interleave with another append to the same transcript.
+ * and the write it guards never interleave with another append to the same transcript. With
+ * `holdUntil`, the next task also waits for what it returns (a deferred flush still running).
  */
-export function serialized<T>(key: string, task: () => Promise<T>): Promise<T> {
+export function serialized<T>(
+  key: string,
+  task: () => Promise<T>,
+  holdUntil?: (value: T) => Promise<unknown> | undefined,
+): Promise<T> {
   const previous = queues.get(key) ?? Promise.resolve();
   const result = previous.then(task);
   const settled = result.then(
-    () => {},
+    (value) =>
+      holdUntil?.(value)?.then(
+        () => {},
+        () => {},
+      ),
     () => {},
   );
   queues.set(key, settled);

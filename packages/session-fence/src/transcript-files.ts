@@ -22,6 +22,11 @@ export interface TranscriptFile {
   stats: Promise<BigIntStats>;
   /** Gives the descriptor back (kept open for the next operation, up to a few per store). */
   done(): void;
+  /**
+   * Keeps the descriptor open (never closed as idle or stale) until `until` settles, after `done`
+   * too: a deferred fsync still running on it.
+   */
+  keepUntil(until: Promise<unknown>): void;
 }
 
 interface Cached {
@@ -61,6 +66,11 @@ export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
   function lend(cached: Cached, stats: Promise<BigIntStats>): TranscriptFile {
     cached.users += 1;
     let returned = false;
+    const giveBack = () => {
+      cached.users -= 1;
+      if (cached.forgotten && cached.users === 0) closeQuietly(cached.fd);
+      else trim();
+    };
     return {
       fd: cached.fd,
       writable: cached.writable,
@@ -68,9 +78,11 @@ export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
       done() {
         if (returned) return;
         returned = true;
-        cached.users -= 1;
-        if (cached.forgotten && cached.users === 0) closeQuietly(cached.fd);
-        else trim();
+        giveBack();
+      },
+      keepUntil(until) {
+        cached.users += 1;
+        void until.then(giveBack, giveBack);
       },
     };
   }

@@ -14,7 +14,7 @@ import { compareTranscript, readTranscript, transcriptState } from './read-trans
 import { errorCode } from './safe-file';
 import { isValidSessionId } from './session-id';
 import type { SessionLockOptions } from './session-lock';
-import { asStorageCall } from './storage-failure';
+import { asStorageCall, storageFailure } from './storage-failure';
 import { createStoreContext } from './store-context';
 import { DEFAULT_HEAD_DIGEST_BYTES, DEFAULT_TAIL_DIGEST_BYTES } from './transcript-snapshot';
 import { createFileTurnClaims } from './turn-claim';
@@ -81,9 +81,16 @@ export function createTranscriptStoreWith(
     // Every operation's file-system failures (a full disk, a read-only directory) reach the
     // caller as `StorageError`s (kind `storage`), never as raw system errors.
     append: (sessionId, entries, appendOptions) =>
-      asStorageCall('append', sessionId, () =>
-        appendEntries(context, sessionId, entries, appendOptions),
-      ),
+      asStorageCall('append', sessionId, async () => {
+        const result = await appendEntries(context, sessionId, entries, appendOptions);
+        if (result.durable === undefined) return result;
+        // A failed deferred flush reaches the caller as the `StorageError` a failed append is.
+        const durable = result.durable.catch((error: unknown) => {
+          throw storageFailure(error, 'append', sessionId);
+        });
+        durable.catch(() => {});
+        return { ...result, durable };
+      }),
 
     read: (sessionId, callOptions = {}) =>
       asStorageCall('read', sessionId, () =>

@@ -65,6 +65,7 @@ export type {
   AppendResult,
   ClaimTurnOptions,
   ClaimTurnResult,
+  FenceAppendOptions,
   FenceCallOptions,
   InspectOptions,
   LeaseEvent,

@@ -146,6 +146,13 @@ export interface AppendOptions extends StorageCallOptions {
   lease?: SessionLease;
   /** Refuse (with what changed) unless the transcript is still exactly in this state. */
   expected?: TranscriptState;
+  /**
+   * `deferred`: return once the entries are written (every reader sees them, `state` describes
+   * them) while they are still being flushed; `AppendResult.durable` settles when the flush has
+   * (rejecting with a `storage` error when it failed). A store whose write is its flush (a
+   * database commit) returns durable entries either way. Default `before-return`.
+   */
+  flush?: 'before-return' | 'deferred';
 }
 
 export interface AppendResult {
@@ -153,6 +160,11 @@ export interface AppendResult {
   state: TranscriptState;
   /** What the append had to repair first: a torn last line dropped, or a complete one terminated. */
   repaired?: 'dropped-torn-line' | 'terminated-last-line';
+  /**
+   * With `flush: 'deferred'`: settles once the entries are durable, rejects when the flush failed
+   * (then nothing after them may be acknowledged). Absent: durable already.
+   */
+  durable?: Promise<void>;
 }
 
 /** What one bounded look at the end of a transcript shows about its last assistant message. */
@@ -326,6 +338,15 @@ export interface FenceCallOptions {
   signal?: AbortSignal;
 }
 
+export interface FenceAppendOptions extends FenceCallOptions {
+  /**
+   * `deferred`: the write's flush runs on after `append` resolves, so the fence can be released
+   * meanwhile (see `AppendOptions.flush`); the result's `durable` settles with it, and the fence's
+   * next write waits for it (and fails if it failed). Default `before-return`.
+   */
+  flush?: 'before-return' | 'deferred';
+}
+
 /**
  * One turn's hold on a session, over any `SessionStorage`: the lease is let go around each model
  * call, and every change made meanwhile by anyone but this fence is noticed on the way back.
@@ -353,7 +374,7 @@ export interface SessionFence {
    * An owned write (reply, tool results, a message queued while the turn runs). While released
    * it takes a lease just for the write. Checks and writes atomically, then advances the state.
    */
-  append(entries: readonly TranscriptEntry[], options?: FenceCallOptions): Promise<AppendResult>;
+  append(entries: readonly TranscriptEntry[], options?: FenceAppendOptions): Promise<AppendResult>;
   /** Checks the state without changing the lease (phase `fence_check`). */
   check(options?: FenceCallOptions): Promise<void>;
   /** Turn end: checks (phase `cleanup`) and lets go. A takeover already reported is not thrown again. */

@@ -1,0 +1,267 @@
+/**
+ * DESIGN.md "Durable before acknowledged": a turn's user message is written before its model call
+ * and flushed while the call runs; nothing about the turn reaches any client before that flush is
+ * done; if it fails, the turn ends with a storage error and no reply. Each case runs the real
+ * orchestrator in a child process (`fixtures/durable-turns.mjs`) that prints what an observer is
+ * told, as it is told; the file store's fsync is failed or held at the process's `fs` (a preload,
+ * `fixtures/hold-fsync.cjs`), and the child is killed with SIGKILL mid-turn.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createOrchestrator } from '@keel/orchestrator';
+import { useTestDatabase } from '@keel/postgres-test-server';
+import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
+import type { SessionStorage, TranscriptEntry, TurnEvent, TurnOutcome } from '@keel/spec';
+import { createMockProvider, type MockProvider } from '@keel/testing';
+import { createTransport } from '@keel/transport';
+import { describe, expect, it } from 'vitest';
+import { transcriptReader } from './support/postgres-sessions';
+import { waitUntil } from './support/wait-until';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/durable-turns.mjs', import.meta.url));
+const HOLD_FSYNC = fileURLToPath(new URL('./fixtures/hold-fsync.cjs', import.meta.url));
+const TIMEOUT = 120_000;
+const MODEL = 'durable-model';
+
+interface Told {
+  events: TurnEvent[];
+  outcomes: TurnOutcome[];
+  lines: string[];
+  exited: Promise<number | null>;
+  kill(): void;
+}
+
+/** Starts the fixture; `told` collects what its observer printed, line by line. */
+function startTurns(options: {
+  mock: MockProvider;
+  turns: Array<{ text: string; clientMessageId: string }>;
+  sessionsDir?: string;
+  databaseUrl?: string;
+  fsync?: { mode: 'fail' | 'hold'; after: number };
+}): Told {
+  const child = spawn(
+    process.execPath,
+    [...(options.fsync === undefined ? [] : ['--require', HOLD_FSYNC]), FIXTURE],
+    {
+      env: {
+        ...process.env,
+        MOCK_URL: options.mock.anthropicBaseUrl,
+        SESSION_ID: 'durable',
+        TURNS: JSON.stringify(options.turns),
+        ...(options.sessionsDir === undefined ? {} : { SESSIONS_DIR: options.sessionsDir }),
+        ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+        ...(options.fsync === undefined
+          ? {}
+          : {
+              KEEL_FSYNC_MODE: options.fsync.mode,
+              KEEL_FSYNC_AFTER: String(options.fsync.after),
+            }),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const told: Told = {
+    events: [],
+    outcomes: [],
+    lines: [],
+    exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
+    kill: () => child.kill('SIGKILL'),
+  };
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    told.lines.push(line);
+    if (line.startsWith('EVENT ')) told.events.push(JSON.parse(line.slice(6)) as TurnEvent);
+    if (line.startsWith('OUTCOME ')) told.outcomes.push(JSON.parse(line.slice(8)) as TurnOutcome);
+  });
+  return told;
+}
+
+/** A fresh orchestrator on the same storage, as a restarted gateway would run. */
+function restarted(storage: SessionStorage, mock: MockProvider) {
+  return createOrchestrator({
+    storage,
+    fences: (sessionId) => createSessionFence({ storage, sessionId }),
+    providers: [{ id: 'anthropic', profiles: [{ id: 'main' }] }],
+    models: { primary: `anthropic/${MODEL}` },
+    router: {
+      connect: ({ model }) =>
+        createTransport({
+          api: 'anthropic-messages',
+          baseUrl: mock.anthropicBaseUrl,
+          apiKey: 'k',
+          model,
+        }),
+    },
+  });
+}
+
+const userMessages = (entries: readonly TranscriptEntry[], clientMessageId: string) =>
+  entries.filter(
+    (entry) =>
+      entry.type === 'message' &&
+      entry.role === 'user' &&
+      entry.clientMessageId === clientMessageId,
+  );
+
+/** Everything the client was told about a turn: its events and outcome, by client message id. */
+function toldAbout(told: Told, clientMessageId: string) {
+  const turnIds = new Set(
+    told.events
+      .filter((event) => event.type === 'turn-start' && event.clientMessageId === clientMessageId)
+      .map((event) => event.turnId),
+  );
+  return {
+    started: turnIds.size > 0,
+    events: told.events.filter((event) => turnIds.has(event.turnId)),
+    outcome: told.outcomes.find((outcome) => outcome.clientMessageId === clientMessageId),
+  };
+}
+
+describe('the file store', () => {
+  it(
+    'a failed overlapped fsync ends the turn with a storage error and sends no reply',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'keel-durable-'));
+      const mock = await createMockProvider({ defaultReply: () => 'A reply nobody may see.' });
+      try {
+        // The first transcript fsync is the turn's own message (the file's creation).
+        const told = startTurns({
+          mock,
+          sessionsDir: dir,
+          turns: [{ text: 'hello', clientMessageId: 'c-1' }],
+          fsync: { mode: 'fail', after: 0 },
+        });
+        expect(await told.exited).toBe(0);
+        expect(told.lines).toContain('FSYNC-FAILED');
+        const about = toldAbout(told, 'c-1');
+        expect(about.outcome).toMatchObject({ kind: 'error', errorKind: 'storage' });
+        expect(about.outcome?.text).not.toContain('A reply nobody may see.');
+        // Told the turn started and ended, nothing in between: no attempt, no model event.
+        expect(about.events.map((event) => event.type)).toEqual(['turn-start', 'turn-end']);
+        expect(told.lines.join('\n')).not.toContain('A reply nobody may see.');
+        // No reply in the transcript either.
+        const stored = await createTranscriptStore({ sessionsDir: dir }).read('durable');
+        expect(
+          stored.entries.filter((entry) => entry.type === 'message' && entry.role === 'assistant'),
+        ).toEqual([]);
+      } finally {
+        await mock.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'kill -9 between the write and the fsync: the model was called meanwhile, the client was told nothing, and nothing it was told is lost',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'keel-durable-'));
+      const mock = await createMockProvider({ defaultReply: () => 'Answered.' });
+      try {
+        // Turn 1 makes two transcript fsyncs (its message, its reply); turn 2's message hangs.
+        const told = startTurns({
+          mock,
+          sessionsDir: dir,
+          turns: [
+            { text: 'first', clientMessageId: 'c-1' },
+            { text: 'second', clientMessageId: 'c-2' },
+          ],
+          fsync: { mode: 'hold', after: 2 },
+        });
+        await waitUntil(
+          'turn 2 asked the model while its message was being flushed',
+          () => told.lines.includes('FSYNC-HELD') && mock.requests.length === 2,
+        );
+        // Give a leaked event time to reach the pipe before the kill.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        told.kill();
+        await told.exited;
+
+        expect(toldAbout(told, 'c-1').outcome).toMatchObject({ kind: 'reply', text: 'Answered.' });
+        const second = toldAbout(told, 'c-2');
+        expect(second.started).toBe(false);
+        expect(second.outcome).toBeUndefined();
+
+        // What the client was told (turn 1) is stored; turn 2's retry is answered, stored once.
+        const storage = createTranscriptStore({ sessionsDir: dir });
+        const before = await storage.read('durable');
+        expect(userMessages(before.entries, 'c-1')).toHaveLength(1);
+        const orchestrator = restarted(storage, mock);
+        const retry = await orchestrator.runTurn({
+          sessionId: 'durable',
+          input: 'second',
+          clientMessageId: 'c-2',
+        });
+        expect(retry).toMatchObject({ kind: 'reply', text: 'Answered.' });
+        await orchestrator.shutdown({ graceMs: 0 });
+        const after = await storage.read('durable');
+        expect(userMessages(after.entries, 'c-1')).toHaveLength(1);
+        expect(userMessages(after.entries, 'c-2')).toHaveLength(1);
+      } finally {
+        await mock.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    TIMEOUT,
+  );
+});
+
+describe('PostgreSQL', () => {
+  const database = useTestDatabase();
+
+  it(
+    'kill -9 mid-turn: every message the client was told about is stored; the retry is answered once',
+    async () => {
+      const mock = await createMockProvider({
+        script: [
+          { behavior: { type: 'ok', text: 'Answered.' }, match: { model: MODEL }, times: 1 },
+          { behavior: { type: 'hang' }, match: { model: MODEL }, times: 1 },
+          { behavior: { type: 'ok', text: 'Answered.' }, match: { model: MODEL }, times: 10 },
+        ],
+      });
+      const reader = transcriptReader(database);
+      try {
+        const told = startTurns({
+          mock,
+          databaseUrl: database.url,
+          turns: [
+            { text: 'first', clientMessageId: 'p-1' },
+            { text: 'second', clientMessageId: 'p-2' },
+          ],
+        });
+        await waitUntil('turn 2 is in its model call', () => mock.requests.length === 2);
+        await waitUntil('the client was told turn 2 started', () => toldAbout(told, 'p-2').started);
+        told.kill();
+        await told.exited;
+
+        const stored = (await reader.read('durable')).entries;
+        expect(toldAbout(told, 'p-1').outcome).toMatchObject({ kind: 'reply' });
+        expect(userMessages(stored, 'p-1')).toHaveLength(1);
+        // Told that turn 2 started, about its message: that message is stored.
+        const started = toldAbout(told, 'p-2').events.find((event) => event.type === 'turn-start');
+        expect(started).toBeDefined();
+        const p2 = userMessages(stored, 'p-2');
+        expect(p2).toHaveLength(1);
+        expect(started).toMatchObject({ messageId: (p2[0] as { messageId: string }).messageId });
+
+        // The retry, once the killed turn's lease has expired, is answered; p-2 is stored once.
+        const orchestrator = restarted(reader, mock);
+        const retry = await orchestrator.runTurn({
+          sessionId: 'durable',
+          input: 'second',
+          clientMessageId: 'p-2',
+        });
+        expect(retry).toMatchObject({ kind: 'reply', text: 'Answered.' });
+        await orchestrator.shutdown({ graceMs: 0 });
+        expect(userMessages((await reader.read('durable')).entries, 'p-2')).toHaveLength(1);
+      } finally {
+        await reader.close();
+        await mock.close();
+      }
+    },
+    TIMEOUT,
+  );
+});
