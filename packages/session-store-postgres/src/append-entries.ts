@@ -28,7 +28,7 @@ import {
 } from './transcript-state';
 
 /** One entry as it is stored: its JSON text, digest, size as a JSONL line, and what it is. */
-interface PreparedEntry {
+export interface PreparedEntry {
   text: string;
   digest: string;
   bytes: number;
@@ -80,7 +80,7 @@ export async function appendEntries(
   }
 }
 
-interface WriteJob {
+export interface WriteJob {
   sessionId: string;
   prepared: PreparedEntry[];
   lease: SessionLease | undefined;
@@ -88,7 +88,7 @@ interface WriteJob {
   signal: AbortSignal | undefined;
 }
 
-async function writeChecked(
+export async function writeChecked(
   client: PostgresClient,
   context: StoreContext,
   job: WriteJob,
@@ -186,7 +186,7 @@ async function insertEntries(
 }
 
 /** Each entry checked as a current-format entry and serialised; the first bad one refuses the batch. */
-function prepareEntries(entries: readonly TranscriptEntry[]): PreparedEntry[] {
+export function prepareEntries(entries: readonly TranscriptEntry[]): PreparedEntry[] {
   if (!Array.isArray(entries)) {
     throw new InvalidTranscriptEntryError({ index: 0, detail: 'entries is not an array' });
   }
