@@ -93,7 +93,7 @@ await rm(root, { recursive: true, force: true });
 await publish({
   order: 20.2,
   title: 'Issue 20: group commit',
-  method: `${MESSAGES} user messages to one session, counted in writes to the file store (fsync on: each append is one write and one fsync). Through one session fence: the ${MESSAGES} appends one after another, then all at once (group commit: appends called while a write is under way share the next one). Through the orchestrator: ${MESSAGES} concurrent \`runTurn\` calls on one session against the in-process mock provider (50 ms per answer), with \`queueMode\` \`steer\` (messages arriving during a turn are folded into its next model call) and \`followup\` (each message is answered by its own turn, one after another).`,
+  method: `${MESSAGES} user messages to one session, counted in writes to the file store (fsync on: each append is one write and one fsync). Through one session fence: the ${MESSAGES} appends one after another, then all at once (group commit: appends called while a write is under way share the next one). Through the orchestrator: ${MESSAGES} concurrent \`runTurn\` calls on one session against the in-process mock provider (50 ms per answer), with \`queueMode\` \`steer\` (messages that arrive while the session's next turn has not written its own message yet are written with it, in one append, and folded into its first model call; messages arriving later in the turn are folded into its next one) and \`followup\` (each message is answered by its own turn, one after another).`,
   baseline: 'the same appends made one after another.',
   tables: [
     {
@@ -120,14 +120,14 @@ await publish({
       goal: '≤ 16 fsyncs',
       measured: `${steer}`,
       met: steer <= 16,
-      why: "messages that arrive before the session's first turn holds its fence each wait for a turn of their own, as in `followup` (only a message arriving while a turn runs is folded in): folding the waiting messages into the turn that starts is the change that would meet it",
+      why: 'every message but the first waits for the turn the first one starts and is written with its message: one append for all the messages and the turn start, one for the reply and the turn end',
     },
     {
       name: `${MESSAGES} concurrent messages to one session, \`followup\``,
       goal: '≤ 16 fsyncs',
       measured: `${followup}`,
       met: followup <= 16,
-      why: 'each message gets its own turn, and a turn makes its own durable writes before its answer is sent (its start, then its reply with its end): two or more fsyncs per message that no batching can share without answering a message before its reply is durable; `steer` is the mode that answers many concurrent messages with one turn',
+      why: "each message gets its own turn, one after another (each turn's model call sees the replies before it), and each turn writes twice: its start before its model call (with the message, for a new one) and its reply with its end, durable before the answer. Writing the waiting messages together as they arrive saves nothing here (each turn still writes its start, then its reply: 128 either way). The floor without holding answers back is one fsync per message (65: a turn's start riding on the reply write before it), since every reply is produced at its own time and must be durable before it is sent; ≤ 16 needs each answer held until a later turn's write flushes it (a write-now, flush-shared-later append the storage port does not have) — up to three more model calls of delay per answer. `steer` is the mode that answers many concurrent messages with few writes",
     },
   ],
   notes: [],
