@@ -38,7 +38,7 @@ describe('the root README', () => {
     const [first] = codeBlocks(rootReadme, 'sh');
     expect(rootReadme.startsWith('# Keel\n\n```sh\n')).toBe(true);
     expect(first?.trim().split('\n')).toEqual([
-      expect.stringMatching(/pnpm build:gateway && pnpm start +# the gateway/),
+      expect.stringMatching(/pnpm setup:gateway && pnpm start +# the gateway/),
       expect.stringMatching(/pnpm check +# install everything and run every test$/),
     ]);
   });

@@ -2,12 +2,12 @@
 // `pnpm build:gateway`: builds the reference gateway and the workspace packages it runs on.
 //
 // After a full `pnpm install` (turbo is there) it is `turbo run build --filter=@keel/gateway...`,
-// type declarations included. After `pnpm install:gateway` (the README's first command: the
-// gateway's production dependencies only — no turbo, tsup or TypeScript, whose downloads took most
-// of the first minutes) it builds the same JavaScript from every package's own tsup configs with
-// esbuild alone, in one process, without type declarations: those serve a program compiling
-// against the packages, not a gateway serving requests. A config option this build does not
-// know stops it with the option's name, so the two builds cannot drift apart silently.
+// type declarations included. In `pnpm setup:gateway` (the README's first command), after an
+// install of the gateway's production dependencies only — no turbo, tsup or TypeScript, whose
+// downloads took most of the first minutes — it builds the same JavaScript from every package's
+// own tsup configs with esbuild alone, in one process, without type declarations: those serve a
+// program compiling against the packages, not a gateway serving requests. A config option this
+// build does not know stops it with the option's name, so the two builds cannot drift apart.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
