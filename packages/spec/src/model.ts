@@ -26,6 +26,12 @@ export interface ModelRequest {
    * rather than ignore it.
    */
   responseFormat?: ResponseFormat;
+  /**
+   * How the caller takes the answer. `whole` (a client that asked for no stream): a port may make
+   * one non-streamed call and emit the same events once the answer is complete; the call is then
+   * bounded by its whole-attempt `timeoutMs`, not by first-token or stall clocks. Default `stream`.
+   */
+  delivery?: 'stream' | 'whole';
 }
 
 /** `auto`: the model decides; `none`: no tool; `required`: some tool; `tool`: that one. */

@@ -1,6 +1,12 @@
-import type { AnthropicMessagesBody } from './anthropic-messages-body';
+import type { AnthropicMessagesBody, AnthropicMessagesWholeBody } from './anthropic-messages-body';
+import type { AnthropicMessage } from './from-anthropic-message';
 import type { AnthropicMessagesEvent } from './from-anthropic-messages-stream';
-import type { SdkClientOptions, SdkRequestOptions, StreamingCall } from './streaming-call';
+import type {
+  SdkClientOptions,
+  SdkRequestOptions,
+  StreamingCall,
+  WholeCall,
+} from './streaming-call';
 
 /** What `@keel/transport` uses of an `@anthropic-ai/sdk` client (an `Anthropic` instance fits). */
 export interface AnthropicClientLike {
@@ -11,6 +17,10 @@ export interface AnthropicClientLike {
       body: AnthropicMessagesBody,
       options?: SdkRequestOptions,
     ): StreamingCall<AnthropicMessagesEvent>;
+    create(
+      body: AnthropicMessagesWholeBody,
+      options?: SdkRequestOptions,
+    ): WholeCall<AnthropicMessage>;
   };
 }
 

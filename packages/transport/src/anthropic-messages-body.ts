@@ -40,3 +40,6 @@ export interface AnthropicMessagesBody {
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
 }
+
+/** The same body for one non-streamed call (`stream: false`). */
+export type AnthropicMessagesWholeBody = Omit<AnthropicMessagesBody, 'stream'> & { stream: false };

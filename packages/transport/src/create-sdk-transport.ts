@@ -32,6 +32,8 @@ export interface OpenStreamContext {
   signal: AbortSignal;
   /** Forward to the SDK as the request's `maxRetries`. */
   maxRetries: number;
+  /** The whole attempt's timeout (the transport's own clock enforces it), when there is one. */
+  timeoutMs: number | undefined;
 }
 
 export interface OpenedStream<Chunk> {
@@ -55,6 +57,11 @@ export interface SdkTransportSpec<Chunk> {
   hooks: TransportHooks | undefined;
   defaults: CallDefaults;
   open(request: ModelRequest, context: OpenStreamContext): Promise<OpenedStream<Chunk>>;
+  /**
+   * One non-streamed call, its answer read as the chunks a stream of it would have sent (so
+   * `decode` reads both alike). Used for a request with `delivery: 'whole'` when present.
+   */
+  openWhole?(request: ModelRequest, context: OpenStreamContext): Promise<OpenedStream<Chunk>>;
   decode(chunks: AsyncIterable<Chunk>): AsyncIterable<ModelEvent>;
   /**
    * Whether a chunk carries model output (text, tool-call arguments, the end), so the
@@ -139,11 +146,19 @@ export function createSdkTransport<Chunk>(spec: SdkTransportSpec<Chunk>): Transp
       url: spec.url,
       attemptId: randomUUID(),
     };
+    // A whole answer has no first token or gap to time: only the whole call is.
+    const open = request.delivery === 'whole' ? (spec.openWhole ?? spec.open) : spec.open;
+    const streamed = open === spec.open;
+    const timeoutMs = options.timeoutMs ?? spec.defaults.timeoutMs;
     const watchdog = createAttemptWatchdog({
       signal: options.signal,
-      timeoutMs: options.timeoutMs ?? spec.defaults.timeoutMs,
-      firstTokenTimeoutMs: options.firstTokenTimeoutMs ?? spec.defaults.firstTokenTimeoutMs,
-      stallTimeoutMs: options.stallTimeoutMs ?? spec.defaults.stallTimeoutMs,
+      timeoutMs,
+      ...(streamed
+        ? {
+            firstTokenTimeoutMs: options.firstTokenTimeoutMs ?? spec.defaults.firstTokenTimeoutMs,
+            stallTimeoutMs: options.stallTimeoutMs ?? spec.defaults.stallTimeoutMs,
+          }
+        : {}),
     });
     const started = performance.now();
     const elapsedMs = () => Math.round(performance.now() - started);
@@ -151,10 +166,11 @@ export function createSdkTransport<Chunk>(spec: SdkTransportSpec<Chunk>): Transp
     let completed = false;
     callHook(spec.hooks?.onRequestStart, () => ({ ...info }));
     try {
-      const opened = await spec.open(request, {
+      const opened = await open(request, {
         model: info.model,
         signal: watchdog.signal,
         maxRetries: options.maxRetries ?? spec.defaults.maxRetries ?? DEFAULT_MAX_RETRIES,
+        timeoutMs,
       });
       status = opened.status;
       let first = true;

@@ -2,7 +2,7 @@ import type { FinishReason, ModelEvent } from '@keel/spec';
 import { parseToolInput } from './parse-tool-input';
 import { IncompleteStreamError, MalformedResponseError } from './transport-error';
 
-interface AnthropicUsage {
+export interface AnthropicUsage {
   input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;

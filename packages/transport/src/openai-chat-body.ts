@@ -59,3 +59,8 @@ export interface OpenAIChatBody {
   tool_choice?: OpenAIChatToolChoice;
   response_format?: OpenAIChatResponseFormat;
 }
+
+/** The same body for one non-streamed call (`stream: false`, no `stream_options`). */
+export type OpenAIChatWholeBody = Omit<OpenAIChatBody, 'stream' | 'stream_options'> & {
+  stream: false;
+};

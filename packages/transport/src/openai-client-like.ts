@@ -1,8 +1,14 @@
+import type { OpenAIChatCompletion } from './from-openai-chat-completion';
 import type { OpenAIChatChunk } from './from-openai-chat-stream';
 import type { OpenAIResponsesEvent, ResponsesStreamFailure } from './from-openai-responses-stream';
-import type { OpenAIChatBody } from './openai-chat-body';
+import type { OpenAIChatBody, OpenAIChatWholeBody } from './openai-chat-body';
 import type { OpenAIResponsesBody } from './openai-responses-body';
-import type { SdkClientOptions, SdkRequestOptions, StreamingCall } from './streaming-call';
+import type {
+  SdkClientOptions,
+  SdkRequestOptions,
+  StreamingCall,
+  WholeCall,
+} from './streaming-call';
 
 /** What `@keel/transport` uses of an `openai` client (an `OpenAI` instance fits). */
 export interface OpenAIClientLike {
@@ -11,6 +17,10 @@ export interface OpenAIClientLike {
   readonly chat: {
     readonly completions: {
       create(body: OpenAIChatBody, options?: SdkRequestOptions): StreamingCall<OpenAIChatChunk>;
+      create(
+        body: OpenAIChatWholeBody,
+        options?: SdkRequestOptions,
+      ): WholeCall<OpenAIChatCompletion>;
     };
   };
   readonly responses: {

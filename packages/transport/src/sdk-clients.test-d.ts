@@ -7,13 +7,17 @@
 import type * as AnthropicModule from '@anthropic-ai/sdk';
 import type { Anthropic } from '@anthropic-ai/sdk';
 import type {
+  Message,
+  MessageCreateParamsNonStreaming,
   MessageCreateParamsStreaming,
   RawMessageStreamEvent,
 } from '@anthropic-ai/sdk/resources/messages';
 import type * as OpenAIModule from 'openai';
 import type { OpenAI } from 'openai';
 import type {
+  ChatCompletion,
   ChatCompletionChunk,
+  ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
 } from 'openai/resources/chat/completions';
 import type {
@@ -23,7 +27,9 @@ import type {
 import type * as OpenAI7Module from 'openai7';
 import type { OpenAI as OpenAI7 } from 'openai7';
 import type {
+  ChatCompletion as ChatCompletion7,
   ChatCompletionChunk as ChatCompletionChunk7,
+  ChatCompletionCreateParamsNonStreaming as ChatCompletionCreateParamsNonStreaming7,
   ChatCompletionCreateParamsStreaming as ChatCompletionCreateParamsStreaming7,
 } from 'openai7/resources/chat/completions';
 import type {
@@ -31,11 +37,13 @@ import type {
   ResponseStreamEvent as ResponseStreamEvent7,
 } from 'openai7/resources/responses/responses';
 import type { AnthropicClientLike, AnthropicSdk } from './anthropic-client-like';
-import type { AnthropicMessagesBody } from './anthropic-messages-body';
+import type { AnthropicMessagesBody, AnthropicMessagesWholeBody } from './anthropic-messages-body';
+import type { AnthropicMessage } from './from-anthropic-message';
 import type { AnthropicMessagesEvent } from './from-anthropic-messages-stream';
+import type { OpenAIChatCompletion } from './from-openai-chat-completion';
 import type { OpenAIChatChunk } from './from-openai-chat-stream';
 import type { OpenAIResponsesEvent } from './from-openai-responses-stream';
-import type { OpenAIChatBody } from './openai-chat-body';
+import type { OpenAIChatBody, OpenAIChatWholeBody } from './openai-chat-body';
 import type { OpenAIClientLike, OpenAISdk } from './openai-client-like';
 import type { OpenAIResponsesBody } from './openai-responses-body';
 
@@ -112,4 +120,35 @@ export function chatChunkIsReadable7(chunk: ChatCompletionChunk7): OpenAIChatChu
 
 export function responsesEventIsReadable7(event: ResponseStreamEvent7): OpenAIResponsesEvent {
   return event;
+}
+
+// `delivery: 'whole'`: the non-streamed bodies are bodies the SDKs accept, their answers readable.
+export function chatWholeBodyIsANonStreamingChatBody(
+  body: OpenAIChatWholeBody,
+): ChatCompletionCreateParamsNonStreaming {
+  return body;
+}
+
+export function chatWholeBodyIsANonStreamingChatBody7(
+  body: OpenAIChatWholeBody,
+): ChatCompletionCreateParamsNonStreaming7 {
+  return body;
+}
+
+export function messagesWholeBodyIsANonStreamingMessagesBody(
+  body: AnthropicMessagesWholeBody,
+): MessageCreateParamsNonStreaming {
+  return body;
+}
+
+export function chatCompletionIsReadable(completion: ChatCompletion): OpenAIChatCompletion {
+  return completion;
+}
+
+export function chatCompletionIsReadable7(completion: ChatCompletion7): OpenAIChatCompletion {
+  return completion;
+}
+
+export function messageIsReadable(message: Message): AnthropicMessage {
+  return message;
 }

@@ -8,11 +8,18 @@
 export interface SdkRequestOptions {
   signal?: AbortSignal;
   maxRetries?: number;
+  /** The SDK's own request timeout in ms. */
+  timeout?: number;
 }
 
 /** What a streaming `create(...)` call returns (the SDKs' `APIPromise<Stream<Chunk>>` fits). */
 export interface StreamingCall<Chunk> {
   withResponse(): Promise<{ data: AsyncIterable<Chunk>; response: { status: number } }>;
+}
+
+/** What a non-streamed `create(...)` call returns (the SDKs' `APIPromise<Answer>` fits). */
+export interface WholeCall<Answer> {
+  withResponse(): Promise<{ data: Answer; response: { status: number } }>;
 }
 
 /** The constructor options the transport passes when it builds a client itself. */

@@ -58,7 +58,8 @@ export async function answerMessages(
     context.call({
       wire: 'anthropic',
       route,
-      request: callRequest,
+      // A client that asked for no stream: the upstream call need not stream either.
+      request: body.stream === true ? callRequest : { ...callRequest, delivery: 'whole' },
       signal: controller.signal,
       key: clientOf(request)?.keyId,
       ...(live === undefined ? {} : { onEvent: (event) => live.onEvent(event) }),

@@ -59,18 +59,22 @@ export function registerChatCompletionsRoute(app: FastifyInstance, context: Comp
       if (!translated.ok) return badRequest(reply, translated.message, translated.param);
       const hint = hintFor(translated.request);
 
+      const streamed = body.stream === true;
+      // A client that asked for no stream: the upstream call need not stream either.
+      const callRequest = streamed
+        ? translated.request
+        : { ...translated.request, delivery: 'whole' as const };
       const run: RunChatCall = ({ onEvent, signal }) =>
         context.call({
           wire: 'openai',
           route,
-          request: translated.request,
+          request: callRequest,
           signal,
           key: clientOf(request)?.keyId,
           ...(onEvent === undefined ? {} : { onEvent }),
         });
       const includeUsage = body.stream_options?.include_usage === true;
       const idempotencyKey = idempotencyKeyOf('openai', request.headers);
-      const streamed = body.stream === true;
 
       // A repeat of a known key joins (or replays) the first answer, rendered for its own flag.
       let runOnce = run;
