@@ -64,10 +64,18 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   // The flush of the last deferred append, while it may still run: the next write waits for it
   // and fails with its error (nothing written after an entry may be durable before it is).
   let flushing: Promise<void> | undefined;
+  // The last step under the held lease was an owned write, which checked the lease and the state
+  // in one step with it: the transcript is `expected` as of that write, nothing to check again.
+  let checkedByWrite = false;
 
-  function serial<T>(task: () => Promise<T>): Promise<T> {
+  /** Runs `task` after every earlier step; it learns whether the step before was an owned write. */
+  function serial<T>(task: (afterOwnWrite: boolean) => Promise<T>): Promise<T> {
     openBatch = undefined;
-    const result = queue.then(task);
+    const result = queue.then(() => {
+      const afterOwnWrite = checkedByWrite;
+      checkedByWrite = false;
+      return task(afterOwnWrite);
+    });
     queue = result.catch(() => undefined);
     return result;
   }
@@ -102,6 +110,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
           );
           expected = result.state;
           if (result.durable !== undefined) flushing = result.durable;
+          checkedByWrite = !temporary;
           return result;
         } catch (error) {
           // Queued messages written meanwhile: adopted under this lease, then the write again.
@@ -247,11 +256,13 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     },
 
     release(callOptions = {}) {
-      return serial(async () => {
+      return serial(async (afterOwnWrite) => {
         assertStatus(['held'], 'release');
         // A passing check means the transcript is exactly `expected`; it is kept as is. Reading
         // the state again here would absorb a write that slipped in between check and read.
-        await verify('fence_check', callOptions.signal);
+        // Right after an owned write there is nothing to check: the write was the check, and a
+        // write that lands after it is noticed at `reacquire`.
+        if (!afterOwnWrite) await verify('fence_check', callOptions.signal);
         await letGo();
         status = 'released';
       });
