@@ -17,7 +17,8 @@ export type ClaimedTurn =
  * Claims the session's turn for `turn`; while another gateway holds it, writes the message there
  * as queued (unless the transcript holds it already: a repeat, or a message written before) and
  * waits for the turn end that answers it, reading the transcript again when the store announces a
- * change of the session (`waitForChange`) and at least every `pollMs`.
+ * change of the session (`waitForChange`, listened to before each look) and at least every
+ * `pollMs`.
  */
 export async function claimTurn(
   runtime: TurnRuntime,
@@ -69,42 +70,73 @@ async function answeredElsewhere(
     const { entries } = await runtime.storage.read(sessionId, { signal });
     message = transcriptFacts(entries).byClientMessageId.get(input.clientMessageId);
   }
+  let queued: MessageEntry | undefined;
   if (message === undefined && input.type === 'new') {
-    const queued = runtime.entries.message({
+    // Queued at another gateway meanwhile (a retry), it is not written twice: the first look
+    // finds that copy to wait for.
+    queued = runtime.entries.message({
       id: turn.messageId,
       role: 'user',
       content: input.content,
       ...(input.clientMessageId === undefined ? {} : { clientMessageId: input.clientMessageId }),
     });
     await claims.turnClaims.appendQueued(sessionId, [queued], { signal });
-    message = queued;
-    if (queued.clientMessageId !== undefined) {
-      // Queued at another gateway meanwhile (a retry), it was not written twice: wait for that copy.
-      const { entries } = await runtime.storage.read(sessionId, { signal });
-      message = transcriptFacts(entries).byClientMessageId.get(queued.clientMessageId) ?? queued;
-    }
   }
-  if (message === undefined) throw new Error('a turn needs a message');
-  turn.messageId = message.messageId;
-  turn.clientMessageId = message.clientMessageId;
   for (;;) {
-    const { entries } = await runtime.storage.read(sessionId, { signal });
-    const answer = transcriptFacts(entries).answers.get(message.messageId);
-    if (answer !== undefined) {
-      return { type: 'answered', outcome: storedOutcome(message, answer, entries) };
+    // Listening before looking: a change announced while this gateway looks is not missed.
+    const change = nextChange(claims, sessionId, signal);
+    try {
+      const { entries } = await runtime.storage.read(sessionId, { signal });
+      const facts = transcriptFacts(entries);
+      if (message === undefined) {
+        const clientMessageId = queued?.clientMessageId;
+        message =
+          (clientMessageId === undefined
+            ? undefined
+            : facts.byClientMessageId.get(clientMessageId)) ?? queued;
+        if (message === undefined) throw new Error('a turn needs a message');
+        turn.messageId = message.messageId;
+        turn.clientMessageId = message.clientMessageId;
+      }
+      const answer = facts.answers.get(message.messageId);
+      if (answer !== undefined) {
+        return { type: 'answered', outcome: storedOutcome(message, answer, entries) };
+      }
+      if ((await claims.turnClaims.currentTurn(sessionId, { signal })) === undefined) {
+        return { type: 'free', message };
+      }
+      await change.next;
+    } finally {
+      change.stop();
     }
-    if ((await claims.turnClaims.currentTurn(sessionId, { signal })) === undefined) {
-      return { type: 'free', message };
-    }
-    await nextLook(claims, sessionId, signal);
   }
 }
 
-/** Until the store announces a change of the session, or `pollMs` at most. */
-async function nextLook(claims: ClaimSettings, sessionId: string, signal: AbortSignal) {
+/**
+ * The next announced change of the session (the store's `waitForChange`), or `pollMs` at most;
+ * `stop` gives up listening.
+ */
+function nextChange(claims: ClaimSettings, sessionId: string, signal: AbortSignal) {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  signal.addEventListener('abort', stop, { once: true });
   const wait = claims.turnClaims.waitForChange?.bind(claims.turnClaims);
-  if (wait === undefined) return pause(claims.pollMs, signal);
-  await wait(sessionId, { timeoutMs: claims.pollMs, signal });
+  const waiting =
+    wait === undefined
+      ? pause(claims.pollMs, controller.signal)
+      : wait(sessionId, { timeoutMs: claims.pollMs, signal: controller.signal });
+  // Given up (`stop`, or the turn's abort, which the next look reports): nothing to wait for.
+  const next = waiting.then(
+    () => undefined,
+    () => undefined,
+  );
+  return {
+    next,
+    stop() {
+      signal.removeEventListener('abort', stop);
+      controller.abort();
+    },
+  };
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
