@@ -4,6 +4,16 @@ import type { LiveTurn, TurnRuntime } from './turn-runtime';
 /** A turn's live state as the session queue starts it; `dispose` lets go of the caller's signal. */
 export type DisposableTurn = LiveTurn & { dispose(): void };
 
+const callers = new WeakMap<LiveTurn, () => void>();
+
+/**
+ * The turn stops following its caller's signal: it now answers other callers' messages too
+ * (`steer`: written with its message), so one caller leaving must not end it for the others.
+ */
+export function detachFromCaller(turn: LiveTurn): void {
+  callers.get(turn)?.();
+}
+
 export function createLiveTurn(
   runtime: TurnRuntime,
   sessionId: string,
@@ -19,7 +29,7 @@ export function createLiveTurn(
   const prepared = new Promise<void>((resolve) => {
     markPrepared = resolve;
   });
-  return {
+  const turn: DisposableTurn = {
     prepared,
     markPrepared: () => markPrepared(),
     sessionId,
@@ -39,4 +49,6 @@ export function createLiveTurn(
       signal?.removeEventListener('abort', onAbort);
     },
   };
+  callers.set(turn, () => signal?.removeEventListener('abort', onAbort));
+  return turn;
 }

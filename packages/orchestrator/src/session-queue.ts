@@ -1,7 +1,7 @@
 import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
 import { adoptingFence } from './adopting-fence';
 import { claimTurn } from './claimed-turn';
-import { createLiveTurn } from './create-live-turn';
+import { createLiveTurn, detachFromCaller } from './create-live-turn';
 import { runTurn, type TurnInput } from './run-turn';
 import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
 import {
@@ -285,6 +285,7 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       const joined = slot.waiting?.join(build, options);
       if (joined === undefined) {
         const waiting = createWaitingMessages((messages, turn) => {
+          detachFromCaller(turn);
           for (const message of messages) announce(turn, message);
         });
         slot.waiting = waiting;

@@ -143,6 +143,35 @@ describe('steer: messages waiting for the session join the turn that starts', ()
     expect(userTexts(await h.entries('s1'))).toEqual(['one', 'two', 'three']);
   });
 
+  it('the first caller leaving mid-turn does not end the turn the others wait on', async () => {
+    const opener = new AbortController();
+    harness = await createHarness({
+      defaultReply: () => 'one answer',
+      overrides: { queueMode: 'steer' },
+      // The first caller leaves as the turn's model request is about to go out.
+      hooks: {
+        beforeModelCall: () => {
+          opener.abort(new Error('the first caller left'));
+          return undefined;
+        },
+      },
+    });
+    const h = harness;
+    const first = h.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'first',
+      signal: opener.signal,
+    });
+    const others = ['second', 'third'].map((input) =>
+      h.orchestrator.runTurn({ sessionId: 's1', input }),
+    );
+    const [two, three] = await Promise.all(others);
+    await first;
+    expect(two).toMatchObject({ kind: 'reply', text: 'one answer' });
+    expect(three).toMatchObject({ kind: 'reply', text: 'one answer', turnId: two!.turnId });
+    expect(h.sent()).toHaveLength(1);
+  });
+
   it('a failed write of the messages ends every caller with the storage error, and no model call', async () => {
     const { h, state } = await countingHarness('steer');
     harness = h;
