@@ -4,6 +4,7 @@ import { createSessionFence } from '@keel/session-fence';
 import type { SessionStorage, ToolRunner, TurnEvent, TurnHooks } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import type { KeelConfig } from '../config/config-schema';
+import { type CompactionUsageTap, createCompactionUsageTap } from '../keys/compaction-usage';
 import { createBudgetMetric } from '../observe/budget-metric';
 import { type CallLog, createCallLog } from '../observe/call-log';
 import { type CallRegistry, createCallRegistry } from '../observe/call-registry';
@@ -43,6 +44,8 @@ export interface GatewayRuntime {
   readonly shared: boolean;
   /** Provider budgets (`budgets`), shared over PostgreSQL. */
   readonly budgets: GatewayBudgets;
+  /** What each compaction's model calls reported, with their session (charged to its key). */
+  readonly compactionUsage: CompactionUsageTap;
   close(): Promise<void>;
 }
 
@@ -86,10 +89,14 @@ export async function createGatewayRuntime(
   const summarizer = parseModelRef(config.compaction.model ?? config.models.primary);
   const summarizerProfile =
     profiles.find((p) => p.id === summarizer.providerId)?.profiles[0]?.id ?? 'default';
+  const compactionUsage = createCompactionUsageTap();
   const compactor = createCompactor({
     registry: plugins.registry,
     providers: config.compaction.providers,
-    model: await router.connect({ ...summarizer, profileId: summarizerProfile }),
+    model: compactionUsage.model(
+      await router.connect({ ...summarizer, profileId: summarizerProfile }),
+      config.compaction.model ?? config.models.primary,
+    ),
     contextWindowTokens: config.compaction.contextWindowTokens,
     reserveTokens: config.compaction.reserveTokens,
     keepRecentTokens: config.compaction.keepRecentTokens,
@@ -158,7 +165,7 @@ export async function createGatewayRuntime(
       fallbacks: config.models.fallbacks,
       settings: orchestratorModelSettings(config),
     },
-    compactor,
+    compactor: compactionUsage.compactor(compactor),
     health,
     ...(budgets.turnBudgets === undefined ? {} : { budgets: budgets.turnBudgets }),
     hooks: [observer, ...plugins.contributions.hooks],
@@ -194,6 +201,7 @@ export async function createGatewayRuntime(
     demo,
     shared: stores.shared,
     budgets,
+    compactionUsage,
     async close() {
       await budgets.close();
       await Promise.allSettled([demo?.close(), stores.close(), mcp.close()]);

@@ -23,10 +23,10 @@ async function keyringWith(limits: Record<string, unknown>, start: string) {
 }
 
 /** A call of `app` that ended having used `tokens` (all input) at a dollar each. */
-function ended(tokens: number): TurnEvent {
+function ended(tokens: number, sessionId = 's'): TurnEvent {
   return {
     type: 'turn-end',
-    sessionId: 's',
+    sessionId,
     outcome: {
       attempts: [
         {
@@ -52,9 +52,9 @@ describe('createKeyring', () => {
 
   it('admits rpm requests in a sliding minute, then says how long until one fits', async () => {
     const { keyring, clock } = await keyringWith({ rpm: 2 }, '2026-01-01T00:00:00Z');
-    expect(await keyring.admit('app', 0)).toEqual({ admitted: true });
+    expect(await keyring.admit('app', 0)).toMatchObject({ admitted: true });
     clock.now += 10_000;
-    expect(await keyring.admit('app', 0)).toEqual({ admitted: true });
+    expect(await keyring.admit('app', 0)).toMatchObject({ admitted: true });
     const refused = await keyring.admit('app', 0);
     expect(refused).toMatchObject({ admitted: false, reason: 'rpm' });
     const wait = (refused as { retryAfterMs: number }).retryAfterMs;
@@ -62,22 +62,64 @@ describe('createKeyring', () => {
     expect(wait).toBeGreaterThanOrEqual(50_000);
     expect(wait).toBeLessThanOrEqual(51_000);
     clock.now += wait;
-    expect(await keyring.admit('app', 0)).toEqual({ admitted: true });
+    expect(await keyring.admit('app', 0)).toMatchObject({ admitted: true });
     expect((await keyring.usage('app'))?.rejected.rpm).toBe(1);
   });
 
   it('reserves the estimate under tpm before a call and corrects it with the reported usage', async () => {
     const { keyring, clock } = await keyringWith({ tpm: 100 }, '2026-01-01T00:00:00Z');
-    expect(await keyring.admit('app', 60)).toEqual({ admitted: true });
+    const first = await keyring.admit('app', 60);
+    expect(first).toMatchObject({ admitted: true, ticket: { keyId: 'app' } });
     // Two estimates of 60 do not fit in 100 while the first call runs.
     expect(await keyring.admit('app', 60)).toMatchObject({ admitted: false, reason: 'tpm' });
-    keyring.observe(ended(20), 'app');
+    keyring.observe(ended(20), 'app', first.admitted ? first.ticket : undefined);
     await new Promise((resolve) => setImmediate(resolve));
     // The call used 20: 60 fit now.
-    expect(await keyring.admit('app', 60)).toEqual({ admitted: true });
+    expect(await keyring.admit('app', 60)).toMatchObject({ admitted: true });
     expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 20 });
     clock.now += 61_000;
     expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 100 });
+  });
+
+  it("corrects each call's own reservation, not the key's oldest", async () => {
+    const { keyring, clock } = await keyringWith({ tpm: 1_000 }, '2026-01-01T00:00:00Z');
+    const ticketOf = async (estimate: number, sessionId?: string) => {
+      const admission = await keyring.admit('app', estimate);
+      if (!admission.admitted || admission.ticket === undefined) throw new Error('not admitted');
+      admission.ticket.sessionId = sessionId;
+      return admission.ticket;
+    };
+    await ticketOf(400, 'session-a');
+    clock.now += 30_000;
+    await ticketOf(400, 'session-b');
+    // Session b's call ends first, having used 100: its own estimate is corrected, matched by
+    // its session, while session a's call still runs.
+    keyring.observe(ended(100, 'session-b'), 'app');
+    await new Promise((resolve) => setImmediate(resolve));
+    // A minute after a's reservation, only b's corrected 100 is left in the window.
+    clock.now += 31_000;
+    expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 900 });
+    // A call named by its ticket (a compatible call: its id is not a session's) is matched by it.
+    const call = await ticketOf(400);
+    await ticketOf(300, 'session-c');
+    keyring.observe(ended(50, 'openai-call-1'), 'app', call);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 1_000 - 100 - 50 - 300 });
+    // An end nothing matches corrects nothing: c keeps its estimate.
+    keyring.observe(ended(1, 'session-z'), 'app');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 550 });
+  });
+
+  it("charges a compaction's model calls to the key, at the summarizer's prices", async () => {
+    const { keyring } = await keyringWith({}, '2026-01-01T00:00:00Z');
+    keyring.chargeCompaction('app', 'demo/m', { inputTokens: 3, outputTokens: 2 });
+    keyring.chargeCompaction('app', 'demo/unpriced', { inputTokens: 10, outputTokens: 1 });
+    keyring.chargeCompaction('stranger', 'demo/m', { inputTokens: 7, outputTokens: 7 });
+    const usage = await keyring.usage('app');
+    expect(usage?.tokens).toEqual({ input: 13, output: 3 });
+    expect(usage?.costUsd).toBe(5);
+    expect(usage?.spend.day.usd).toBe(5);
   });
 
   it('refuses past a daily spend cap until the next UTC day', async () => {

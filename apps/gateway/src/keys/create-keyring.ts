@@ -4,11 +4,11 @@
 import { join } from 'node:path';
 import { type BudgetLedger, type BudgetReservation, createBudgetLedger } from '@keel/orchestrator';
 import { createPostgresBudgetLedger, createPostgresKeyRecords } from '@keel/session-store-postgres';
-import type { TurnEvent } from '@keel/spec';
+import type { TurnEvent, Usage } from '@keel/spec';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { KeelConfig } from '../config/config-schema';
 import { createCredentialLookup } from '../http/check-token';
-import { attemptCost, type PriceBook } from '../observe/cost-of';
+import { attemptCost, costOf, type PriceBook } from '../observe/cost-of';
 import type { KeySpend } from './create-spend-ledger';
 import {
   capReachedIn,
@@ -33,8 +33,19 @@ export interface ClientIdentity {
 export type Rejection = 'rpm' | 'tpm' | 'budget';
 
 export type KeyAdmission =
-  | { admitted: true }
+  | {
+      admitted: true;
+      /** The request's reservation under the key's `rpm`/`tpm`, when the key has them. */
+      ticket?: KeyTicket;
+    }
   | { admitted: false; reason: Rejection; message: string; retryAfterMs?: number };
+
+/** One admitted request's reservation, to be corrected by the usage of its own call. */
+export interface KeyTicket {
+  readonly keyId: string;
+  /** The session the request writes to, when the route names one (a session's message). */
+  sessionId: string | undefined;
+}
 
 /** What `GET /v1/keys/:keyId/usage` answers. */
 export interface KeyUsage {
@@ -68,8 +79,15 @@ export interface Keyring {
    * its `max_tokens`) under its `tpm`, or refuses it (a rate limit or a spend cap).
    */
   admit(keyId: string, estimatedTokens: number): Promise<KeyAdmission>;
-  /** A turn's or call's end: its tokens and cost go to the key it belongs to. */
-  observe(event: TurnEvent, keyId: string | undefined): void;
+  /**
+   * A turn's or call's end: its tokens and cost go to the key it belongs to, and its reported
+   * tokens correct its own request's reservation — `ticket` when the caller knows it (the
+   * request's), else the oldest open one of the event's session. A reservation nothing corrects
+   * keeps its estimate.
+   */
+  observe(event: TurnEvent, keyId: string | undefined, ticket?: KeyTicket): void;
+  /** A compaction model call's usage: its tokens and cost go to the key (tokens at `model`'s prices). */
+  chargeCompaction(keyId: string, model: string, usage: Usage): void;
   usage(keyId: string): Promise<KeyUsage | undefined>;
   /** Writes what is still unsaved. */
   close(): Promise<void>;
@@ -103,8 +121,8 @@ const RESERVATION_TTL_MS = 120_000;
 interface KeyState {
   config: ClientKeyConfig;
   limits: { rpm?: number; tpm?: number };
-  /** Reservations not reconciled yet, oldest first: each call's end corrects the oldest. */
-  reserved: Array<{ reservation: BudgetReservation; at: number }>;
+  /** Reservations not reconciled yet, oldest first: each call's end corrects its own. */
+  reserved: Array<{ ticket: KeyTicket; reservation: BudgetReservation; at: number }>;
   requests: number;
   rejected: Record<Rejection, number>;
   tokens: { input: number; output: number };
@@ -186,6 +204,18 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
     })),
   ]);
 
+  /** Tokens and cost go to the key's usage, spend and metrics. */
+  const charge = (state: KeyState, input: number, output: number, cost: number) => {
+    const keyId = state.config.id;
+    state.tokens.input += input;
+    state.tokens.output += output;
+    state.costUsd += cost;
+    spend.add(keyId, cost);
+    metrics?.tokens.inc({ key: keyId, type: 'input' }, input);
+    metrics?.tokens.inc({ key: keyId, type: 'output' }, output);
+    metrics?.cost.inc({ key: keyId }, cost);
+  };
+
   const reject = (state: KeyState, reason: Rejection, message: string, retryAfterMs?: number) => {
     state.rejected[reason] += 1;
     metrics?.rejections.inc({ key: state.config.id, reason });
@@ -214,6 +244,7 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
           `budget_exceeded: key "${keyId}" reached its spend cap for this ${reached} (${caps?.[reached]} USD)`,
         );
       }
+      let ticket: KeyTicket | undefined;
       if (state.limits.rpm !== undefined || state.limits.tpm !== undefined) {
         const decision = await ledger.reserve(`key:${keyId}`, state.limits, estimatedTokens);
         if (!decision.granted) {
@@ -228,13 +259,14 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
         const at = now();
         // A request that never reached a model (refused later, a repeat) keeps its estimate.
         while ((state.reserved[0]?.at ?? at) < at - RESERVATION_TTL_MS) state.reserved.shift();
-        state.reserved.push({ reservation: decision.reservation, at });
+        ticket = { keyId, sessionId: undefined };
+        state.reserved.push({ ticket, reservation: decision.reservation, at });
       }
       state.requests += 1;
       metrics?.requests.inc({ key: keyId });
-      return { admitted: true };
+      return ticket === undefined ? { admitted: true } : { admitted: true, ticket };
     },
-    observe(event, keyId) {
+    observe(event, keyId, ticket) {
       if (event.type !== 'turn-end' || keyId === undefined) return;
       const state = states.get(keyId);
       if (state === undefined) return;
@@ -247,19 +279,28 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
         output += attempt.usage.outputTokens;
         cost += attemptCost(attempt, prices) ?? 0;
       }
-      state.tokens.input += input;
-      state.tokens.output += output;
-      state.costUsd += cost;
-      const oldest = state.reserved.shift();
-      if (oldest !== undefined) {
-        ledger
-          .reconcile(oldest.reservation, input + output)
-          .catch(options.onSaveError ?? (() => {}));
+      // Its own request's reservation: the one given, else its session's oldest still open.
+      const index = state.reserved.findIndex((open) =>
+        ticket?.keyId === keyId
+          ? open.ticket === ticket
+          : open.ticket.sessionId === event.sessionId,
+      );
+      const [own] = index < 0 ? [] : state.reserved.splice(index, 1);
+      if (own !== undefined) {
+        ledger.reconcile(own.reservation, input + output).catch(onError);
       }
-      spend.add(keyId, cost);
-      metrics?.tokens.inc({ key: keyId, type: 'input' }, input);
-      metrics?.tokens.inc({ key: keyId, type: 'output' }, output);
-      metrics?.cost.inc({ key: keyId }, cost);
+      charge(state, input, output, cost);
+    },
+    chargeCompaction(keyId, model, usage) {
+      const state = states.get(keyId);
+      if (state === undefined) return;
+      const modelPrices = prices.get(model);
+      charge(
+        state,
+        usage.inputTokens,
+        usage.outputTokens,
+        modelPrices === undefined ? 0 : costOf(usage, modelPrices),
+      );
     },
     async usage(keyId) {
       const state = states.get(keyId);
