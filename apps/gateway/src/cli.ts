@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { boundHeap } from './bound-heap';
 import { effectiveModelSettings } from './compose/model-settings';
 import { ProviderSetupError } from './compose/provider-setup-error';
 import { ConfigError } from './config/config-error';
@@ -14,6 +15,9 @@ import { startTracing } from './observe/start-tracing';
 import { warnUnreachableProviders } from './observe/warn-unreachable-providers';
 import { parseCliArguments, USAGE } from './parse-args';
 import { PluginLoadError } from './plugins/plugin-error';
+
+// Before the gateway allocates much: its resident memory follows what it keeps (issue 20).
+boundHeap();
 
 /** Set once the configuration is known: what a start-up failure message must not show. */
 let redact: (text: string) => string = (text) => text;

@@ -176,7 +176,7 @@ export const configSchema = z
     events: z
       .strictObject({
         /** Bytes of recent events kept in all; the least recently active sessions go first. */
-        maxBytes: z.number().int().positive().default(16_777_216),
+        maxBytes: z.number().int().positive().default(4_194_304),
         /** Bytes of recent events kept per session (and per compatible call). */
         perSessionBytes: z.number().int().positive().default(1_048_576),
         /** How long an event is kept; a session idle that long is forgotten. */

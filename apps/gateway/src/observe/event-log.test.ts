@@ -42,6 +42,17 @@ describe('createEventLog bounds', () => {
     expect(log.recent('s3')).toHaveLength(1);
   });
 
+  it('keeps 4 MiB in all by default, however many sessions write', () => {
+    const log = createEventLog();
+    const one = sizeOf(decision('s-00000'));
+    const events = Math.ceil((5 * 1_048_576) / one);
+    for (let index = 0; index < events; index += 1)
+      log.record(decision(`s-${String(index % 5000).padStart(5, '0')}`));
+    expect(log.bytes()).toBeLessThanOrEqual(4 * 1_048_576);
+    // Whole sessions are forgotten: what is left is within one session of the bound.
+    expect(log.bytes()).toBeGreaterThan(4 * 1_048_576 * 0.99);
+  });
+
   it('shares the byte budget between sessions and compatible calls', () => {
     const one = sizeOf(decision('c1'));
     const log = createEventLog({ maxBytes: one * 2, isCall: (id) => id.startsWith('c') });

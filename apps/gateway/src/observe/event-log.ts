@@ -11,7 +11,7 @@ export interface EventLogOptions {
   calls?: number;
   /**
    * Bytes (of the events' JSON) kept in all, sessions and calls together: past it the least
-   * recently active session or call is forgotten first; default 16 MiB.
+   * recently active session or call is forgotten first; default 4 MiB.
    */
   maxBytes?: number;
   /** Bytes kept per session (and per call): past it its oldest events go first; default 1 MiB. */
@@ -101,7 +101,7 @@ export function createEventLog(options: EventLogOptions = {}): EventLog {
   const budget: Budget = {
     bytes: 0,
     order: 0,
-    maxBytes: options.maxBytes ?? 16_777_216,
+    maxBytes: options.maxBytes ?? 4_194_304,
     histories: [],
   };
   const sessions = createHistory(limits, options.sessions ?? 10_000, budget);
