@@ -5,7 +5,7 @@
 // message over HTTP. Prints each run's phases and the spread; exits non-zero when the command
 // fails (it never fails on time: `.ci/run` uses one run as the first command's smoke test).
 //
-//   node tools/first-minute/measure-first-command.mjs [--runs 3]
+//   node tools/first-minute/measure-first-command.mjs [--runs 3] [--repo <a clone to measure>]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +13,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const HERE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LIMIT_MS = 15 * 60_000; // only catches a hang
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '3' }, repo: { type: 'string' } },
+});
 const runs = Number(values.runs);
+const ROOT = values.repo ?? HERE_ROOT;
 
 /** The README's first command, without its comment. */
 function firstCommand(readme) {
