@@ -139,7 +139,9 @@ for (const [name, folder] of runtimeClosure(workspaceFolders())) {
       rmSync(join(folder, config.outDir ?? 'dist'), { recursive: true, force: true });
   }
   builds.push(
-    ...loaded.map((config, index) => build(esbuildOptions(folder, config, configs[index]))),
+    ...loaded.map((config, index) =>
+      build(esbuildOptions(folder, config, join(name, configs[index]))),
+    ),
   );
   process.stdout.write(`${name}: ${configs.join(', ')}\n`);
 }
