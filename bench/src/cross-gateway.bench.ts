@@ -19,6 +19,7 @@ import { pick } from './lib/env';
 import { type KeelGateway, mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
 import { publish } from './lib/result';
 import { ms, quantile } from './lib/stats';
+import { createTurnTrace } from './lib/turn-trace';
 
 const GATEWAYS = 3;
 const SESSIONS = pick(12, 2);
@@ -27,6 +28,8 @@ const ROUNDS = pick(4, 1);
 const BURST = 3;
 const LATENCY_MS = pick(600, 100);
 type Variant = 'spread' | 'pinned';
+/** `CROSS_GATEWAY_TRACE=1`: where each message's time goes (gateway turn logs), printed per variant. */
+const trace = process.env['CROSS_GATEWAY_TRACE'] === '1' ? createTurnTrace() : undefined;
 
 const external = process.env['DATABASE_URL'];
 const server = external ? undefined : await startPostgresServer({ durable: true });
@@ -41,10 +44,15 @@ for (let index = 0; index < GATEWAYS; index += 1) {
     sessionsDir: join(home, 'sessions'),
     providers: [{ id: 'mock', keys: ['sk-1'] }],
     primary: 'mock/cross-model',
-    extra: { storage: { kind: 'postgres', url, gatewayId: `bench-gw-${index}` } },
+    extra: {
+      storage: { kind: 'postgres', url, gatewayId: `bench-gw-${index}` },
+      ...(trace === undefined ? {} : { logging: { level: 'info' } }),
+    },
   });
   // One at a time: the first migrates the schema.
-  gateways.push(await startKeelGateway(config));
+  const gateway = await startKeelGateway(config);
+  trace?.follow(gateway.service, index);
+  gateways.push(gateway);
 }
 
 interface Tally {
@@ -60,20 +68,45 @@ const tallies: Record<Variant, Tally> = {
 };
 
 /** One answer, timed from the request to the JSON answer. */
-async function timed(gateway: KeelGateway, sessionId: string, text: string, id: string) {
+async function timed(
+  variant: Variant,
+  gateway: KeelGateway,
+  sessionId: string,
+  text: string,
+  id: string,
+  label: string,
+) {
+  const sentAt = Date.now();
   const started = performance.now();
   const answer = await gateway.send(sessionId, text, id);
-  return { answer, ms: performance.now() - started };
+  const took = performance.now() - started;
+  trace?.request({
+    variant,
+    sessionId,
+    clientMessageId: id,
+    label,
+    gateway: gateways.indexOf(gateway),
+    sentAt,
+    answeredAt: Date.now(),
+  });
+  return { answer, ms: took };
 }
 
 /** A session's round: `BURST` messages at once, and a retry of the first while they run. */
 async function sessionRound(variant: Variant, sessionId: string, home: number) {
   const gatewayOf = () => gateways[variant === 'spread' ? randomInt(GATEWAYS) : home]!;
   const sends = Array.from({ length: BURST }, (_, index) =>
-    timed(gatewayOf(), sessionId, `message ${index}`, `${sessionId}-m${index}`),
+    timed(
+      variant,
+      gatewayOf(),
+      sessionId,
+      `message ${index}`,
+      `${sessionId}-m${index}`,
+      `m${index}`,
+    ),
   );
   await new Promise((resolve) => setTimeout(resolve, LATENCY_MS / 3));
-  sends.push(timed(gatewayOf(), sessionId, 'message 0', `${sessionId}-m0`));
+  sends.push(timed(variant, gatewayOf(), sessionId, 'message 0', `${sessionId}-m0`, 'retry'));
   const answers = await Promise.all(sends);
   const tally = tallies[variant];
   tally.messages += BURST;
@@ -104,6 +137,7 @@ try {
   await rm(home, { recursive: true, force: true });
   await server?.stop();
 }
+trace?.print();
 
 const perMessage = (tally: Tally) => tally.modelRequests / tally.messages;
 const p = (tally: Tally, q: number) => quantile(tally.latencies, q);
@@ -161,6 +195,8 @@ await publish({
   notes: [
     'A message reaching a gateway that does not run its session’s turn is queued in the transcript for that turn and answered by it (`followup`: one turn per message, one after another); the receiving gateway is woken by a PostgreSQL `NOTIFY` when the answer is written (`storage.turnClaims.pollMs`, 200 ms, is only the backstop). The retry joins the answer of its first copy wherever it lands.',
     'In both variants the three messages of a burst are answered one after another, so the answer latency is up to three model calls; what spreading adds is the queued write, the claim and the notification round trips.',
-    `The latency ratios vary from run to run on this shared machine (p50 1.37× to 1.81× over three runs on 2026-12-01). Probable cause of the gap, not yet confirmed by a profile: a gateway that gets two messages of a session another gateway runs (or a message and a retry) handles them one after another — its per-session queue runs one turn at a time, and a message waiting for another gateway’s answer holds that slot — so the second is queued for the running turn only once the first is answered, a turn later than when pinned. Letting a waiting message leave the slot is the next step.`,
+    'The latency ratios vary widely from run to run on this shared machine (p50 from 1.37× to 2.32× over the runs of 2026-12-01 and 2026-12-02, load averages up to 28 on 2 cores).',
+    'Where the time goes: `CROSS_GATEWAY_TRACE=1` prints it from the gateways’ own turn logs — per message, the wait until the turn that answers it starts (at whichever gateway), that turn, and the delivery of its answer; when a session’s first turn starts; the gap between its turns. A run of 2026-12-02 (p50 2.07×): the first turn started 1.5 s after the messages were sent (pinned 0.9 s), turns took about 35 % longer (m0’s 2.0 s vs 1.5 s) and the gap between turns was about twice pinned’s (0.8–1.0 s vs 0.5 s) — about the same whether the next turn ran at the same gateway or another, so handing the claim between gateways is not what costs; every step of a spread session is slower because the waiting gateways’ reads, claim attempts and queued writes (and the fence’s adoption of them) load the same database. And the order: which message runs first is the claim race’s, so the first message and its retry — half of the answers — often wait for other turns, where pinned answers them first (m0 ran at the gateway it was sent to 34 of 48 times); a retry reaching a gateway that already waits for another message of the session waits behind it in that gateway’s per-session queue (`session-queue.ts`) instead of joining its first copy’s answer at once.',
+    'Measured on 2026-12-01 with a temporary probe in the gateways (not kept): a queued write took 1.7 s median and held a lease of its own, so the turn’s first lease waited for the queued writes of the other gateways (granted 1.5 s after the messages were sent vs 0.5 s pinned). A queued write is now one transaction with one commit that waits only while a turn holds the lease; a waiting gateway listens for the session’s next change before it reads, so an answer announced meanwhile is not missed (it waited for `pollMs` before).',
   ],
 });
