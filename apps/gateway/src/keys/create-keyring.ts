@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { type BudgetLedger, type BudgetReservation, createBudgetLedger } from '@keel/orchestrator';
 import { createPostgresBudgetLedger, createPostgresKeyRecords } from '@keel/session-store-postgres';
 import type { TurnEvent, Usage } from '@keel/spec';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { KeelConfig } from '../config/config-schema';
 import { createCredentialLookup } from '../http/check-token';
 import { attemptCost, costOf, type PriceBook } from '../observe/cost-of';
 import type { KeySpend } from './create-spend-ledger';
+import { createKeyMetrics } from './key-metrics';
 import {
   capReachedIn,
   type KeySpendStore,
@@ -332,55 +333,5 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
       await spend.flush();
       await Promise.all([shared?.close(), records?.close()]);
     },
-  };
-}
-
-function createKeyMetrics(
-  registry: Registry | undefined,
-  states: ReadonlyMap<string, KeyState>,
-  spent: (keyId: string) => Promise<KeySpend>,
-) {
-  if (registry === undefined || states.size === 0) return undefined;
-  const registers = [registry];
-  new Gauge({
-    name: 'keel_key_spend_usd',
-    help: 'What each client key spent in the current UTC day and month, in USD.',
-    labelNames: ['key', 'period'],
-    registers,
-    async collect() {
-      for (const key of states.keys()) {
-        // A database that cannot answer leaves the last values (the scrape still answers).
-        const spend = await spent(key).catch(() => undefined);
-        if (spend === undefined) continue;
-        this.set({ key, period: 'day' }, spend.day.usd);
-        this.set({ key, period: 'month' }, spend.month.usd);
-      }
-    },
-  });
-  return {
-    requests: new Counter({
-      name: 'keel_key_requests_total',
-      help: 'Model requests each client key made (admitted past its limits).',
-      labelNames: ['key'],
-      registers,
-    }),
-    rejections: new Counter({
-      name: 'keel_key_rejections_total',
-      help: 'Requests of each client key refused by its limits (rpm, tpm) or spend caps (budget).',
-      labelNames: ['key', 'reason'],
-      registers,
-    }),
-    tokens: new Counter({
-      name: 'keel_key_tokens_total',
-      help: 'Tokens the providers reported for each client key, by type (input, output).',
-      labelNames: ['key', 'type'],
-      registers,
-    }),
-    cost: new Counter({
-      name: 'keel_key_cost_usd_total',
-      help: "What each client key's reported tokens cost in USD, at the prices of models.settings.",
-      labelNames: ['key'],
-      registers,
-    }),
   };
 }
