@@ -317,7 +317,7 @@ await publish({
   notes: [
     'A shared check is one call of the `budget_reserve` function: it takes a per-key transaction lock, drops slices that left the window and counts the request, so its latency is one round trip plus the lock queue of that key.',
     "Grants are timed when the answer reaches its client, after the lock queue and the event loop: over the whole run the shared budget granted exactly rpm per window on average, and what a busiest window holds above rpm is answers that arrived late, not more granted by the database's clock (test/src/budgets-multi-gateway.test.ts counts grants by the database clock, through a trigger).",
-    "At the upstream the window counts arrivals, not grants: a request reaches the provider some time after its reservation was granted (its gateway's event loop, the HTTP client, the proxy), and on a loaded machine that delay varies by seconds, so requests granted in consecutive windows can arrive in one. The arrivals over the whole run divided by its minutes are the rpm a client actually got; the grants themselves hold the rpm by the database's clock (test/src/budgets-multi-gateway.test.ts).",
+    "At the upstream the window counts arrivals, not grants: a request reaches the provider some time after its reservation was granted (its gateway's event loop, the HTTP client, the proxy), and on a loaded machine that delay varies by seconds, so requests granted in consecutive windows can arrive in one. The grants themselves hold the rpm by the database's clock (test/src/budgets-multi-gateway.test.ts counts them through a trigger).",
     ...(SMOKE ? ['Smoke run: tiny sizes, not a measurement.'] : []),
   ],
 });
