@@ -1,4 +1,5 @@
-// `pnpm mutation`: Stryker over @keel/orchestrator and @keel/error-classification (incremental),
+// `pnpm mutation`: Stryker over @keel/orchestrator, @keel/provider-health and
+// @keel/error-classification (incremental),
 // then MUTATION.md at the root: the score per package, per decision-core file, and every mutant
 // that survived — with the reason it is equivalent when tools/mutation/equivalent.json gives one.
 // Slow on two cores, so never part of CI or `pnpm check`.
@@ -12,16 +13,22 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PACKAGES = ['orchestrator', 'error-classification'];
-const DECISION_CORE = [
-  'decide',
-  'act-on-failure',
-  'run-turn',
-  'attempt-plan',
-  'health-rules',
-  'live-switch',
-  'session-queue',
-].map((name) => `src/${name}.ts`);
+const PACKAGES = ['orchestrator', 'provider-health', 'error-classification'];
+// The decision core per package. The orchestrator's src/health-rules.ts only re-exports
+// @keel/provider-health's rules, so the health rules are mutated where they live.
+const DECISION_CORE = {
+  orchestrator: [
+    'decide',
+    'act-on-failure',
+    'run-turn',
+    'attempt-plan',
+    'live-switch',
+    'session-queue',
+  ],
+  'provider-health': ['health-rules'],
+  'error-classification': [],
+};
+const coreOf = (name) => DECISION_CORE[name].map((file) => `src/${file}.ts`);
 
 const chosen = (process.env['MUTATION_PACKAGES'] ?? PACKAGES.join(','))
   .split(',')
@@ -52,6 +59,11 @@ function score(mutants) {
     invalid: count('CompileError', 'RuntimeError'),
     score: valid === 0 ? undefined : (100 * killed) / valid,
   };
+}
+/** A Markdown code span for `text`, fenced by one backtick more than the longest run inside it. */
+function code(text) {
+  const fence = '`'.repeat(Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  return fence === '`' ? `\`${text}\`` : `${fence} ${text} ${fence}`;
 }
 const percent = (value) => (value === undefined ? '—' : `${value.toFixed(1)} %`);
 const row = (label, s) =>
@@ -90,13 +102,18 @@ for (const name of PACKAGES) {
   lines.push('| files | score | killed | survived | no coverage | type errors |');
   lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
   lines.push(row(`all mutated (${byFile.length})`, score(all)));
-  const core = byFile.filter(([path]) => DECISION_CORE.includes(path));
+  const core = byFile.filter(([path]) => coreOf(name).includes(path));
   if (core.length > 0) {
     lines.push(row('decision core', score(core.flatMap(([, mutants]) => mutants))));
     for (const [path, mutants] of core) lines.push(row(`\`${path}\``, score(mutants)));
   }
   if (name === 'orchestrator') {
-    const missing = DECISION_CORE.filter((path) => !byFile.some(([done]) => done === path));
+    lines.push(
+      '',
+      "The decision core's health rules are `@keel/provider-health`'s (this package's " +
+        '`src/health-rules.ts` only re-exports them): see that package below.',
+    );
+    const missing = coreOf(name).filter((path) => !byFile.some(([done]) => done === path));
     if (missing.length > 0)
       lines.push(
         '',
@@ -123,7 +140,7 @@ for (const name of PACKAGES) {
     const key = `${name}/${m.path}:${m.location.start.line}:${m.mutatorName}:${replacement}`;
     const reason = equivalent[key] ?? 'not killed yet';
     lines.push(
-      `- \`${m.path}:${m.location.start.line}\` ${m.mutatorName} → \`${replacement}\` (${m.status}): ${reason}`,
+      `- \`${m.path}:${m.location.start.line}\` ${m.mutatorName} → ${code(replacement)} (${m.status}): ${reason}`,
     );
   }
   lines.push('');
