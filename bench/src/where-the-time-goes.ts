@@ -38,16 +38,16 @@ checked and written under one lock hold, every foreign write is noticed):
 The fence cycle went from 58 thread-pool round trips to 2 (the fsyncs), and from about 5× one
 durable append to under 3× (issue 8 §3 above).
 
-**What is left in a durable turn.** Two fsyncs: the user's message is durable before the model is
-called, and the reply before the client is answered. Each is as dear as the plain \`fs\` baseline's
-fsync (the disk, not Keel); on this machine, under the other engineers' runs, that alone is more
-than the 1 ms that issue 9 and row 1 allow, which is why those targets are not met with fsync on.
-(\`fdatasync\` measures the same as \`fsync\` for these appends on ext4. The one way left under 1 ms
-on this disk would be to let the message's fsync run during the model call, durable before the
-answer instead of before the call; not done: the design promises the message durable before the
-turn starts, and a client told \`turn-start\` may rely on it.)
+**What is left in a durable turn.** Two fsyncs: the user's message is written before the model is
+called and fsynced during the call (DESIGN.md "Durable before acknowledged": nothing about the turn,
+\`turn-start\` included, goes out before that fsync is done), and the reply is durable before the
+client is answered. Each is as dear as the plain \`fs\` baseline's fsync (the disk, not Keel); with
+a model that answers in a millisecond the turn still waits for the message's fsync, so on this
+machine, under the other engineers' runs, the two are more than the 1 ms that issue 9 and row 1
+allow. (\`fdatasync\` measures the same as \`fsync\` for these appends on ext4.)
 Two leases (a lease is a \`link\`; letting it go a \`rename\`, an \`lstat\` and an \`unlink\`: the safe
-removal that never unlinks a successor's lock), and about 35 metadata calls of a few microseconds.
+removal that never unlinks a successor's lock), and about 40 file-system calls in all per message
+(counted by \`strace\` in the issue 9 section).
 Then the orchestrator's own work per turn (queueing, building the request from the transcript,
 events, provider health, the compactor's threshold check), which grows with the conversation's
 length, and in the gateway the HTTP request and answer (Fastify, JSON). At many messages in flight
