@@ -28,7 +28,7 @@ import {
 } from './transcript-state';
 
 /** One entry as it is stored: its JSON text, digest, size as a JSONL line, and what it is. */
-export interface PreparedEntry {
+interface PreparedEntry {
   text: string;
   digest: string;
   bytes: number;
@@ -80,7 +80,7 @@ export async function appendEntries(
   }
 }
 
-export interface WriteJob {
+interface WriteJob {
   sessionId: string;
   prepared: PreparedEntry[];
   lease: SessionLease | undefined;
@@ -88,7 +88,7 @@ export interface WriteJob {
   signal: AbortSignal | undefined;
 }
 
-export async function writeChecked(
+async function writeChecked(
   client: PostgresClient,
   context: StoreContext,
   job: WriteJob,
@@ -186,7 +186,7 @@ async function insertEntries(
 }
 
 /** Each entry checked as a current-format entry and serialised; the first bad one refuses the batch. */
-export function prepareEntries(entries: readonly TranscriptEntry[]): PreparedEntry[] {
+function prepareEntries(entries: readonly TranscriptEntry[]): PreparedEntry[] {
   if (!Array.isArray(entries)) {
     throw new InvalidTranscriptEntryError({ index: 0, detail: 'entries is not an array' });
   }

@@ -72,53 +72,13 @@ export async function acquireLease(
     if (remaining <= 0) {
       throw new SessionLeaseTimeoutError({ sessionId, timeoutMs, holder: attempt.holder });
     }
-    await waitForLease(context, attempt, remaining, signal);
+    const poll = context.lease.pollMs * (0.5 + Math.random());
+    await delay(Math.max(1, Math.min(remaining, attempt.expiresInMs, poll)), undefined, {
+      ...(signal === undefined ? {} : { signal }),
+    }).catch((error: unknown) => {
+      throw signal?.aborted ? signal.reason : error;
+    });
   }
-}
-
-/** The live lease of a session: who holds it and how soon it expires (database clock). */
-export interface LiveLease {
-  holder: string;
-  expiresInMs: number;
-}
-
-/**
- * Locks the session's fencing counter exclusively for the rest of `client`'s transaction (no
- * lease is issued and nothing is written under one until it ends) and returns the session's live
- * lease, if any. With none, the transaction holds the session as a lease would.
- */
-export async function lockSession(
-  client: PostgresClient,
-  schema: string,
-  sessionId: string,
-): Promise<LiveLease | undefined> {
-  await lockCounter(client, schema, sessionId, 'UPDATE', true);
-  // Read in its own statement, after the lock: a statement that waited for a row lock sees that
-  // row as it is now, but every other row as it was when the statement began, so a lease
-  // written by the transaction that held the lock would be missed by a join.
-  const { rows } = await client.query(
-    `SELECT holder, ceil(extract(epoch FROM (expires_at - clock_timestamp())) * 1000) AS expires_in_ms
-      FROM ${schema}.session_leases WHERE session_id = $1`,
-    [sessionId],
-  );
-  const current = rows[0];
-  const expiresInMs = Number(current?.['expires_in_ms'] ?? 0);
-  return expiresInMs > 0 ? { holder: String(current?.['holder']), expiresInMs } : undefined;
-}
-
-/** Waits before another try for a lease `holder` holds: `pollMs` ± half, sooner if it expires sooner. */
-export async function waitForLease(
-  context: StoreContext,
-  live: LiveLease,
-  remainingMs: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const poll = context.lease.pollMs * (0.5 + Math.random());
-  await delay(Math.max(1, Math.min(remainingMs, live.expiresInMs, poll)), undefined, {
-    ...(signal === undefined ? {} : { signal }),
-  }).catch((error: unknown) => {
-    throw signal?.aborted ? signal.reason : error;
-  });
 }
 
 async function tryAcquire(
@@ -128,8 +88,20 @@ async function tryAcquire(
   ttlMs: number,
 ): Promise<Attempt> {
   const s = context.schema;
-  const live = await lockSession(client, s, sessionId);
-  if (live !== undefined) return { token: undefined, ...live };
+  await lockCounter(client, s, sessionId, 'UPDATE', true);
+  // Read in its own statement, after the lock: a statement that waited for a row lock sees that
+  // row as it is now, but every other row as it was when the statement began, so a lease
+  // written by the transaction that held the lock would be missed by a join.
+  const { rows } = await client.query(
+    `SELECT holder, ceil(extract(epoch FROM (expires_at - clock_timestamp())) * 1000) AS expires_in_ms
+      FROM ${s}.session_leases WHERE session_id = $1`,
+    [sessionId],
+  );
+  const current = rows[0];
+  const expiresInMs = Number(current?.['expires_in_ms'] ?? 0);
+  if (expiresInMs > 0) {
+    return { token: undefined, holder: String(current?.['holder']), expiresInMs };
+  }
   const granted = await client.query(
     `WITH bumped AS (
         UPDATE ${s}.session_fences SET token = token + 1 WHERE session_id = $1 RETURNING token

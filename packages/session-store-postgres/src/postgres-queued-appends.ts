@@ -6,25 +6,17 @@ import type {
   TranscriptState,
 } from '@keel/spec';
 import { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
-import { prepareEntries, writeChecked } from './append-entries';
+import { appendEntries } from './append-entries';
 import { entryProblem } from './entry-problem';
-import { type LiveLease, lockSession, waitForLease } from './postgres-lease';
-import { inTransaction, type PostgresClient } from './postgres-pool';
-import {
-  assertValidSessionId,
-  PostgresStoreError,
-  SessionLeaseTimeoutError,
-} from './postgres-store-error';
-import { compareTranscript } from './read-transcript';
+import { acquireLease } from './postgres-lease';
+import { PostgresStoreError } from './postgres-store-error';
+import { compareTranscript, transcriptState } from './read-transcript';
 import type { StoreContext } from './store-context';
-import { missingState, selectTranscriptRow, stateOf, transcriptRowOf } from './transcript-state';
 
 /**
- * Queued appends in PostgreSQL: each is one transaction that holds the session as a lease would
- * (its fencing counter locked exclusively, no live lease: while another holds one, it waits as a
- * lease does), checks which client message ids the transcript holds already, appends the rest and
- * inserts a `queued_appends` row (the transcript's state before and after it) — so a turn that
- * takes the lease sees both or neither, and the write costs one commit.
+ * Queued appends in PostgreSQL: each is written under a lease of its own, and a `queued_appends`
+ * row (the transcript's state before and after it) is inserted before the lease is let go, so a
+ * turn that takes the lease sees both or neither.
  */
 export function createPostgresQueuedAppends(context: StoreContext) {
   async function appendQueued(
@@ -39,73 +31,37 @@ export function createPostgresQueuedAppends(context: StoreContext) {
         });
       }
     }
-    assertValidSessionId(sessionId);
-    const { signal } = options;
-    // Checked before anything is written, as an append checks them.
-    prepareEntries(entries);
-    await context.ready(signal);
-    const deadline = performance.now() + Math.max(0, context.lease.timeoutMs);
-    for (;;) {
-      signal?.throwIfAborted();
-      const attempt = await inTransaction(
-        context.pool,
-        signal,
-        (client) => writeQueued(client, sessionId, entries, signal),
-        { idleTimeoutMs: context.lease.ttlMs },
+    await context.ready(options.signal);
+    const lease = await acquireLease(context, sessionId, options);
+    try {
+      const before = await transcriptState(context, sessionId, options.signal);
+      // A client's message queued at two gateways at once (a retry) is stored once.
+      const stored = await storedClientIds(sessionId, entries);
+      const fresh = entries.filter(
+        (entry) =>
+          entry.type !== 'message' ||
+          entry.clientMessageId === undefined ||
+          !stored.has(entry.clientMessageId),
       );
-      if ('state' in attempt) return attempt;
-      const remaining = deadline - performance.now();
-      if (remaining <= 0) {
-        throw new SessionLeaseTimeoutError({
-          sessionId,
-          timeoutMs: context.lease.timeoutMs,
-          holder: attempt.holder,
-        });
-      }
-      await waitForLease(context, attempt, remaining, signal);
+      if (fresh.length === 0) return { state: before };
+      const result = await appendEntries(context, sessionId, fresh, {
+        ...options,
+        lease,
+        expected: before,
+      });
+      await context.pool.query(
+        `INSERT INTO ${context.schema}.queued_appends (session_id, before_state, after_state)
+          VALUES ($1, $2, $3)`,
+        [sessionId, JSON.stringify(before), JSON.stringify(result.state)],
+      );
+      return result;
+    } finally {
+      await lease.release();
     }
-  }
-
-  /** One try inside a transaction: the append, or the live lease that keeps it waiting. */
-  async function writeQueued(
-    client: PostgresClient,
-    sessionId: string,
-    entries: readonly TranscriptEntry[],
-    signal: AbortSignal | undefined,
-  ): Promise<AppendResult | LiveLease> {
-    const s = context.schema;
-    const live = await lockSession(client, s, sessionId);
-    if (live !== undefined) return live;
-    const { rows } = await client.query(selectTranscriptRow(s, true), [sessionId, 0]);
-    const row = transcriptRowOf(rows[0]);
-    const before = row === undefined ? missingState : stateOf(row);
-    // A client's message queued at two gateways at once (a retry) is stored once.
-    const stored = await storedClientIds(client, sessionId, entries);
-    const fresh = entries.filter(
-      (entry) =>
-        entry.type !== 'message' ||
-        entry.clientMessageId === undefined ||
-        !stored.has(entry.clientMessageId),
-    );
-    if (fresh.length === 0) return { state: before };
-    const result = await writeChecked(client, context, {
-      sessionId,
-      prepared: prepareEntries(fresh),
-      lease: undefined,
-      expected: before,
-      signal,
-    });
-    await client.query(
-      `INSERT INTO ${s}.queued_appends (session_id, before_state, after_state)
-        VALUES ($1, $2, $3)`,
-      [sessionId, JSON.stringify(before), JSON.stringify(result.state)],
-    );
-    return result;
   }
 
   /** Which of the entries' client message ids the session's transcript holds already. */
   async function storedClientIds(
-    client: PostgresClient,
     sessionId: string,
     entries: readonly TranscriptEntry[],
   ): Promise<Set<string>> {
@@ -118,7 +74,7 @@ export function createPostgresQueuedAppends(context: StoreContext) {
     // The entry's exact JSON text holds `"clientMessageId":"…"` only as that key (quotes inside
     // strings are escaped), and a row that is not JSON does not fail the search.
     const needles = ids.map((id) => `"clientMessageId":${JSON.stringify(id)}`);
-    const { rows } = await client.query(
+    const { rows } = await context.pool.query(
       `SELECT needle FROM unnest($2::text[]) AS needle
         WHERE EXISTS (SELECT 1 FROM ${context.schema}.transcript_entries
           WHERE session_id = $1 AND strpos(entry, needle) > 0)`,
