@@ -85,7 +85,8 @@ export async function runTurn(
     }
     start();
     await append([...prepared.entries, ...(input.joining?.take(facts, turn) ?? [])]);
-    input.joining?.written();
+    // Announced through the turn's emitter: held, like its other events, until the write is durable.
+    input.joining?.written(emitter);
     turn.markPrepared();
     // A selection of a model no longer configured is not honoured: the configured chain runs.
     const selected = facts.selectedModel;

@@ -182,9 +182,9 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   }
 
   /** A message the turn's entries hold already: it is to be folded in (`steer`) or left. */
-  function announce(turn: LiveTurn, message: MessageEntry): void {
+  function announce(turn: LiveTurn, message: MessageEntry, emitter = runtime.emitter): void {
     turn.arrived.push(message.messageId);
-    runtime.emitter.emit({
+    emitter.emit({
       sessionId: turn.sessionId,
       turnId: turn.turnId,
       at: runtime.clock.now(),
@@ -284,9 +284,9 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       const slot = slotOf(request.sessionId);
       const joined = slot.waiting?.join(build, options);
       if (joined === undefined) {
-        const waiting = createWaitingMessages((messages, turn) => {
+        const waiting = createWaitingMessages((messages, turn, emitter) => {
           detachFromCaller(turn);
-          for (const message of messages) announce(turn, message);
+          for (const message of messages) announce(turn, message, emitter);
         });
         slot.waiting = waiting;
         const outcome = enqueue(

@@ -1,5 +1,6 @@
 import type { MessageEntry, TurnOutcome } from '@keel/spec';
 import type { TranscriptFacts } from './transcript-facts';
+import type { TurnEmitter } from './turn-emitter';
 import type { LiveTurn } from './turn-runtime';
 
 /** What became of a message that waited for a session's next turn (`steer`). */
@@ -15,8 +16,11 @@ export type JoinedMessage =
 export interface TurnJoining {
   /** Called once, as the turn writes its message: the waiting messages to write after its start. */
   take(facts: TranscriptFacts, turn: LiveTurn): MessageEntry[];
-  /** The write carrying what `take` returned succeeded. */
-  written(): void;
+  /**
+   * The write carrying what `take` returned succeeded; the messages are announced through
+   * `emitter` (the turn's own, which holds its events until its message is durable).
+   */
+  written(emitter: TurnEmitter): void;
 }
 
 export interface JoinOptions {
@@ -47,7 +51,7 @@ interface Waiting extends JoinOptions {
  * transcript holds is left to its own turn, which answers it from the transcript.
  */
 export function createWaitingMessages(
-  onWritten: (messages: MessageEntry[], turn: LiveTurn) => void,
+  onWritten: (messages: MessageEntry[], turn: LiveTurn, emitter: TurnEmitter) => void,
 ): WaitingMessages {
   let waiting: Waiting[] | undefined = [];
   let taken: Array<{ entry: Waiting; message: MessageEntry }> = [];
@@ -72,7 +76,7 @@ export function createWaitingMessages(
       }
       return taken.map(({ message }) => message);
     },
-    written() {
+    written(emitter) {
       const done = taken;
       taken = [];
       if (takenBy === undefined || done.length === 0) return;
@@ -80,6 +84,7 @@ export function createWaitingMessages(
       onWritten(
         done.map(({ message }) => message),
         takenBy,
+        emitter,
       );
       for (const { entry, message } of done)
         entry.settle({ type: 'written', message, turnId, outcome });

@@ -190,6 +190,43 @@ describe('steer: messages waiting for the session join the turn that starts', ()
     expect(state.appends).toBeLessThanOrEqual(2);
   });
 
+  it('announces the waiting messages only once their write is durable; a failed flush announces none', async () => {
+    // The turn's opening write returns at once and its fsync is held here (`durable`), then failed.
+    let failFlush: (error: Error) => void = () => undefined;
+    const durable = new Promise<void>((_, reject) => {
+      failFlush = reject;
+    });
+    durable.catch(() => undefined);
+    let counted: SessionStorage | undefined;
+    harness = await createHarness({
+      defaultReply: () => 'one answer',
+      wrapStorage: (storage) => {
+        const wrapped = Object.create(storage) as SessionStorage;
+        wrapped.append = async (sessionId, entries, options) => {
+          const result = await storage.append(sessionId, entries, options);
+          return options?.flush === 'deferred' ? { ...result, durable } : result;
+        };
+        counted = wrapped;
+        return storage;
+      },
+      overrides: {
+        queueMode: 'steer',
+        fences: (sessionId) => createSessionFence({ storage: counted!, sessionId }),
+      },
+    });
+    const h = harness;
+    const seen = new Map<number, TurnEvent[]>();
+    const outcomes = Promise.all(send(h, seen));
+    // The model is asked while the flush is held (the overlap); nothing has gone out yet.
+    await h.mock.waitForRequests(1);
+    expect([...seen.values()].flat()).toEqual([]);
+    failFlush(new StorageError({ reason: 'no_space', operation: 'append', sessionId: 's1' }));
+    for (const outcome of await outcomes)
+      expect(outcome).toMatchObject({ kind: 'error', errorKind: 'storage' });
+    const queued = [...seen.values()].flat().filter((event) => event.type === 'message-queued');
+    expect(queued).toEqual([]);
+  });
+
   it('followup is unchanged: each message is answered by a turn of its own', async () => {
     const { h } = await countingHarness('followup');
     harness = h;
