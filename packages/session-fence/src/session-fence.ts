@@ -61,6 +61,8 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   let openBatch: AppendBatch | undefined;
   // Queued messages of other gateways adopted and not handed out yet (`takeAdopted`).
   let adopted: MessageEntry[] = [];
+  // Appends left out because another gateway queued the same client messages meanwhile.
+  const copies = new WeakSet<AppendBatch['members'][number]>();
   // The flush of the last deferred append, while it may still run: the next write waits for it
   // and fails with its error (nothing written after an entry may be durable before it is).
   let flushing: Promise<void> | undefined;
@@ -98,9 +100,10 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     try {
       for (let state = currentExpected(); ; state = currentExpected()) {
         try {
+          if (batch.written.size === 0) return { state };
           const result = await storage.append(
             sessionId,
-            members.flatMap((member) => member.entries),
+            [...batch.written].flatMap((member) => member.entries),
             {
               ...(signal === undefined ? {} : { signal }),
               ...(deferred ? { flush: 'deferred' as const } : {}),
@@ -113,12 +116,15 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
           checkedByWrite = !temporary;
           return result;
         } catch (error) {
-          // Queued messages written meanwhile: adopted under this lease, then the write again.
+          // Queued messages written meanwhile: adopted under this lease, then the write again
+          // (without the user messages another gateway queued the same client message as).
+          const known = adopted.length;
           if (
             SessionTakeoverError.isInstance(error) &&
             error.change === 'appended' &&
             (await adoptQueued(signal, true))
           ) {
+            leaveOutCopies(batch, adopted.slice(known));
             continue;
           }
           throw error;
@@ -132,6 +138,29 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
       throw error;
     } finally {
       if (temporary) await writeLease?.release();
+    }
+  }
+
+  /**
+   * Leaves out of the batch each append of user messages only, one of which another gateway
+   * queued meanwhile with the same `clientMessageId` (a retry that reached two gateways at once):
+   * the message is stored once, as queued; that append fails (`SessionFenceError`).
+   */
+  function leaveOutCopies(batch: AppendBatch, queued: readonly MessageEntry[]): void {
+    const ids = new Set(queued.map((message) => message.clientMessageId));
+    ids.delete(undefined);
+    if (ids.size === 0) return;
+    for (const member of batch.written) {
+      const userMessagesOnly = member.entries.every(
+        (entry) => entry.type === 'message' && entry.role === 'user',
+      );
+      const copy = member.entries.some(
+        (entry) => entry.type === 'message' && ids.has(entry.clientMessageId),
+      );
+      if (userMessagesOnly && copy) {
+        batch.written.delete(member);
+        copies.add(member);
+      }
     }
   }
 
@@ -296,6 +325,11 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
       batch.members.push(member);
       const written = batch.written;
       return batch.result.then(async (result) => {
+        if (copies.has(member)) {
+          throw new SessionFenceError({
+            message: `A client message was queued by another gateway meanwhile (session ${sessionId}): stored once, not written here`,
+          });
+        }
         if (!written.has(member)) throw member.signal?.reason;
         // A member that did not ask to defer gets its answer once the shared write is durable.
         if (!member.deferred) await result.durable;
