@@ -26,7 +26,10 @@ beforeAll(async () => {
       'failover-a': { primary: 'ca/whole-primary-a', fallbacks: ['co/whole-fallback-o'] },
       retried: { primary: 'ca/whole-retried' },
       slow: { primary: 'co/whole-slow', fallbacks: ['ca/whole-never'] },
+      hanging: { primary: 'co/whole-hang', fallbacks: ['ca/whole-after-hang'] },
     },
+    // The whole-call bound, the only clock of an unstreamed upstream call.
+    turn: { callTimeoutMs: 6_000 },
     // One retry in place for a fast failure; for `slow`, clocks far shorter than its answer.
     retry: { maxRetries: 1, baseDelayMs: 0, maxDelayMs: 0 },
     settings: { 'co/whole-slow': { firstTokenTimeoutMs: 300, stallTimeoutMs: 300 } },
@@ -166,4 +169,13 @@ describe('failover on non-streamed upstream calls', () => {
     expect(completion.model).toBe('co/whole-slow');
     expect(upstream(mock, 'whole-never')).toEqual([]);
   });
+
+  it('a primary that never answers falls over after turn.callTimeoutMs', async () => {
+    script(mock, 'whole-hang', { type: 'hang' });
+    script(mock, 'whole-after-hang', { type: 'ok', text: 'From the fallback.' });
+    const completion = await openai.chat.completions.create({ model: 'hanging', messages: ask });
+    expect(completion.choices[0]?.message.content).toBe('From the fallback.');
+    expect(completion.model).toBe('ca/whole-after-hang');
+    expect(streamFlags('whole-hang')).toEqual([false]);
+  }, 60_000);
 });

@@ -178,6 +178,7 @@ export async function createGatewayRuntime(
     maxModelSwitches: config.turn.maxModelSwitches,
     turnTimeoutMs: config.turn.timeoutMs,
     callTimeouts: {
+      timeoutMs: config.turn.callTimeoutMs,
       firstTokenTimeoutMs: config.turn.firstTokenTimeoutMs,
       stallTimeoutMs: config.turn.stallTimeoutMs,
     },

@@ -113,6 +113,11 @@ export const configSchema = z
         toolTimeoutMs: z.number().int().positive().default(60_000),
         maxModelSwitches: z.number().int().min(0).max(16).default(2),
         timeoutMs: z.number().int().positive().default(600_000),
+        /**
+         * One model attempt's whole bound (the only clock of a non-streamed upstream call, which a
+         * compatible request without `stream` makes): past it the attempt fails like a silent stream.
+         */
+        callTimeoutMs: z.number().int().positive().default(300_000),
         firstTokenTimeoutMs: z.number().int().positive().default(30_000),
         stallTimeoutMs: z.number().int().positive().default(30_000),
         lockTimeoutMs: z.number().int().positive().default(30_000),
