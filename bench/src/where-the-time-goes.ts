@@ -64,6 +64,22 @@ to cache, per entry, in that package); pino 1 %; idle 21 %. Not changed here: th
 the compactor belong to other packages, and the orchestrator's passes are each a few tens of
 microseconds at these lengths.
 
+**The gateway's CPU with fsync on and 20-turn histories** (issue 20; profiled on 2026-12-02 with
+\`--cpu-prof\` at load 13–18, so shares rather than milliseconds: 1 280 messages giving 64 sessions
+20 turns each at 8 in flight, then 1 500 messages one at a time; idle 28 %). Of the busy samples:
+socket writes (\`writev\`) 10.5 %; the \`fsync\` binding 8.8 % and the fence's other file-system
+calls (\`open\`, \`read\`, \`link\`, \`lstat\`, \`rename\`, \`writeBuffer\`) 6 %, session-fence's
+JavaScript 9 %; garbage collection 13 %; undici, Node's web streams and abort signals (the
+gateway's own upstream call) and the \`openai\` SDK about 15 %; the orchestrator 6 %; async hooks
+2.7 % — every promise pays \`AsyncLocalStorage\`'s init hook on Node 20, and three are live in the
+gateway (the keys' call ticket, the compaction usage scope, the orchestrator's health cause);
+Fastify, its router and ajv 3.4 % (its per-request child logger 0.5 %); the transport 1.5 %; the
+gateway's own code 3 % (the event log sizing each non-delta event by \`JSON.stringify\` 0.4 %, the
+storage-status wrappers 0.4 %, the observers, the answer's body), pino 0.1 % at \`warn\`. The
+gateway's own code cannot close the gap to Portkey's not-streamed CPU (row 1's CPU table): what
+Keel adds is the durable transcript (the fence's system calls and JavaScript, ~24 %), the
+promise hooks and the collections its allocations cause.
+
 **Changed since that profile.** The orchestrator keeps each session's facts (answered messages,
 client message ids, the selected model) and updates them with the entries a turn adds, instead of
 a pass over the whole conversation per turn; it hands a turn's transcript to the next turn instead
