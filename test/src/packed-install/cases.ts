@@ -255,6 +255,14 @@ export const PACKED_INSTALL_CASES: readonly PackedInstallCase[] = [
     },
   },
   {
+    // The gateway's declarations name Fastify's and Node's types, as every server program has them.
+    title: '@keel/gateway (generated consumer: imports every export; Node types)',
+    packageName: '@keel/gateway',
+    extras: ['@types/node@20'],
+    types: ['node'],
+    expected: () => 'same as the workspace build',
+  },
+  {
     title: '@keel/testing (no vitest, no SDK)',
     packageName: '@keel/testing',
     files: ['testing.ts'],
