@@ -268,6 +268,38 @@ describe('a held fence', () => {
     await expectLockFree();
   });
 
+  it('notices at turn end that its lock was taken over as stale (phase cleanup, lock-lost)', async () => {
+    const frozen = createTranscriptStore({
+      sessionsDir: join(temp.path, 'sessions'),
+      lock: { staleMs: 200, heartbeatMs: 600_000 },
+    });
+    const held = createSessionFence({ storage: frozen, sessionId: 's1' });
+    await held.acquire();
+    const usurper = await createSessionLock({ path: frozen.lockPath('s1'), staleMs: 200 }).acquire({
+      timeoutMs: 10_000,
+    });
+    await expectTakeover(held.end(), 'cleanup', 'lock-lost');
+    expect(await usurper.isHeld()).toBe(true);
+    await usurper.release();
+  });
+
+  it('ends cleanly after its last owned write although the lock was taken over since (the write checked the lease)', async () => {
+    const frozen = createTranscriptStore({
+      sessionsDir: join(temp.path, 'sessions'),
+      lock: { staleMs: 200, heartbeatMs: 600_000 },
+    });
+    const held = createSessionFence({ storage: frozen, sessionId: 's1' });
+    await held.acquire();
+    await held.append([textMessage('reply', 'r')]);
+    const usurper = await createSessionLock({ path: frozen.lockPath('s1'), staleMs: 200 }).acquire({
+      timeoutMs: 10_000,
+    });
+    await held.end();
+    expect(held.takeover).toBeUndefined();
+    expect(await usurper.isHeld()).toBe(true);
+    await usurper.release();
+  });
+
   it('starts a session that has no transcript yet', async () => {
     const fresh = createSessionFence({ storage: store, sessionId: 'new-session' });
     await fresh.acquire();

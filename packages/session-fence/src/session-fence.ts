@@ -240,15 +240,16 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
 
   /**
    * Compares with the expected state (and, while held, that the lease is still current, unless
-   * it was taken just now: the next owned write checks the lease again, atomically).
+   * `leaseChecked`: it was taken just now, and the next owned write checks it again, atomically;
+   * or the step before was an owned write, which checked it atomically with the write).
    */
   async function verify(
     phase: SessionTakeoverPhase,
     signal: AbortSignal | undefined,
-    leaseJustTaken = false,
+    leaseChecked = false,
   ): Promise<void> {
     const state = currentExpected();
-    const held = status === 'held' && !leaseJustTaken ? lease : undefined;
+    const held = status === 'held' && !leaseChecked ? lease : undefined;
     const [leaseHeld, change] = await Promise.all([
       held === undefined ? true : held.isHeld({ signal }),
       storage.compare(sessionId, state, { signal }),
@@ -351,12 +352,14 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     },
 
     end(callOptions = {}) {
-      return serial(async () => {
+      return serial(async (afterOwnWrite) => {
         if (status === 'ended') return;
         const wasTakenOver = takeover !== undefined;
         try {
+          // Right after an owned write the lease needs no check (the write checked it, and
+          // nothing is written after it); the transcript still does: a write may land after it.
           if (!wasTakenOver && (status === 'held' || status === 'released'))
-            await verify('cleanup', callOptions.signal);
+            await verify('cleanup', callOptions.signal, afterOwnWrite);
         } finally {
           await letGo();
           status = 'ended';
