@@ -142,6 +142,47 @@ describe('@keel/gateway installed alone with npm', () => {
   });
 });
 
+describe('@keel/gateway started the way its README says: npx keel-gateway', () => {
+  it('serves the demo model through npx; the whole process group stops on SIGTERM', {
+    timeout: LIMIT_MS,
+  }, async () => {
+    const sessions = join(root, 'sessions-npx');
+    // npx runs the local bin from node_modules/.bin. It does not forward SIGTERM to the gateway, so
+    // the test starts it in a process group of its own and signals the group, as a terminal's
+    // Ctrl-C or a process manager does.
+    const child = spawn('npx', ['keel-gateway', '--port', '0', '--log-format', 'json'], {
+      cwd: project.directory,
+      env: {
+        ...cleanEnvironment(),
+        KEEL_SESSIONS_DIR: sessions,
+        npm_config_cache: join(root, 'npm-cache-npx'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const exited = new Promise<number | string>((resolve) =>
+      child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+    );
+    let url: string | undefined;
+    try {
+      url = await listeningUrl(child, exited);
+      const answer = await fetch(`${url}/v1/sessions/npx/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'What time is it?' }),
+      });
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toMatchObject({ outcome: 'reply', model: 'demo/keel-demo' });
+    } finally {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null)
+        process.kill(-child.pid, 'SIGTERM');
+    }
+    await exited;
+    // The gateway itself stopped with its group: nothing answers at its address any more.
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+});
+
 /** The URL from the gateway's start-up line; rejects with its output if it exits first. */
 function listeningUrl(child: ChildProcess, exited: Promise<number | string>): Promise<string> {
   const output: string[] = [];
