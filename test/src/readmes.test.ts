@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useTestDatabase } from '@keel/postgres-test-server';
 import { fencedBlocks, itRunsReadmeBlocks, typeCheckReadmeBlocks } from '@keel/readme-examples';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   codeBlocks,
   importedPackages,
@@ -75,6 +75,19 @@ describe('the root README', () => {
     expect(quickStarts).toHaveLength(published.length);
     const blocks = [...fencedBlocks(useOnePackage?.body ?? ''), ...quickStarts];
     expect(await typeCheckReadmeBlocks(blocks, examples)).toEqual([]);
+  });
+
+  // An example prints only what it says: no SDK notice on stderr (Anthropic's SDK warns on
+  // `console.warn` for a deprecated model id, so the examples name current models).
+  const warnings: string[] = [];
+  beforeEach(() => {
+    vi.spyOn(console, 'warn').mockImplementation((...values: unknown[]) => {
+      warnings.push(values.map(String).join(' '));
+    });
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    expect(warnings.splice(0), 'what the example warned').toEqual([]);
   });
 
   itRunsReadmeBlocks(fencedBlocks(useOnePackage?.body ?? ''), {
