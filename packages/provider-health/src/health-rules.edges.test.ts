@@ -76,6 +76,12 @@ describe('health rules: probe reports and open deadlines', () => {
     expect(step.events).toMatchObject([{ from: 'half-open', to: 'open', until: 25_000 }]);
   });
 
+  // Wanted, not an accident of `move`: at its deadline the open period is over (a store's snapshot
+  // already shows the breaker half-open, and the next permit would move it there), so a long
+  // retry-after then starts a new open period on new evidence. The console's turn story shows it
+  // ("open → open (overloaded) for 30 s") and it carries the new `until`; without it the story would
+  // show no reason for the 30 s more of `breaker-open` refusals. Before the deadline the same report
+  // only extends the period it is in, silently (the test after it).
   it('an open breaker reported on at its deadline (not yet expired) opens afresh and says so', () => {
     const defaults = resolveHealthRules();
     const row = closedBreaker();
@@ -95,6 +101,16 @@ describe('health rules: probe reports and open deadlines', () => {
         reason: 'overloaded',
       },
     ]);
+  });
+
+  it('an open breaker reported on just before its deadline is extended without an event', () => {
+    const defaults = resolveHealthRules();
+    const row = closedBreaker();
+    createBreakerStep(target, defaults, 0).overloaded(row, 60_000);
+    const step = createBreakerStep(target, defaults, 29_999);
+    step.overloaded(row, 60_000);
+    expect(row).toMatchObject({ state: 'open', openUntil: 59_999 });
+    expect(step.events).toEqual([]);
   });
 
   it('only a change to open carries `until`', () => {
