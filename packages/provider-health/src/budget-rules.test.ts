@@ -3,6 +3,7 @@ import {
   type BudgetLimits,
   type BudgetRow,
   budgetRemaining,
+  cancelBudget,
   checkBudgetLimits,
   emptyBudgetRow,
   reconcileBudget,
@@ -52,6 +53,82 @@ describe('budget rules: requests per minute', () => {
     reserve(row, { rpm: 1 }, 10, 0);
     expect(reserve(row, { rpm: 1 }, 10, 10).granted).toBe(false);
     expect(budgetRemaining(row, { rpm: 1, tpm: 100 }, windows, 10)).toEqual({ rpm: 0, tpm: 90 });
+  });
+});
+
+/** The most of `times` in any span of `windowMs` (start included, end excluded). */
+function busiest(times: readonly number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  let end = 0;
+  for (let start = 0; start < sorted.length; start += 1) {
+    while (end < sorted.length && (sorted[end] as number) < (sorted[start] as number) + windowMs)
+      end += 1;
+    most = Math.max(most, end - start);
+  }
+  return most;
+}
+
+/**
+ * Clients hammering one budget for ten minutes (a try every 10 ms); a grant at `at` reaches the
+ * provider `delay(at)` ms later. The arrival times.
+ */
+function hammerArrivals(limits: BudgetLimits, delay: (at: number) => number): number[] {
+  const row = emptyBudgetRow();
+  const arrivals: number[] = [];
+  for (let at = 0; at < 600_000; at += 10) {
+    while (reserve(row, limits, 0, at).granted) arrivals.push(at + delay(at));
+  }
+  return arrivals;
+}
+
+describe('budget rules: paced rpm (burst)', () => {
+  it('lets burst requests go back to back, then one per minute / rpm', () => {
+    const row = emptyBudgetRow();
+    const limits = { rpm: 60, burst: 2 };
+    expect(reserve(row, limits, 0, 0).granted).toBe(true);
+    expect(reserve(row, limits, 0, 0).granted).toBe(true);
+    // The pace is 2 s ahead, 1 s more than the burst allows: the next may go in 1 s.
+    expect(reserve(row, limits, 0, 0)).toEqual({ granted: false, limit: 'rpm', waitMs: 1000 });
+    expect(reserve(row, limits, 0, 999).granted).toBe(false);
+    expect(reserve(row, limits, 0, 1000).granted).toBe(true);
+    expect(reserve(row, limits, 0, 1000)).toEqual({ granted: false, limit: 'rpm', waitMs: 1000 });
+    // Idle long enough, the burst is there again.
+    expect(reserve(row, limits, 0, 10_000).granted).toBe(true);
+    expect(reserve(row, limits, 0, 10_000).granted).toBe(true);
+    expect(reserve(row, limits, 0, 10_000).granted).toBe(false);
+  });
+
+  it('keeps the sliding window too: no more than rpm in any minute of grants', () => {
+    const grants = hammerArrivals({ rpm: 60, burst: 10 }, () => 0);
+    expect(busiest(grants, 60_000)).toBeLessThanOrEqual(60);
+    expect(grants.length).toBeGreaterThanOrEqual(590);
+  });
+
+  it('a grant-to-arrival delay that varies by 2 s: at most rpm + 2 s of requests + 1 in any minute at the provider', () => {
+    // Grants wait 2 s longer in every other minute (a loaded gateway, a stalled event loop).
+    const stalls = (at: number) => (Math.floor(at / 61_000) % 2 === 0 ? 2_000 : 0);
+    const paced = hammerArrivals({ rpm: 60, burst: 1 }, stalls);
+    expect(busiest(paced, 60_000)).toBeLessThanOrEqual(60 + 2 + 1);
+    expect(paced.length).toBeGreaterThanOrEqual(590);
+    // The window alone grants a window's worth at once when it frees: a late batch and the next
+    // one on time land in one minute at the provider.
+    const windowOnly = hammerArrivals({ rpm: 60 }, stalls);
+    expect(busiest(windowOnly, 60_000)).toBeGreaterThanOrEqual(100);
+  });
+
+  it('a cancelled reservation gives its place in the pace back', () => {
+    const row = emptyBudgetRow();
+    const limits = { rpm: 60, burst: 1 };
+    const first = reserve(row, limits, 0, 0);
+    if (!first.granted) throw new Error('expected a grant');
+    expect(first.reservation.paceMs).toBe(1000);
+    expect(reserve(row, limits, 0, 0).granted).toBe(false);
+    cancelBudget(row, first.reservation);
+    expect(reserve(row, limits, 0, 0).granted).toBe(true);
+    // Without burst, nothing is paced.
+    const unpaced = reserve(emptyBudgetRow(), { rpm: 60 }, 0, 0);
+    expect(unpaced.granted && unpaced.reservation.paceMs).toBe(undefined);
   });
 });
 
@@ -143,12 +220,13 @@ describe('budget rules: tokens', () => {
 
 describe('budget rules: options', () => {
   it('refuses limits and windows that cannot work, naming them', () => {
-    for (const limits of [{ rpm: 0 }, { tpm: 1.5 }, { tpd: -1 }]) {
+    for (const limits of [{ rpm: 0 }, { tpm: 1.5 }, { tpd: -1 }, { rpm: 1, burst: 0 }]) {
       expect(() => checkBudgetLimits(limits, 'budgets.p/m')).toThrow(HealthConfigError);
     }
     expect(() => checkBudgetLimits({ rpm: 0 }, 'budgets.x')).toThrow('budgets.x.rpm');
     expect(() => resolveBudgetWindows({ minuteMs: 0 })).toThrow('minuteMs');
     expect(() => resolveBudgetWindows({ dayMs: Number.POSITIVE_INFINITY })).toThrow('dayMs');
     expect(checkBudgetLimits({ rpm: 1, tpm: 2, tpd: 3 })).toEqual({ rpm: 1, tpm: 2, tpd: 3 });
+    expect(() => checkBudgetLimits({ rpm: 1, burst: 1.5 }, 'budgets.x')).toThrow('budgets.x.burst');
   });
 });

@@ -5,6 +5,13 @@
  * span of one window no more than the limit is admitted (a fixed window admits 2× at its boundary);
  * the price is that up to one slice's worth of budget frees a slice late. Reservations are taken
  * before the request leaves, so concurrent requests never overshoot together.
+ *
+ * A sliding window bounds grants by the time they were granted; a provider counts arrivals, and a
+ * request arrives some variable delay after its grant. When a window's worth frees at once, a
+ * window's worth is granted at once, and the jitter of those arrivals pushes more than the limit
+ * into one window at the provider. `burst` paces `rpm` as well (a generic cell rate algorithm): at
+ * most `burst` requests back to back, then one per `minute / rpm`, so what reaches the provider in
+ * any minute exceeds the rpm by at most the requests of the delay's spread, not a window's worth.
  */
 import { HealthConfigError } from './health-config-error';
 
@@ -16,6 +23,11 @@ export interface BudgetLimits {
   tpm?: number;
   /** Tokens (input + output) per day. */
   tpd?: number;
+  /**
+   * With `rpm`: paces its requests — at most `burst` back to back, then one every
+   * `minute / rpm` (besides the sliding window). Without it, `rpm` is only the window.
+   */
+  burst?: number;
 }
 
 /** What a budget window is measured in; every field has a default. */
@@ -45,6 +57,11 @@ export interface BudgetSlice {
 export interface BudgetRow {
   minute: BudgetSlice[];
   day: BudgetSlice[];
+  /**
+   * Paced `rpm` (`burst`): the clock ms at which the requests granted so far would all have been
+   * spaced out (the theoretical arrival time); absent or past: nothing is queued.
+   */
+  paceAt?: number;
 }
 
 /** A granted reservation: where it was counted, so that `reconcileBudget` can correct it. */
@@ -54,6 +71,8 @@ export interface BudgetReservation {
   tokens: number;
   minuteStart: number;
   dayStart: number;
+  /** Paced `rpm`: the ms the grant moved the pace on by (`minute / rpm`), given back on cancel. */
+  paceMs?: number;
 }
 
 export type BudgetLimitName = 'rpm' | 'tpm' | 'tpd';
@@ -81,7 +100,7 @@ export function resolveBudgetWindows(options: BudgetWindowOptions = {}): BudgetW
 
 /** Refuses limits that cannot work: each set limit is a whole number from 1. */
 export function checkBudgetLimits(limits: BudgetLimits, path = 'budgets'): BudgetLimits {
-  for (const name of ['rpm', 'tpm', 'tpd'] as const) {
+  for (const name of ['rpm', 'tpm', 'tpd', 'burst'] as const) {
     const value = limits[name];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -124,7 +143,16 @@ export function reserveBudget(
     if (waitMs > 0 && (worst === undefined || waitMs > worst.waitMs)) worst = { limit, waitMs };
   };
   const minute = { slices: row.minute, width: width.minute, windowMs: windows.minuteMs };
-  if (limits.rpm !== undefined) check('rpm', waitFor(minute, 'requests', limits.rpm, 1, now));
+  const paceMs =
+    limits.rpm !== undefined && limits.burst !== undefined
+      ? windows.minuteMs / limits.rpm
+      : undefined;
+  if (limits.rpm !== undefined) {
+    const windowWait = waitFor(minute, 'requests', limits.rpm, 1, now);
+    const paceWait =
+      paceMs === undefined ? 0 : paceWaitMs(row.paceAt, paceMs, limits.burst ?? 1, now);
+    check('rpm', Math.max(windowWait, paceWait));
+  }
   if (limits.tpm !== undefined) check('tpm', waitFor(minute, 'tokens', limits.tpm, need, now));
   if (limits.tpd !== undefined) {
     const day = { slices: row.day, width: width.day, windowMs: windows.dayMs };
@@ -133,7 +161,22 @@ export function reserveBudget(
   if (worst !== undefined) return { granted: false, ...worst };
   const minuteStart = add(row.minute, width.minute, now, 1, need);
   const dayStart = add(row.day, width.day, now, 1, need);
-  return { granted: true, reservation: { key, tokens: need, minuteStart, dayStart } };
+  const reservation: BudgetReservation = { key, tokens: need, minuteStart, dayStart };
+  if (paceMs !== undefined) {
+    row.paceAt = Math.max(row.paceAt ?? now, now) + paceMs;
+    reservation.paceMs = paceMs;
+  }
+  return { granted: true, reservation };
+}
+
+/**
+ * Paced rpm: how long until one more request may go, 0 when it may now. The pace may run ahead of
+ * the clock by `burst - 1` intervals (the requests allowed back to back).
+ */
+function paceWaitMs(paceAt: number | undefined, paceMs: number, burst: number, now: number) {
+  if (paceAt === undefined) return 0;
+  const ahead = paceAt - now - (burst - 1) * paceMs;
+  return ahead > 0 ? Math.max(1, Math.ceil(ahead)) : 0;
 }
 
 /**
@@ -169,6 +212,9 @@ export function cancelBudget(row: BudgetRow, reservation: BudgetReservation): vo
     if (slice === undefined) continue;
     slice.requests = Math.max(0, slice.requests - 1);
     slice.tokens = Math.max(0, slice.tokens - reservation.tokens);
+  }
+  if (reservation.paceMs !== undefined && row.paceAt !== undefined) {
+    row.paceAt -= reservation.paceMs;
   }
 }
 
