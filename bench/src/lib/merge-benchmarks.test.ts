@@ -49,6 +49,20 @@ describe('mergeResults', () => {
     expect(merged).toContain('| 16/16 | 12/16 | **not met** |\n\n## Where the time goes');
   });
 
+  it("replaces a row that is not the table's last where it stood: the other rows keep their order", () => {
+    const table = (text: string) =>
+      text
+        .slice(text.indexOf('| row |'), text.indexOf('## 1. Overhead'))
+        .trim()
+        .split('\n')
+        .slice(2)
+        .map((line) => line.split(' | ')[0]);
+    const merged = mergeResults(document, [result('1. Overhead')], 'alone');
+    expect(merged).toContain('| 1. Overhead | passed | 16/16 | 12/16 | not met |');
+    expect(merged).not.toContain('| 1. Overhead | p50 |');
+    expect(table(merged)).toEqual(table(document));
+  });
+
   it('adds a new row before "Where the time goes" and its targets at the end of the table', () => {
     const merged = mergeResults(document, [result('Issue 19: new')], 'alone');
     expect(merged.indexOf('## Issue 19: new')).toBeGreaterThan(merged.indexOf('old failover text'));

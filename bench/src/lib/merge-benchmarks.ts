@@ -39,16 +39,20 @@ function replaceSection(text: string, result: BenchResult, measured: string): st
   return `${text.slice(0, tail)}${section}${text.slice(tail)}`;
 }
 
-/** The row's lines of the targets table (`| title | … |`), replaced or appended to the table. */
+/**
+ * The row's lines of the targets table (`| title | … |`), replaced where its first line stood (the
+ * other rows keep their order), or appended to the table for a row it did not have.
+ */
 function replaceTargets(text: string, result: BenchResult): string {
   const lines = text.split('\n');
   const header = lines.indexOf('| row | target | goal | measured | result |');
   if (header === -1) return text;
   let end = header + 2;
   while (lines[end]?.startsWith('|')) end += 1;
-  const kept = lines
-    .slice(header + 2, end)
-    .filter((line) => !line.startsWith(`| ${result.title} |`));
+  const rows = lines.slice(header + 2, end);
+  const own = (line: string) => line.startsWith(`| ${result.title} |`);
+  const at = rows.findIndex(own);
+  const place = at === -1 ? rows.length : at;
   const added = renderTable({
     columns: ['row', 'target', 'goal', 'measured', 'result'],
     rows: result.targets.map((target) => [
@@ -61,5 +65,9 @@ function replaceTargets(text: string, result: BenchResult): string {
   })
     .split('\n')
     .slice(2);
-  return [...lines.slice(0, header + 2), ...kept, ...added, ...lines.slice(end)].join('\n');
+  const before = rows.slice(0, place);
+  const after = rows.slice(place).filter((line) => !own(line));
+  return [...lines.slice(0, header + 2), ...before, ...added, ...after, ...lines.slice(end)].join(
+    '\n',
+  );
 }
