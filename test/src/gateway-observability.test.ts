@@ -200,7 +200,13 @@ describe('structured logs', () => {
     'turn ended',
   ];
 
-  it('are JSON lines, with a turn id on every line about a turn', () => {
+  it('are JSON lines, with a turn id on every line about a turn', async () => {
+    // pino writes stdout asynchronously (sonic-boom, fs.write on libuv's thread pool, behind the
+    // session files' fsyncs), so a turn's last lines may reach us after its HTTP answer: wait for
+    // every turn's end line before reading the output.
+    for (const turnId of turnIds) {
+      await gateway.waitForLog((line) => line['turnId'] === turnId && line['msg'] === 'turn ended');
+    }
     const lines = gateway
       .output()
       .split('\n')
@@ -223,9 +229,12 @@ describe('structured logs', () => {
       });
     }
     for (const turnId of turnIds) {
-      const story = parsed.filter((line) => line['turnId'] === turnId).map((line) => line['msg']);
-      expect(story[0]).toBe('turn started');
-      expect(story.at(-1)).toBe('turn ended');
+      const own = parsed.filter((line) => line['turnId'] === turnId);
+      const story = own.map((line) => line['msg']);
+      // A failure names the turn and prints its whole story, line by line.
+      const told = `turn ${turnId}'s log lines:\n${own.map((line) => JSON.stringify(line)).join('\n')}`;
+      expect(story[0], told).toBe('turn started');
+      expect(story.at(-1), told).toBe('turn ended');
     }
     // The overload, the fallback and the refusal are each told.
     const turn2 = parsed.filter((line) => line['turnId'] === turnIds[1]);
