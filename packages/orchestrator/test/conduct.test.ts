@@ -1,18 +1,52 @@
 import { mockFaults } from '@keel/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHarness, type Harness } from './harness';
 
 // Failover conduct (issue 18): silent routes, per-model settings, context windows, the chain.
 
 let harness: Harness | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await harness?.close();
   harness = undefined;
 });
 
 const primary = { model: 'primary' };
-// Wide enough that a loaded machine still sends the request before the first-token clock runs out.
 const quick = { firstTokenTimeoutMs: 4_000, stallTimeoutMs: 4_000, timeoutMs: 30_000 };
+
+/**
+ * The model call's clocks (the transport's watchdog: global setTimeout) on fake time, so a silent
+ * route times out when the test says, after the request arrived, never because the machine is
+ * slow (a real 4 s clock once ran out before the request was sent, under Stryker at load 9).
+ * Only setTimeout/clearTimeout are faked: sockets, setImmediate and the fence's waits stay real.
+ */
+function fakeCallClocks(): void {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+}
+
+/** Once the `count`-th request has arrived, its first-token clock runs out (`ms` pass). */
+async function silentAfter(h: Harness, count: number, ms: number): Promise<void> {
+  await h.mock.waitForRequests(count);
+  vi.advanceTimersByTime(ms);
+}
+
+/** Once the turn has streamed `deltas` text deltas and waits for the next chunk, `ms` pass. */
+async function stalledAfter(h: Harness, deltas: number, ms: number): Promise<void> {
+  const streamed = () =>
+    h.events.filter((event) => event.type === 'model-event' && event.event.type === 'text-delta')
+      .length >= deltas;
+  await new Promise<void>((resolve) => {
+    if (streamed()) return resolve();
+    const off = h.orchestrator.subscribe(() => {
+      if (!streamed()) return;
+      off();
+      resolve();
+    });
+  });
+  // The stream asks for its next chunk (and starts the stall clock) once the event is handled.
+  await new Promise((resolve) => setImmediate(resolve));
+  vi.advanceTimersByTime(ms);
+}
 const models = (settings: Record<string, object>, fallbacks = ['backup/fallback']) => ({
   primary: 'anthropic/primary',
   fallbacks,
@@ -25,7 +59,10 @@ describe('a silent route is not retried on the same model while another model is
       script: [{ behavior: { type: 'hang' }, match: primary }],
       overrides: { callTimeouts: quick },
     });
-    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    fakeCallClocks();
+    const turn = harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    await silentAfter(harness, 1, quick.firstTokenTimeoutMs);
+    const outcome = await turn;
     expect(outcome).toMatchObject({ kind: 'reply', model: 'backup/fallback' });
     expect(harness.sent().map((request) => request.model)).toEqual(['primary', 'fallback']);
     expect(outcome.attempts.map((attempt) => [attempt.errorKind, attempt.decision])).toEqual([
@@ -39,7 +76,10 @@ describe('a silent route is not retried on the same model while another model is
       script: [{ behavior: { type: 'stall', afterChunks: 2 }, match: primary }],
       overrides: { callTimeouts: quick },
     });
-    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    fakeCallClocks();
+    const turn = harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    await stalledAfter(harness, 2, quick.stallTimeoutMs);
+    const outcome = await turn;
     expect(outcome).toMatchObject({ kind: 'reply', model: 'backup/fallback' });
     expect(harness.sent().map((request) => request.model)).toEqual(['primary', 'fallback']);
     expect(harness.decisions()).toEqual(['fallback_model']);
@@ -52,7 +92,11 @@ describe('a silent route is not retried on the same model while another model is
       script: [1, 2, 3].map(() => ({ behavior: { type: 'hang' as const }, match: primary })),
       overrides: { callTimeouts: quick },
     });
-    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    fakeCallClocks();
+    const turn = harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    await silentAfter(harness, 1, quick.firstTokenTimeoutMs);
+    await silentAfter(harness, 2, quick.firstTokenTimeoutMs);
+    const outcome = await turn;
     expect(outcome).toMatchObject({ kind: 'error', errorKind: 'timeout' });
     expect(harness.sent()).toHaveLength(2);
     expect(harness.decisions()).toEqual(['retry_same', 'final']);
@@ -82,10 +126,13 @@ describe('a silent route is not retried on the same model while another model is
     harness = await createHarness({
       models: models({ 'anthropic/primary': { firstTokenTimeoutMs: 4_000 } }),
       script: [{ behavior: { type: 'hang' }, match: primary }],
-      // Turn-wide, the hang would be waited for far longer than this test may run.
+      // Turn-wide, the hang would be waited for far longer than the 4 s the test lets pass.
       overrides: { callTimeouts: { firstTokenTimeoutMs: 120_000, timeoutMs: 240_000 } },
     });
-    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    fakeCallClocks();
+    const turn = harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    await silentAfter(harness, 1, 4_000);
+    const outcome = await turn;
     expect(outcome).toMatchObject({ kind: 'reply', model: 'backup/fallback' });
   }, 30_000);
 
@@ -95,7 +142,10 @@ describe('a silent route is not retried on the same model while another model is
       script: [{ behavior: { type: 'stall', afterChunks: 1 }, match: primary }],
       overrides: { callTimeouts: { stallTimeoutMs: 120_000, timeoutMs: 240_000 } },
     });
-    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    fakeCallClocks();
+    const turn = harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    await stalledAfter(harness, 1, 4_000);
+    const outcome = await turn;
     expect(outcome).toMatchObject({ kind: 'reply', model: 'backup/fallback' });
   }, 30_000);
 });
@@ -338,7 +388,10 @@ describe('a model given up on a transient fault rests for the pass, then may be 
         })),
       ],
     });
-    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    fakeCallClocks();
+    const turn = harness.orchestrator.runTurn({ sessionId: 's1', input: 'hi' });
+    await silentAfter(harness, 1, quick.firstTokenTimeoutMs);
+    const outcome = await turn;
     expect(outcome).toMatchObject({ kind: 'error' });
     // The hung primary once; the fallback, then once more after the one wait allowed.
     expect(harness.sent().map((request) => request.model)).toEqual([
