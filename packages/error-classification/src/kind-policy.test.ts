@@ -54,6 +54,21 @@ describe('KIND_POLICY', () => {
     ]);
   });
 
+  it('honours retry-after only for the kinds a provider asks to wait on: throttles and 5xx', () => {
+    const waiting = ERROR_KINDS.filter((kind) => KIND_POLICY[kind].honorRetryAfter);
+    expect(waiting).toEqual(['rate_limit', 'overloaded', 'server_error']);
+  });
+
+  it('bounds profile rotations for overloaded alone (one), and for no other kind', () => {
+    const bounded = Object.fromEntries(
+      ERROR_KINDS.filter((kind) => 'maxProfileRotations' in KIND_POLICY[kind]).map((kind) => [
+        kind,
+        KIND_POLICY[kind].maxProfileRotations,
+      ]),
+    );
+    expect(bounded).toEqual({ overloaded: 1 });
+  });
+
   it('gives each kind its default action', () => {
     expect(KIND_POLICY.caller_abort.actions).toEqual(['stop']);
     expect(KIND_POLICY.overloaded).toMatchObject({ maxProfileRotations: 1, retryable: false });
