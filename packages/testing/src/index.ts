@@ -9,6 +9,8 @@ export type {
   FakeClaudeStep,
   FakeClaudeTurn,
 } from './fake-claude-types';
+export type { ForwardingProxy, ForwardRequestHook } from './forward-to';
+export { forwardTo } from './forward-to';
 export type {
   MockChaosFault,
   MockChaosInjection,

@@ -1,0 +1,65 @@
+/**
+ * A loopback proxy in front of a provider (the mock provider, usually): every request is
+ * forwarded as it came, unless `onRequest` answered it first. Tests and benchmarks put one between
+ * a gateway and its provider to see what reached the provider (arrival times), or to play the
+ * provider's own limits (answer `429` over a rate) without changing the provider.
+ */
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ForwardingProxy {
+  /** The proxy's base URL, with the target's path (`http://127.0.0.1:<port>/v1`). */
+  readonly baseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Called first for every request. Return `true` when it answered the request itself (it is not
+ * forwarded); anything else forwards it.
+ */
+export type ForwardRequestHook = (
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+) => boolean | undefined;
+
+/** Starts a proxy on `127.0.0.1` (an ephemeral port) forwarding to `target` (a base URL). */
+export async function forwardTo(
+  target: string,
+  onRequest?: ForwardRequestHook,
+): Promise<ForwardingProxy> {
+  const url = new URL(target);
+  const server: Server = createServer((incoming, outgoing) => {
+    if (onRequest?.(incoming, outgoing) === true) return;
+    const forwarded = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: { ...incoming.headers, host: url.host },
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    forwarded.on('error', () => outgoing.destroy());
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}${url.pathname.replace(/\/$/, '')}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
