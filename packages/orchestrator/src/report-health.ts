@@ -1,29 +1,22 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HealthEvent, HealthPermit, HealthReport, ModelTarget } from '@keel/spec';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 
-/** The events of the health call running in this async context (see `attributed`). */
-const causedBy = new AsyncLocalStorage<HealthEvent[]>();
-
 /**
  * Calls provider health and re-emits, as this turn's `health` events, the changes the call
- * caused (those the health store announces while taking it). A shared store (PostgreSQL)
- * announces them after its round trips, and other turns' calls run meanwhile: an announcement
- * belongs to the call in whose async context the store makes it.
+ * caused. The store hands them to the call's own `onEvent` (a shared store such as PostgreSQL
+ * does so after its round trips, while other turns' calls run), so each change goes to the turn
+ * whose call caused it — passed explicitly, without an async context (on Node 20 any
+ * `AsyncLocalStorage` puts a hook on every promise of the process).
  */
 async function attributed<T>(
   runtime: TurnRuntime,
   turn: LiveTurn,
-  call: () => Promise<T>,
+  call: (onEvent: (event: HealthEvent) => void) => Promise<T>,
 ): Promise<T> {
   const caused: HealthEvent[] = [];
-  const unsubscribe = runtime.health.subscribe((event) => {
-    if (causedBy.getStore() === caused) caused.push(event);
-  });
   try {
-    return await causedBy.run(caused, call);
+    return await call((event) => caused.push(event));
   } finally {
-    unsubscribe();
     for (const event of caused) {
       runtime.emitter.emit({
         sessionId: turn.sessionId,
@@ -42,7 +35,9 @@ export async function reportHealth(
   turn: LiveTurn,
   report: HealthReport,
 ): Promise<void> {
-  await attributed(runtime, turn, () => runtime.health.report(report)).catch(() => undefined);
+  await attributed(runtime, turn, (onEvent) => runtime.health.report(report, { onEvent })).catch(
+    () => undefined,
+  );
 }
 
 /** Asks provider health whether a request may go to `target` now. */
@@ -51,7 +46,7 @@ export function permitHealth(
   turn: LiveTurn,
   target: ModelTarget,
 ): Promise<HealthPermit> {
-  return attributed(runtime, turn, () =>
-    runtime.health.permit(target, { signal: turn.controller.signal }),
+  return attributed(runtime, turn, (onEvent) =>
+    runtime.health.permit(target, { signal: turn.controller.signal, onEvent }),
   );
 }

@@ -51,8 +51,15 @@ export function createProviderHealth(options: ProviderHealthOptions = {}): Provi
   const cooldowns = new Map<string, Cooldown>();
   const listeners = new Set<(event: HealthEvent) => void>();
 
-  function emit(events: readonly HealthEvent[]): void {
+  function emit(events: readonly HealthEvent[], own?: (event: HealthEvent) => void): void {
     for (const event of events) {
+      if (own !== undefined) {
+        try {
+          own(event);
+        } catch {
+          // The caller's own listener never breaks health bookkeeping either.
+        }
+      }
       for (const listener of listeners) {
         try {
           listener(event);
@@ -73,7 +80,12 @@ export function createProviderHealth(options: ProviderHealthOptions = {}): Provi
     return breaker;
   }
 
-  function cool(target: ModelTarget, kind: ErrorKind, retryAfterMs: number | undefined): void {
+  function cool(
+    target: ModelTarget,
+    kind: ErrorKind,
+    retryAfterMs: number | undefined,
+    own: ((event: HealthEvent) => void) | undefined,
+  ): void {
     const cooldown = profileCooldown(target, kind, retryAfterMs, rules);
     if (cooldown === undefined) return;
     const { model } = cooldown;
@@ -88,16 +100,19 @@ export function createProviderHealth(options: ProviderHealthOptions = {}): Provi
       kind,
       until,
     });
-    emit([
-      {
-        type: 'cooldown-start',
-        providerId: target.providerId,
-        profileId: target.profileId,
-        ...(model === undefined ? {} : { model }),
-        kind,
-        until,
-      },
-    ]);
+    emit(
+      [
+        {
+          type: 'cooldown-start',
+          providerId: target.providerId,
+          profileId: target.profileId,
+          ...(model === undefined ? {} : { model }),
+          kind,
+          until,
+        },
+      ],
+      own,
+    );
   }
 
   function coolingWait(target: ModelTarget): number {
@@ -114,7 +129,7 @@ export function createProviderHealth(options: ProviderHealthOptions = {}): Provi
   }
 
   return {
-    async permit(target) {
+    async permit(target, callOptions) {
       const cooling = coolingWait(target);
       if (cooling > 0) return { allowed: false, reason: 'profile-cooling', waitMs: cooling };
       const breaker = breakerOf(target);
@@ -125,7 +140,7 @@ export function createProviderHealth(options: ProviderHealthOptions = {}): Provi
       }
       const step = createBreakerStep(target, rules, now);
       step.expire(breaker);
-      emit(step.events);
+      emit(step.events, callOptions?.onEvent);
       if (breaker.probeUntil > now) {
         return { allowed: false, reason: 'probe-in-flight', waitMs: breaker.probeUntil - now };
       }
@@ -133,9 +148,10 @@ export function createProviderHealth(options: ProviderHealthOptions = {}): Provi
       return { allowed: true, probe: true } satisfies HealthPermit;
     },
 
-    async report(report: HealthReport) {
-      emit(applyReport(breakerOf(report.target), report, rules, clock.now()));
-      if (report.type === 'failure') cool(report.target, report.kind, report.retryAfterMs);
+    async report(report: HealthReport, callOptions) {
+      const own = callOptions?.onEvent;
+      emit(applyReport(breakerOf(report.target), report, rules, clock.now()), own);
+      if (report.type === 'failure') cool(report.target, report.kind, report.retryAfterMs, own);
     },
 
     async snapshot(): Promise<HealthSnapshot> {

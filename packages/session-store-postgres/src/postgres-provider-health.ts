@@ -8,6 +8,7 @@ import {
   windowSliceMs,
 } from '@keel/provider-health';
 import type {
+  HealthCallOptions,
   HealthEvent,
   HealthPermit,
   HealthReport,
@@ -71,8 +72,15 @@ export function createPostgresProviderHealth(
   const queries = createHealthQueries(context.schema, () => options.clock?.now() ?? null);
   const listeners = new Set<(event: HealthEvent) => void>();
 
-  function emit(events: readonly HealthEvent[]): void {
+  function emit(events: readonly HealthEvent[], own?: (event: HealthEvent) => void): void {
     for (const event of events) {
+      if (own !== undefined) {
+        try {
+          own(event);
+        } catch {
+          // The caller's own listener never breaks health bookkeeping either.
+        }
+      }
       for (const listener of listeners) {
         try {
           listener(event);
@@ -83,7 +91,10 @@ export function createPostgresProviderHealth(
     }
   }
 
-  async function permit(target: ModelTarget, signal?: AbortSignal): Promise<HealthPermit> {
+  async function permit(
+    target: ModelTarget,
+    { signal, onEvent }: HealthCallOptions,
+  ): Promise<HealthPermit> {
     await context.ready(signal);
     const look = await queries.look(pool, target);
     const { now } = look;
@@ -98,16 +109,19 @@ export function createPostgresProviderHealth(
     }
     signal?.throwIfAborted();
     if (await queries.halfOpen(pool, target, now)) {
-      emit([
-        {
-          type: 'breaker-change',
-          providerId: target.providerId,
-          model: target.model,
-          from: 'open',
-          to: 'half-open',
-          reason: 'cooldown-elapsed',
-        },
-      ]);
+      emit(
+        [
+          {
+            type: 'breaker-change',
+            providerId: target.providerId,
+            model: target.model,
+            from: 'open',
+            to: 'half-open',
+            reason: 'cooldown-elapsed',
+          },
+        ],
+        onEvent,
+      );
     }
     if (await queries.claimProbe(pool, target, now, rules.probeTimeoutMs)) {
       return { allowed: true, probe: true };
@@ -125,7 +139,10 @@ export function createPostgresProviderHealth(
     };
   }
 
-  async function report(report: HealthReport, signal?: AbortSignal): Promise<void> {
+  async function report(
+    report: HealthReport,
+    { signal, onEvent }: HealthCallOptions,
+  ): Promise<void> {
     await context.ready(signal);
     if (report.type === 'success' && !report.probe) {
       await queries.countSuccess(pool, report.target, window);
@@ -155,12 +172,12 @@ export function createPostgresProviderHealth(
         }
       }
     }
-    emit(events);
+    emit(events, onEvent);
   }
 
   return {
-    permit: (target, callOptions = {}) => permit(target, callOptions.signal),
-    report: (healthReport, callOptions = {}) => report(healthReport, callOptions.signal),
+    permit: (target, callOptions = {}) => permit(target, callOptions),
+    report: (healthReport, callOptions = {}) => report(healthReport, callOptions),
     async snapshot(callOptions = {}): Promise<HealthSnapshot> {
       await context.ready(callOptions.signal);
       return queries.snapshot(pool);

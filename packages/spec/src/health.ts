@@ -93,6 +93,17 @@ export interface HealthSnapshot {
   }>;
 }
 
+/** Per-call options of `ProviderHealth.permit` and `report`. */
+export interface HealthCallOptions {
+  signal?: AbortSignal;
+  /**
+   * Called with each change this call caused (a breaker change, a cooldown), before the call
+   * settles and besides the subscribers: a caller learns its own call's changes even when other
+   * calls run meanwhile (a shared store announces them after its round trips).
+   */
+  onEvent?: (event: HealthEvent) => void;
+}
+
 /**
  * Provider health shared by every session (in process by default; in PostgreSQL across
  * gateways): a breaker per provider and model that opens on evidence across sessions (never on
@@ -101,8 +112,8 @@ export interface HealthSnapshot {
  */
 export interface ProviderHealth {
   /** Whether a request may go to `target` now. At most one caller at a time gets a probe. */
-  permit(target: ModelTarget, options?: { signal?: AbortSignal }): Promise<HealthPermit>;
-  report(report: HealthReport, options?: { signal?: AbortSignal }): Promise<void>;
+  permit(target: ModelTarget, options?: HealthCallOptions): Promise<HealthPermit>;
+  report(report: HealthReport, options?: HealthCallOptions): Promise<void>;
   snapshot(options?: { signal?: AbortSignal }): Promise<HealthSnapshot>;
   /** Adds a listener for health changes; returns the function that removes it. */
   subscribe(listener: (event: HealthEvent) => void): () => void;

@@ -24,6 +24,7 @@ export type { ErrorKind, KindedError } from './error-kind';
 export type {
   BreakerState,
   Clock,
+  HealthCallOptions,
   HealthEvent,
   HealthPermit,
   HealthReport,

@@ -4,6 +4,7 @@
  */
 import type { HealthReport } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
+import { callEventChecks } from './health-conformance-call-events';
 import { openingChecks } from './health-conformance-opening';
 import {
   a1,
@@ -39,6 +40,7 @@ export function describeProviderHealthConformance(name: string, create: CreateHe
     });
 
     openingChecks(setup);
+    callEventChecks(setup);
 
     it('half-open lets exactly one probe through; its success closes the breaker afresh', async () => {
       const { health, clock, outcomes, transitions } = await setup();
