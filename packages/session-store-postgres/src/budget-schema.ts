@@ -86,3 +86,75 @@ export function budgetSchemaStatements(s: string): string[] {
     $fn$`,
   ];
 }
+
+/**
+ * Paced `rpm` (`burst`, schema version 8): a row per key holding when the requests granted so far
+ * would all have been spaced out, and `budget_reserve` again with the burst as its last argument —
+ * `reserveBudget`'s pace check and step, in the same lock and round trip as the window's.
+ */
+export function budgetPaceStatements(s: string): string[] {
+  return [
+    `CREATE TABLE ${s}.budget_pace (
+      key text PRIMARY KEY,
+      pace_at double precision NOT NULL
+    )`,
+    `DROP FUNCTION ${s}.budget_reserve(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint)`,
+    `CREATE FUNCTION ${s}.budget_reserve(
+      p_key text, p_rpm bigint, p_tpm bigint, p_tpd bigint, p_tokens bigint,
+      p_minute_ms bigint, p_day_ms bigint, p_now bigint, p_burst bigint
+    ) RETURNS TABLE (now_ms bigint, limit_name text, wait_ms bigint, minute_start bigint, day_start bigint)
+    LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_now bigint;
+      v_mw bigint := greatest(1, ceil(p_minute_ms / 60.0)::bigint);
+      v_dw bigint := greatest(1, ceil(p_day_ms / 24.0)::bigint);
+      v_need bigint := greatest(0, p_tokens);
+      v_wait bigint;
+      v_best bigint := 0;
+      v_limit text := NULL;
+      v_pace double precision := NULL;
+      v_pace_at double precision := NULL;
+      v_ahead double precision;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtextextended('keel.budget:' || p_key, 0));
+      -- The time once the lock is held: a call that waited for it decides, and is counted, now.
+      v_now := coalesce(p_now, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+      DELETE FROM ${s}.budget_slices WHERE key = p_key AND (
+        (span = 'm' AND start_ms + v_mw + p_minute_ms <= v_now) OR
+        (span = 'd' AND start_ms + v_dw + p_day_ms <= v_now));
+      IF p_rpm IS NOT NULL THEN
+        v_wait := ${s}.budget_wait(p_key, 'm', false, p_rpm, 1, v_mw, p_minute_ms, v_now);
+        IF p_burst IS NOT NULL THEN
+          v_pace := p_minute_ms::double precision / p_rpm::double precision;
+          SELECT pace_at INTO v_pace_at FROM ${s}.budget_pace WHERE key = p_key;
+          v_ahead := v_pace_at - v_now - (p_burst - 1) * v_pace;
+          IF v_ahead > 0 THEN v_wait := greatest(v_wait, 1, ceil(v_ahead)::bigint); END IF;
+        END IF;
+        IF v_wait > v_best THEN v_best := v_wait; v_limit := 'rpm'; END IF;
+      END IF;
+      IF p_tpm IS NOT NULL THEN
+        v_wait := ${s}.budget_wait(p_key, 'm', true, p_tpm, v_need, v_mw, p_minute_ms, v_now);
+        IF v_wait > v_best THEN v_best := v_wait; v_limit := 'tpm'; END IF;
+      END IF;
+      IF p_tpd IS NOT NULL THEN
+        v_wait := ${s}.budget_wait(p_key, 'd', true, p_tpd, v_need, v_dw, p_day_ms, v_now);
+        IF v_wait > v_best THEN v_best := v_wait; v_limit := 'tpd'; END IF;
+      END IF;
+      IF v_limit IS NOT NULL THEN
+        RETURN QUERY SELECT v_now, v_limit, v_best, NULL::bigint, NULL::bigint;
+        RETURN;
+      END IF;
+      INSERT INTO ${s}.budget_slices AS b (key, span, start_ms, requests, tokens)
+        VALUES (p_key, 'm', (v_now / v_mw) * v_mw, 1, v_need),
+               (p_key, 'd', (v_now / v_dw) * v_dw, 1, v_need)
+        ON CONFLICT (key, span, start_ms)
+        DO UPDATE SET requests = b.requests + 1, tokens = b.tokens + excluded.tokens;
+      IF v_pace IS NOT NULL THEN
+        INSERT INTO ${s}.budget_pace AS p (key, pace_at) VALUES (p_key, v_now + v_pace)
+          ON CONFLICT (key) DO UPDATE SET pace_at = greatest(p.pace_at, v_now) + v_pace;
+      END IF;
+      RETURN QUERY SELECT v_now, NULL::text, 0::bigint, (v_now / v_mw) * v_mw, (v_now / v_dw) * v_dw;
+    END
+    $fn$`,
+  ];
+}

@@ -62,51 +62,56 @@ function* script(seed: number) {
 }
 
 describe('createPostgresBudgetLedger', () => {
-  it('answers as the in-memory ledger does, call for call, over a long random run', async () => {
-    let now = Date.UTC(2026, 11, 1, 12);
-    const clock = { now: () => now };
-    const windows = { minuteMs: 6_000, dayMs: 60_000 };
-    const rows = ledgerOn({ clock, ...windows });
-    const memory: BudgetLedger = createBudgetLedger({ clock, ...windows });
-    const limits: BudgetLimits = { rpm: 7, tpm: 1_500, tpd: 9_000 };
-    const held = new Map<string, [BudgetReservation, BudgetReservation]>();
-    let granted = 0;
-    let denied = 0;
-    try {
-      for (const step of script(7)) {
-        now += step.advance;
-        const [fromRows, fromMemory] = [
-          await rows.reserve(step.key, limits, step.tokens),
-          await memory.reserve(step.key, limits, step.tokens),
-        ];
-        expect(fromRows).toEqual(fromMemory);
-        if (fromRows.granted && fromMemory.granted) {
-          granted += 1;
-          if (step.action === 'cancel') {
-            await rows.cancel(fromRows.reservation);
-            await memory.cancel(fromMemory.reservation);
-          } else if (step.action === 'reconcile') {
-            held.set(step.key, [fromRows.reservation, fromMemory.reservation]);
+  it.each<[string, BudgetLimits]>([
+    ['windows only', { rpm: 7, tpm: 1_500, tpd: 9_000 }],
+    ['rpm paced (burst)', { rpm: 7, tpm: 1_500, tpd: 9_000, burst: 2 }],
+  ])(
+    'answers as the in-memory ledger does, call for call, over a long random run: %s',
+    async (_, limits) => {
+      let now = Date.UTC(2026, 11, 1, 12);
+      const clock = { now: () => now };
+      const windows = { minuteMs: 6_000, dayMs: 60_000 };
+      const rows = ledgerOn({ clock, ...windows });
+      const memory: BudgetLedger = createBudgetLedger({ clock, ...windows });
+      const held = new Map<string, [BudgetReservation, BudgetReservation]>();
+      let granted = 0;
+      let denied = 0;
+      try {
+        for (const step of script(7)) {
+          now += step.advance;
+          const [fromRows, fromMemory] = [
+            await rows.reserve(step.key, limits, step.tokens),
+            await memory.reserve(step.key, limits, step.tokens),
+          ];
+          expect(fromRows).toEqual(fromMemory);
+          if (fromRows.granted && fromMemory.granted) {
+            granted += 1;
+            if (step.action === 'cancel') {
+              await rows.cancel(fromRows.reservation);
+              await memory.cancel(fromMemory.reservation);
+            } else if (step.action === 'reconcile') {
+              held.set(step.key, [fromRows.reservation, fromMemory.reservation]);
+            }
+          } else {
+            denied += 1;
           }
-        } else {
-          denied += 1;
+          const earlier = held.get(step.key === 'a' ? 'b' : 'a');
+          if (earlier !== undefined && step.action === 'reconcile') {
+            await rows.reconcile(earlier[0], step.used);
+            await memory.reconcile(earlier[1], step.used);
+          }
+          expect(await rows.remaining(step.key, limits)).toEqual(
+            await memory.remaining(step.key, limits),
+          );
         }
-        const earlier = held.get(step.key === 'a' ? 'b' : 'a');
-        if (earlier !== undefined && step.action === 'reconcile') {
-          await rows.reconcile(earlier[0], step.used);
-          await memory.reconcile(earlier[1], step.used);
-        }
-        expect(await rows.remaining(step.key, limits)).toEqual(
-          await memory.remaining(step.key, limits),
-        );
+        // The run went through both answers many times.
+        expect(granted).toBeGreaterThan(50);
+        expect(denied).toBeGreaterThan(50);
+      } finally {
+        await rows.close();
       }
-      // The run went through both answers many times.
-      expect(granted).toBeGreaterThan(50);
-      expect(denied).toBeGreaterThan(50);
-    } finally {
-      await rows.close();
-    }
-  });
+    },
+  );
 
   it('two gateways (two pools) racing for the last requests of a budget: each taken once', async () => {
     schemas += 1;
@@ -140,7 +145,7 @@ describe('createPostgresBudgetLedger', () => {
     try {
       await ledger.remaining('k', { rpm: 1 }); // the migration, once
       pool.queries = 0;
-      const decision = await ledger.reserve('k', { rpm: 5, tpm: 1000, tpd: 5000 }, 100);
+      const decision = await ledger.reserve('k', { rpm: 5, tpm: 1000, tpd: 5000, burst: 1 }, 100);
       expect(pool.queries).toBe(1);
       if (!decision.granted) throw new Error('expected a grant');
       await ledger.reconcile(decision.reservation, 40);
@@ -148,6 +153,9 @@ describe('createPostgresBudgetLedger', () => {
       await ledger.cancel(decision.reservation);
       expect(pool.queries).toBe(3);
       expect(await ledger.remaining('k', { rpm: 5, tpm: 1000 })).toEqual({ rpm: 5, tpm: 1000 });
+      // The cancel gave the paced grant's place back: the next may go at once.
+      expect((await ledger.reserve('k', { rpm: 5, burst: 1 }, 0)).granted).toBe(true);
+      expect(pool.queries).toBe(5);
     } finally {
       await ledger.close();
     }

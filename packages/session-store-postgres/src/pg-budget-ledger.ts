@@ -2,7 +2,8 @@
  * A `BudgetLedger` (`@keel/provider-health`) over PostgreSQL: every gateway on one database shares
  * one budget per key, so N gateways together respect one limit instead of N times it. Each call is
  * one round trip: a reservation is one call of the schema's `budget_reserve` function (the rules
- * under a per-key transaction lock, by the database's clock), a reconcile or cancel one `UPDATE`.
+ * under a per-key transaction lock, by the database's clock, paced `rpm` included), a reconcile or
+ * cancel one `UPDATE`.
  */
 import {
   type BudgetDecision,
@@ -60,12 +61,27 @@ export function createPostgresBudgetLedger(
     tokens: number,
   ): Promise<void> {
     await context.ready(undefined);
-    await pool.query(
-      `UPDATE ${slices} SET requests = greatest(0, requests + $4::integer),
+    const values = [
+      reservation.key,
+      reservation.minuteStart,
+      reservation.dayStart,
+      requests,
+      tokens,
+    ];
+    const update = `UPDATE ${slices} SET requests = greatest(0, requests + $4::integer),
           tokens = greatest(0, tokens + $5::bigint)
-        WHERE key = $1 AND ((span = 'm' AND start_ms = $2) OR (span = 'd' AND start_ms = $3))`,
-      [reservation.key, reservation.minuteStart, reservation.dayStart, requests, tokens],
-    );
+        WHERE key = $1 AND ((span = 'm' AND start_ms = $2) OR (span = 'd' AND start_ms = $3))`;
+    if (requests < 0 && reservation.paceMs !== undefined) {
+      // A cancel of a paced grant gives its place in the pace back, in the same round trip.
+      await pool.query(
+        `WITH slices AS (${update})
+          UPDATE ${context.schema}.budget_pace SET pace_at = pace_at - $6::double precision
+          WHERE key = $1`,
+        [...values, reservation.paceMs],
+      );
+      return;
+    }
+    await pool.query(update, values);
   }
 
   return {
@@ -74,7 +90,7 @@ export function createPostgresBudgetLedger(
       await context.ready(undefined);
       const need = Math.max(0, Math.ceil(tokens));
       const { rows } = await pool.query(
-        `SELECT * FROM ${context.schema}.budget_reserve($1, $2, $3, $4, $5, $6, $7, $8)`,
+        `SELECT * FROM ${context.schema}.budget_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [
           key,
           limits.rpm ?? null,
@@ -84,6 +100,7 @@ export function createPostgresBudgetLedger(
           windows.minuteMs,
           windows.dayMs,
           clockNow(),
+          limits.burst ?? null,
         ],
       );
       const row = rows[0] ?? {};
@@ -95,15 +112,17 @@ export function createPostgresBudgetLedger(
           waitMs: toNumber(row['wait_ms']),
         };
       }
-      return {
-        granted: true,
-        reservation: {
-          key,
-          tokens: need,
-          minuteStart: toNumber(row['minute_start']),
-          dayStart: toNumber(row['day_start']),
-        },
+      const reservation: BudgetReservation = {
+        key,
+        tokens: need,
+        minuteStart: toNumber(row['minute_start']),
+        dayStart: toNumber(row['day_start']),
       };
+      // Paced, the grant moved the key's pace on by a minute / rpm (the function's own step).
+      if (limits.rpm !== undefined && limits.burst !== undefined) {
+        reservation.paceMs = windows.minuteMs / limits.rpm;
+      }
+      return { granted: true, reservation };
     },
 
     async reconcile(reservation, usedTokens) {

@@ -104,6 +104,23 @@ describe('sessions of a key', () => {
     expect((await two.sessionsOf('app-a')).sort()).toEqual(['a-1', 'a-2']);
     expect(await one.sessionsOf('app-b')).toEqual(['b-1']);
   });
+
+  it('are found by an index on the key, not a scan of every owner', async () => {
+    const [one] = twoGateways();
+    await one.claimOwner('first', 'app-a'); // the migration
+    const schema = `key_records_${schemas}`;
+    await database.query(
+      `INSERT INTO ${schema}.key_session_owners (session_id, key_id)
+        SELECT 's-' || n, 'key-' || (n % 500) FROM generate_series(1, 20000) AS n`,
+    );
+    await database.query(`ANALYZE ${schema}.key_session_owners`);
+    const { rows } = await database.query(
+      `EXPLAIN SELECT session_id FROM ${schema}.key_session_owners WHERE key_id = 'key-7'`,
+    );
+    const plan = rows.map((row) => String(row['QUERY PLAN'])).join('\n');
+    expect(plan).toContain('key_session_owners_by_key');
+    expect((await one.sessionsOf('key-7')).length).toBe(40);
+  });
 });
 
 describe('a failing database', () => {

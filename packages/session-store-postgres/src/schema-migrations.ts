@@ -1,4 +1,4 @@
-import { budgetSchemaStatements } from './budget-schema';
+import { budgetPaceStatements, budgetSchemaStatements } from './budget-schema';
 
 /** One step of the schema: what it creates, in SQL, for a schema name already quoted. */
 export interface SchemaMigration {
@@ -141,6 +141,14 @@ export const SCHEMA_MIGRATIONS: readonly SchemaMigration[] = [
         usd double precision NOT NULL CHECK (usd >= 0),
         PRIMARY KEY (key_id, period)
       )`,
+    ],
+  },
+  {
+    version: 8,
+    description: 'budgets: paced rpm (burst); a key lists its sessions by an index',
+    statements: (s) => [
+      ...budgetPaceStatements(s),
+      `CREATE INDEX key_session_owners_by_key ON ${s}.key_session_owners (key_id)`,
     ],
   },
 ];
