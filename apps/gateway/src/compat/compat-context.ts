@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallOutcome, ModelRequest, TurnEvent } from '@keel/spec';
 import type { GatewayRuntime } from '../compose/create-runtime';
+import type { KeyTicket } from '../keys/create-keyring';
 import { createIdempotencyCache, type IdempotencyCache } from './idempotency-cache';
 import type { ResolvedRoute } from './resolve-route';
 
@@ -17,6 +18,8 @@ export interface CompatCall {
   onEvent?: (event: TurnEvent) => void;
   /** The client key making the call (its usage is counted against it). */
   key?: string | undefined;
+  /** The request's reservation under its key's limits: the call names it with its id. */
+  ticket?: KeyTicket | undefined;
 }
 
 /** What every compatible endpoint shares: the runtime, the repeat cache, one way to run a call. */
@@ -42,8 +45,9 @@ export function createCompatContext(runtime: GatewayRuntime): CompatContext {
       ttlMs: runtime.config.compat.idempotencyTtlMs,
       keep: (outcome) => outcome.kind === 'reply',
     }),
-    async call({ wire, route, request, signal, onEvent, key }) {
+    async call({ wire, route, request, signal, onEvent, key, ticket }) {
       const callId = `${wire}-${randomUUID()}`;
+      if (ticket !== undefined) ticket.sessionId = callId;
       const forget = runtime.calls.begin(callId, {
         api: wire,
         route: route.name,

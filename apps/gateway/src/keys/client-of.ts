@@ -1,7 +1,7 @@
 // The identity a request authenticated as, kept beside the request (not on it), and the questions
 // routes ask of it: may it name this model, may it see this session.
 import type { FastifyRequest } from 'fastify';
-import type { ClientIdentity } from './create-keyring';
+import type { ClientIdentity, KeyTicket } from './create-keyring';
 import type { SessionOwners } from './open-session-owners';
 
 const identities = new WeakMap<
@@ -15,6 +15,21 @@ export function rememberClient(
   owners: SessionOwners,
 ): void {
   identities.set(request, { identity, owners });
+}
+
+const tickets = new WeakMap<FastifyRequest, KeyTicket>();
+
+/** Keeps an admitted request's reservation beside it, for the call it makes. */
+export function rememberTicket(request: FastifyRequest, ticket: KeyTicket): void {
+  tickets.set(request, ticket);
+}
+
+/**
+ * The request's reservation under its key's `rpm`/`tpm`, if it has one. A compatible call names it
+ * with its call id (`ticket.sessionId`), so that the call's end corrects its own reservation.
+ */
+export function ticketOf(request: FastifyRequest): KeyTicket | undefined {
+  return tickets.get(request);
 }
 
 /** Who sent the request; `undefined` when the gateway needs no credential. */

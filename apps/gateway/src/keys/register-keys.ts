@@ -3,12 +3,11 @@
 // created it (others get `404`); a model request over the key's limits is refused in the route's
 // wire (`429` with `Retry-After`, or `403 budget_exceeded`); and each key's usage is counted from
 // the turns' and calls' ends.
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
 import { sendError } from '../http/api-error';
-import { clientOf, mayName } from './client-of';
-import type { ClientIdentity, KeyAdmission, Keyring, KeyTicket } from './create-keyring';
+import { clientOf, mayName, rememberTicket } from './client-of';
+import type { ClientIdentity, KeyAdmission, Keyring } from './create-keyring';
 
 /** Routes a key that is not an admin may use (besides its sessions' routes). */
 const CLIENT_ROUTES = new Set([
@@ -28,8 +27,6 @@ const MODEL_REQUESTS = new Set([
   'POST /v1/chat/completions',
   'POST /v1/messages',
 ]);
-/** Model requests whose call id the route makes: their handler runs in their ticket's scope. */
-const CALL_ROUTES = new Set(['POST /v1/chat/completions', 'POST /v1/messages']);
 const READS = new Set(['GET', 'HEAD']);
 /** `Retry-After` of a request whose key's limits could not be checked. */
 const UNAVAILABLE_RETRY_SECONDS = 5;
@@ -41,21 +38,11 @@ export function registerKeys(
 ): void {
   const keyOf = (sessionId: string) =>
     runtime.calls.get(sessionId)?.key ?? keyring.owners.ownerOf(sessionId);
-  // Each admitted request's reservation. A session's message names its session; a compatible
-  // call's id is made in its handler, so the handler runs in its ticket's scope and the call's
-  // end (an event of that call, in that scope) finds it there.
-  const tickets = new WeakMap<FastifyRequest, KeyTicket>();
-  const callTicket = new AsyncLocalStorage<KeyTicket | undefined>();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((method) => CALL_ROUTES.has(`${method} ${route.url}`))) return;
-    const handler = route.handler as RouteHandlerMethod;
-    route.handler = function (this: FastifyInstance, request, reply) {
-      return callTicket.run(tickets.get(request), () => handler.call(this, request, reply));
-    };
-  });
+  // Each admitted request's reservation is kept beside the request and names what it runs: a
+  // session's message its session, a compatible call its call id (given when the call starts), so
+  // the end of that session's turn or of that call corrects it.
   const unsubscribe = runtime.events.follow(undefined, (event) =>
-    keyring.observe(event, keyOf(event.sessionId), callTicket.getStore()),
+    keyring.observe(event, keyOf(event.sessionId)),
   );
   // A compaction's model calls are charged to the key of the session compacted.
   const unsubscribeCompactions = runtime.compactionUsage.subscribe(
@@ -121,7 +108,7 @@ export function registerKeys(
         if (isSessionRoute) {
           admission.ticket.sessionId = (request.params as { sessionId: string }).sessionId;
         }
-        tickets.set(request, admission.ticket);
+        rememberTicket(request, admission.ticket);
       }
       if (!admission.admitted) {
         if (admission.retryAfterMs !== undefined) {

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { CallOutcome } from '@keel/spec';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openSse } from '../../http/sse';
-import { clientOf, mayName } from '../../keys/client-of';
+import { clientOf, mayName, ticketOf } from '../../keys/client-of';
 import type { CompatContext } from '../compat-context';
 import { idempotencyKeyOf } from '../idempotency-key';
 import { resolveRoute } from '../resolve-route';
@@ -62,6 +62,7 @@ export async function answerMessages(
       request: body.stream === true ? callRequest : { ...callRequest, delivery: 'whole' },
       signal: controller.signal,
       key: clientOf(request)?.keyId,
+      ticket: ticketOf(request),
       ...(live === undefined ? {} : { onEvent: (event) => live.onEvent(event) }),
     });
   const key = idempotencyKeyOf('anthropic', request.headers);

@@ -2,7 +2,7 @@
 // as a `chat.completion` or a stream of chunks, errors in OpenAI's shape.
 import type { CallOutcome, ModelRequest } from '@keel/spec';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { clientOf, mayName } from '../../keys/client-of';
+import { clientOf, mayName, ticketOf } from '../../keys/client-of';
 import type { CompatContext } from '../compat-context';
 import { idempotencyKeyOf } from '../idempotency-key';
 import { resolveRoute } from '../resolve-route';
@@ -71,6 +71,7 @@ export function registerChatCompletionsRoute(app: FastifyInstance, context: Comp
           request: callRequest,
           signal,
           key: clientOf(request)?.keyId,
+          ticket: ticketOf(request),
           ...(onEvent === undefined ? {} : { onEvent }),
         });
       const includeUsage = body.stream_options?.include_usage === true;
