@@ -134,6 +134,35 @@ describe('a provider budget in one gateway', () => {
     expect(await gateway.stop()).toBe(0);
   });
 
+  it('burst paces rpm: past the burst, back to back is held until the pace allows the next', async () => {
+    mock = await createMockProvider();
+    const gateway = await group.start({
+      config: config(mock, { limits: { 'co/budget-model#main': { rpm: 6, burst: 1 } } }),
+    });
+    group.defer(() => removeDir(gateway.dir));
+    expect((await gateway.fetch('/v1/chat/completions', post(chat))).status).toBe(200);
+    // The window has 5 left, but the pace lets one go every 10 s: the spare profile (no budget)
+    // takes the next at once.
+    expect((await gateway.fetch('/v1/chat/completions', post(chat))).status).toBe(200);
+    expect(mock.requests.map((request) => request.apiKey)).toEqual([
+      'sk-budget-main',
+      'sk-budget-spare',
+    ]);
+    const health = (await (await gateway.fetch('/v1/providers/health')).json()) as {
+      budgets: unknown[];
+    };
+    expect(health.budgets).toEqual([
+      {
+        providerId: 'co',
+        profileId: 'main',
+        model: 'budget-model',
+        limits: { rpm: 6, burst: 1 },
+        remaining: { rpm: 5 },
+      },
+    ]);
+    expect(await gateway.stop()).toBe(0);
+  });
+
   it('refuses a budget that names no provider or profile, or sets no limit', async () => {
     mock = await createMockProvider();
     const dir = await mkdtemp(join(tmpdir(), 'keel-budgets-'));
@@ -148,6 +177,7 @@ describe('a provider budget in one gateway', () => {
             'co/m#ghost': { rpm: 1 },
             'co/empty': {},
             'co/zero': { rpm: 0 },
+            'co/still': { rpm: 1, burst: 0 },
           },
         }),
       ),
@@ -159,6 +189,7 @@ describe('a provider budget in one gateway', () => {
       /budgets\.limits\.co\/m#ghost: names profile "ghost"/,
       /budgets\.limits\.co\/empty: needs rpm, tpm or tpd/,
       /budgets\.limits\.co\/zero\.rpm: /,
+      /budgets\.limits\.co\/still\.burst: /,
     ]) {
       expect(run.stderr).toMatch(problem);
     }

@@ -13,6 +13,11 @@ export const budgetLimitsSchema = z
     tpm: positiveInt.optional(),
     /** Tokens (input + output) per day. */
     tpd: positiveInt.optional(),
+    /**
+     * With `rpm`: also paces it — at most `burst` requests back to back, then one every
+     * minute / rpm — so a provider counting arrivals sees at most about the rpm in any minute.
+     */
+    burst: positiveInt.optional(),
   })
   .refine(
     (limits) => limits.rpm !== undefined || limits.tpm !== undefined || limits.tpd !== undefined,
