@@ -3,8 +3,7 @@
  * (`performance.now()`), so a benchmark measures what reached the provider, not what a gateway
  * decided to send.
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { forwardTo } from '@keel/testing';
 
 export interface RecordingUpstream {
   /** The proxy's `/v1` base URL (for an `openai-chat` provider). */
@@ -16,35 +15,10 @@ export interface RecordingUpstream {
 
 /** `target`: the mock provider's `openaiBaseUrl`. */
 export async function startRecordingUpstream(target: string): Promise<RecordingUpstream> {
-  const url = new URL(target);
   const arrivals: number[] = [];
-  const server: Server = createServer((incoming, outgoing) => {
+  const proxy = await forwardTo(target, (incoming) => {
     if (incoming.method === 'POST') arrivals.push(performance.now());
-    const forwarded = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        method: incoming.method,
-        path: incoming.url,
-        headers: { ...incoming.headers, host: url.host },
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on('error', () => outgoing.destroy());
-    incoming.pipe(forwarded);
+    return false;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}${url.pathname.replace(/\/$/, '')}`,
-    arrivals,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { baseUrl: proxy.baseUrl, arrivals, close: () => proxy.close() };
 }

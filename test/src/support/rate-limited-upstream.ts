@@ -4,8 +4,7 @@
  * answers the rest `429` with `retry-after`, in OpenAI's error shape. Records when each request
  * arrived and which it refused, so a test can measure what reached the provider over any window.
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { forwardTo } from '@keel/testing';
 
 export interface RateLimitedUpstream {
   /** The proxy's `/v1` base URL (for an `openai-chat` provider). */
@@ -23,7 +22,6 @@ export async function startRateLimitedUpstream(options: {
   limit: number;
   windowMs: number;
 }): Promise<RateLimitedUpstream> {
-  const target = new URL(options.target);
   const admitted: number[] = [];
   const refused: number[] = [];
   let tokens = options.limit;
@@ -38,49 +36,24 @@ export async function startRateLimitedUpstream(options: {
     tokens -= 1;
     return true;
   };
-  const server: Server = createServer((incoming, outgoing) => {
+  const proxy = await forwardTo(options.target, (incoming, outgoing) => {
     const at = performance.now();
-    const counts = incoming.method === 'POST';
-    if (counts && !take(at)) {
-      refused.push(at);
-      incoming.resume();
-      outgoing.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-      outgoing.end(
-        JSON.stringify({
-          error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' },
-        }),
-      );
-      return;
+    if (incoming.method !== 'POST') return false;
+    if (take(at)) {
+      admitted.push(at);
+      return false;
     }
-    if (counts) admitted.push(at);
-    const forwarded = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: incoming.method,
-        path: incoming.url,
-        headers: { ...incoming.headers, host: target.host },
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on('error', () => outgoing.destroy());
-    incoming.pipe(forwarded);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, '')}`,
-    admitted,
-    refused,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+    refused.push(at);
+    incoming.resume();
+    outgoing.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+    outgoing.end(
+      JSON.stringify({
+        error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' },
       }),
-  };
+    );
+    return true;
+  });
+  return { baseUrl: proxy.baseUrl, admitted, refused, close: () => proxy.close() };
 }
 
 /** The most arrivals in any span of `windowMs` (each window starting at an arrival). */
