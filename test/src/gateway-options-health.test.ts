@@ -4,26 +4,13 @@
 // (30 000 ms) and `minFailures: 2`; with `windowMs: 300` the first has left the window when
 // the second comes, and the breaker stays closed.
 import { setTimeout as delay } from 'node:timers/promises';
-import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type GatewayProcess,
-  removeDir,
-  sendMessage,
-  startGateway,
-} from './support/gateway-process';
+import { mockFaults } from '@keel/testing';
+import { describe, expect, it } from 'vitest';
+import { type GatewayProcess, sendMessage } from './support/gateway-process';
+import { useOptionGateways } from './support/option-gateways';
 
-let mock: MockProvider;
+const gateways = useOptionGateways();
 let gateway: GatewayProcess | undefined;
-
-beforeAll(async () => {
-  mock = await createMockProvider();
-});
-afterAll(async () => {
-  await gateway?.stop();
-  if (gateway !== undefined) await removeDir(gateway.dir);
-  await mock?.close();
-});
 
 interface Breaker {
   providerId: string;
@@ -42,22 +29,12 @@ describe('health.windowMs', () => {
   it('300: two failures a second apart leave the breaker closed (default 30 000: open)', {
     timeout: 120_000,
   }, async () => {
-    gateway = await startGateway({
-      config: {
-        sessionsDir: 'sessions',
-        providers: [
-          {
-            id: 'hw-a',
-            api: 'anthropic-messages',
-            baseUrl: mock.anthropicBaseUrl,
-            profiles: [{ id: 'main', apiKey: 'sk-keeltest-health-a' }],
-          },
-        ],
-        models: { primary: 'hw-a/fails', fallbacks: ['hw-a/backup'] },
-        retry: { maxRetries: 0 },
-        health: { minFailures: 2, windowMs: 300 },
-      },
+    gateway = await gateways.start({
+      providerId: 'hw-a',
+      models: { primary: 'hw-a/fails', fallbacks: ['hw-a/backup'] },
+      config: { retry: { maxRetries: 0 }, health: { minFailures: 2, windowMs: 300 } },
     });
+    const { mock } = gateways;
     for (const text of ['first', 'second']) {
       if (text === 'second') await delay(1_000);
       mock.enqueue(

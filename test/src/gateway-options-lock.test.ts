@@ -8,67 +8,34 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createMockProvider, type MockProvider } from '@keel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type GatewayProcess,
-  removeDir,
-  sendMessage,
-  startGateway,
-} from './support/gateway-process';
+import { type GatewayProcess, sendMessage } from './support/gateway-process';
+import { useOptionGateways } from './support/option-gateways';
+import { within } from './support/within';
 
 const GATE_TOOL_PLUGIN = fileURLToPath(new URL('./fixtures/gate-tool-plugin.mjs', import.meta.url));
 
-let mock: MockProvider;
 let shared: string;
-const gateways: GatewayProcess[] = [];
-
 beforeAll(async () => {
-  mock = await createMockProvider();
   shared = await mkdtemp(join(tmpdir(), 'keel-lock-'));
 });
+// After the gateways stop (vitest runs afterAll hooks last registered first).
 afterAll(async () => {
-  for (const gateway of gateways) {
-    await gateway.stop();
-    await removeDir(gateway.dir);
-  }
-  await mock?.close();
   await rm(shared, { recursive: true, force: true });
 });
+const gateways = useOptionGateways();
 
 /** A gateway on the mock whose sessions live in the shared folder, with `turn` settings. */
-async function start(turn: Record<string, unknown>): Promise<GatewayProcess> {
-  const gateway = await startGateway({
+function start(turn: Record<string, unknown>): Promise<GatewayProcess> {
+  return gateways.start({
+    providerId: 'lk-a',
+    models: { primary: 'lk-a/main' },
     config: {
       sessionsDir: join(shared, 'sessions'),
-      providers: [
-        {
-          id: 'lk-a',
-          api: 'anthropic-messages',
-          baseUrl: mock.anthropicBaseUrl,
-          profiles: [{ id: 'main', apiKey: 'sk-keeltest-lock-a' }],
-        },
-      ],
-      models: { primary: 'lk-a/main' },
       turn,
       plugins: [{ module: GATE_TOOL_PLUGIN, options: { dir: shared } }],
     },
   });
-  gateways.push(gateway);
-  return gateway;
-}
-
-/** `promise`, or a failure naming `what` once `ms` have passed (a step's timeout, not a timing). */
-async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 describe('turn.lockTimeoutMs', () => {
@@ -77,6 +44,7 @@ describe('turn.lockTimeoutMs', () => {
   }, async () => {
     const holder = await start({});
     const waiter = await start({ lockTimeoutMs: 400 });
+    const { mock } = gateways;
     mock.enqueue(
       { type: 'ok', toolCalls: [{ name: 'hold', input: { gate: 'lease' } }] },
       { type: 'ok', text: 'held and done' },

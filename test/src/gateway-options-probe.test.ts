@@ -4,49 +4,28 @@
 // never answers; a turn a second later (at least: the gap only grows under load) probes the
 // model again with `probeTimeoutMs: 300`, and is sent to the fallback with the default (60 000).
 import { setTimeout as delay } from 'node:timers/promises';
-import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type GatewayProcess,
-  removeDir,
-  sendMessage,
-  startGateway,
-} from './support/gateway-process';
+import { mockFaults } from '@keel/testing';
+import { describe, expect, it } from 'vitest';
+import { sendMessage } from './support/gateway-process';
+import { useOptionGateways } from './support/option-gateways';
 
-let mock: MockProvider;
-let gateway: GatewayProcess | undefined;
-
-beforeAll(async () => {
-  mock = await createMockProvider();
-});
-afterAll(async () => {
-  await gateway?.stop();
-  if (gateway !== undefined) await removeDir(gateway.dir);
-  await mock?.close();
-});
+const gateways = useOptionGateways();
 
 describe('health.probeTimeoutMs', () => {
   it('300: a probe that never answers lets another probe through a second later (default 60 000: the fallback answers)', {
     timeout: 120_000,
   }, async () => {
-    gateway = await startGateway({
+    const gateway = await gateways.start({
+      providerId: 'hp-a',
+      models: { primary: 'hp-a/flaky', fallbacks: ['hp-a/backup'] },
       config: {
-        sessionsDir: 'sessions',
-        providers: [
-          {
-            id: 'hp-a',
-            api: 'anthropic-messages',
-            baseUrl: mock.anthropicBaseUrl,
-            profiles: [{ id: 'main', apiKey: 'sk-keeltest-probe-a' }],
-          },
-        ],
-        models: { primary: 'hp-a/flaky', fallbacks: ['hp-a/backup'] },
         retry: { maxRetries: 0 },
         turn: { firstTokenTimeoutMs: 600_000, stallTimeoutMs: 600_000 },
         health: { minFailures: 1, cooldownMs: 100, maxCooldownMs: 100, probeTimeoutMs: 300 },
         shutdown: { graceMs: 500 },
       },
     });
+    const { mock } = gateways;
     // One failure opens the breaker; the fallback answers.
     mock.enqueue(
       { behavior: mockFaults.serverError(500), match: { model: 'flaky' } },
