@@ -6,7 +6,8 @@ import type {
   StorageCallOptions,
   TranscriptChangeKind,
 } from '@keel/spec';
-import { openFenceCounter, readFenceCounter, writeFenceCounter } from './fence-counter';
+import { readFenceCounter, writeFenceCounter } from './fence-counter';
+import type { BorrowedCounter, FenceCounters } from './fence-counters';
 import type { FileSystem } from './file-system';
 import { openRegularFileIfExists } from './safe-file';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
@@ -20,12 +21,14 @@ export interface LeasePaths {
   fencePath: string;
   /** The session's lock (the store keeps one per session, with its spare file). */
   lock: InternalSessionLock;
+  /** The store's counter descriptors, kept open across leases. */
+  counters: FenceCounters;
 }
 
 interface LeaseState {
   paths: LeasePaths;
   lock: SessionLockHandle;
-  counterFd: number;
+  counter: BorrowedCounter;
   token: bigint;
 }
 
@@ -35,8 +38,9 @@ const liveLeases = new Map<string, SessionLease>();
 
 /**
  * Takes the session's lock, then, under it, increments the fencing-token counter: the new value
- * is this lease's token. The counter file is opened while the lock is being taken, and kept open
- * while the lease lives, so checking a token later is one read.
+ * is this lease's token. The counter's descriptor is borrowed from the store while the lock is
+ * being taken (opened only when the store keeps none), and kept while the lease lives, so
+ * checking a token later is one read.
  */
 export async function acquireLease(
   paths: LeasePaths,
@@ -64,35 +68,35 @@ export async function acquireLease(
   });
   const [locked, counter] = await Promise.allSettled([
     lockAcquire,
-    openFenceCounter(fileSystem, paths.fencePath),
+    paths.counters.borrow(paths.fencePath),
   ]);
   if (locked.status === 'rejected' || counter.status === 'rejected') {
     await Promise.all([
       locked.status === 'fulfilled'
         ? locked.value.recorded.catch(() => {}).then(() => locked.value.handle.release())
         : undefined,
-      counter.status === 'fulfilled' ? fileSystem.close(counter.value) : undefined,
+      counter.status === 'fulfilled' ? counter.value.giveBack() : undefined,
     ]);
     throw locked.status === 'rejected' ? locked.reason : (counter as PromiseRejectedResult).reason;
   }
   const lock = locked.value.handle;
-  const counterFd = counter.value;
+  const borrowed = counter.value;
   let next: bigint;
   try {
     // The lock's owner record goes in while the counter is read (one round trip for both).
     const [current] = await Promise.all([
-      readFenceCounter(fileSystem, counterFd, paths.fencePath),
+      readFenceCounter(fileSystem, borrowed.fd, paths.fencePath),
       locked.value.recorded,
     ]);
     next = current + 1n;
-    await writeFenceCounter(fileSystem, counterFd, next);
+    await writeFenceCounter(fileSystem, borrowed.fd, next);
   } catch (error) {
     await locked.value.recorded.catch(() => {});
-    await Promise.all([lock.release(), fileSystem.close(counterFd)]);
+    await Promise.all([lock.release(), borrowed.giveBack()]);
     throw error;
   }
   token = next.toString();
-  const lease = createLease({ paths, lock, counterFd, token: next });
+  const lease = createLease({ paths, lock, counter: borrowed, token: next });
   liveLeases.set(paths.lockPath, lease);
   return lease;
 }
@@ -128,7 +132,7 @@ function createLease(state: LeaseState): SessionLease {
       try {
         await lock.release();
       } finally {
-        await paths.fileSystem.close(state.counterFd);
+        await state.counter.giveBack();
       }
     },
   };
@@ -156,7 +160,7 @@ export async function leaseChange(
     return current > state.token ? 'stale-token' : 'lock-lost';
   }
   const [current, held] = await Promise.all([
-    readFenceCounter(fileSystem, state.counterFd, fencePath),
+    readFenceCounter(fileSystem, state.counter.fd, fencePath),
     state.lock.isHeld(),
   ]);
   if (current > state.token) return 'stale-token';

@@ -235,6 +235,9 @@ export function createSessionLockWith(
     const ttlMs = acquireOptions.ttlMs ?? staleMs;
     const deadline = Date.now() + timeoutMs;
     let candidate = await candidates.take(ttlMs);
+    // Discarded and not yet replaced: a failure then has nothing left to discard (closing its
+    // descriptor again could close another file that reused the number meanwhile).
+    let discarded = false;
     let result: TakenLock | undefined;
     try {
       for (;;) {
@@ -245,8 +248,10 @@ export function createSessionLockWith(
         } catch (error) {
           // A spare whose private name is gone (removed with a lock of ours taken over as stale).
           if (!candidate.reused || errorCode(error) !== 'ENOENT') throw error;
+          discarded = true;
           await candidates.discard(candidate);
           candidate = await candidates.create(ttlMs);
+          discarded = false;
           continue;
         }
         if (isHandle(attempted)) {
@@ -270,7 +275,7 @@ export function createSessionLockWith(
         }
       }
     } catch (error) {
-      await candidates.discard(candidate);
+      if (!discarded) await candidates.discard(candidate);
       throw error;
     }
     if (result === undefined) {

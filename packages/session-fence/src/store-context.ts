@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { TranscriptState } from '@keel/spec';
+import { createFenceCounters, type FenceCounters } from './fence-counters';
 import type { FileSystem } from './file-system';
 import { errorCode } from './safe-file';
 import { assertValidSessionId } from './session-id';
@@ -35,6 +36,8 @@ export interface StoreContext {
   syncDirectory(): Promise<void>;
   /** Transcripts kept open between operations. */
   files: TranscriptFiles;
+  /** Fencing-token counters kept open across leases. */
+  counters: FenceCounters;
   /**
    * The lock of a session, one object per session for the most recently used ones, so a released
    * lock's file is reused by the next hold (see `createCandidates`).
@@ -64,6 +67,7 @@ export function createStoreContext(options: {
   let swept = false;
   const knownStates = new Map<string, TranscriptState>();
   const locks = new Map<string, InternalSessionLock>();
+  const counters = createFenceCounters(fileSystem);
   const pathOf = (extension: string) => (sessionId: string) => {
     assertValidSessionId(sessionId);
     return join(sessionsDir, `${sessionId}${extension}`);
@@ -123,9 +127,12 @@ export function createStoreContext(options: {
     },
     directoryGone() {
       ready = undefined;
+      // A counter created in the directory made again is another file than the one kept open.
+      counters.forgetAll();
     },
     syncDirectory: () => syncDirectoryAt(sessionsDir),
     files: createTranscriptFiles(fileSystem),
+    counters,
     sessionLock(sessionId) {
       const path = lockPath(sessionId);
       let lock = locks.get(path);

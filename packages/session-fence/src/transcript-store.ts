@@ -48,7 +48,7 @@ export interface TranscriptStore extends SessionStorage {
 
 const DEFAULT_TAIL_READ_BYTES = 1024 * 1024;
 
-/** A store dropped without being kept closes the transcripts it kept open. */
+/** A store dropped without being kept closes the transcripts and counters it kept open. */
 const openFiles = new FinalizationRegistry<{ closeIdle(): void }>((files) => files.closeIdle());
 
 /** Creates the file-backed transcript store: one append-only JSONL file per session. */
@@ -136,6 +136,7 @@ export function createTranscriptStoreWith(
       lockPath: context.lockPath(sessionId),
       fencePath: context.fencePath(sessionId),
       lock: context.sessionLock(sessionId),
+      counters: context.counters,
     };
     leaseOptions.signal?.throwIfAborted();
     await context.ensureDirectory();
@@ -180,5 +181,6 @@ export function createTranscriptStoreWith(
   }
 
   openFiles.register(store, context.files);
+  openFiles.register(store, { closeIdle: () => context.counters.forgetAll() });
   return store;
 }
