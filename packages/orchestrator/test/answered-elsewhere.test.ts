@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TurnEvent } from '@keel/spec';
+import { createMockProvider } from '@keel/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGate, createGateway } from './two-gateways';
+
+// A message queued at gateway b and answered by gateway a's turn: b's own subscribers and the
+// caller's onEvent still see one turn start and one turn end for it, naming the message.
+
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+describe('a message answered by another gateway’s turn', () => {
+  it('its gateway emits one turn-start naming the message and one turn-end with that outcome', async () => {
+    const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-elsewhere-'));
+    cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
+    const mock = await createMockProvider({});
+    cleanup.push(() => mock.close());
+    const gate = createGate();
+    const a = createGateway('a', sessionsDir, mock, () => gate.wait());
+    const b = createGateway('b', sessionsDir, mock, async () => undefined);
+    cleanup.push(() => a.orchestrator.shutdown({ graceMs: 0 }));
+    cleanup.push(() => b.orchestrator.shutdown({ graceMs: 0 }));
+
+    const first = a.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'first',
+      clientMessageId: 'c1',
+    });
+    await gate.reached;
+    const seen: TurnEvent[] = [];
+    const second = b.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'second',
+      clientMessageId: 'c2',
+      onEvent: (event) => seen.push(event),
+    });
+    await b.queued;
+    gate.open();
+    const [, two] = await Promise.all([first, second]);
+    // Answered by a: the model was asked through a only.
+    expect(mock.requests.map((request) => request.apiKey)).toEqual(['key-a', 'key-a']);
+    expect(two).toMatchObject({ kind: 'reply', clientMessageId: 'c2' });
+
+    const atB = b.events.filter(
+      (event) => event.type === 'turn-start' || event.type === 'turn-end',
+    );
+    expect(atB).toHaveLength(2);
+    const [start, end] = atB;
+    expect(start).toMatchObject({
+      type: 'turn-start',
+      sessionId: 's1',
+      messageId: two.messageId,
+      clientMessageId: 'c2',
+    });
+    expect(end).toMatchObject({ type: 'turn-end', sessionId: 's1', turnId: start!.turnId });
+    expect(end?.type === 'turn-end' && end.outcome).toEqual(two);
+    expect(start!.at).toBe(end!.at);
+    // The caller's onEvent got the same two events.
+    expect(seen).toEqual(atB);
+  });
+});

@@ -1,0 +1,94 @@
+import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
+import type { ModelEvent, ModelPort, ModelTarget, SessionStorage, TurnEvent } from '@keel/spec';
+import type { MockProvider } from '@keel/testing';
+import { createTransport } from '@keel/transport';
+import { createOrchestrator, type Orchestrator } from '../src/index';
+
+/** One of several orchestrators ("gateways") over one sessions folder, with turn claims. */
+export interface Gateway {
+  orchestrator: Orchestrator;
+  /** Every event this gateway's orchestrator emitted. */
+  events: TurnEvent[];
+  /** Resolves once this gateway wrote a message as queued (for another gateway's turn). */
+  queued: Promise<void>;
+}
+
+/**
+ * A gateway `id`: its own file store over `sessionsDir`, a `gatewayId`, the loopback mock's
+ * Anthropic wire (key `key-<id>`), and every model call waiting for `gate` before it ends.
+ */
+export function createGateway(
+  id: string,
+  sessionsDir: string,
+  mock: MockProvider,
+  gate: () => Promise<void>,
+): Gateway {
+  const store = createTranscriptStore({ sessionsDir, fsync: false, lock: { pollMs: 5 } });
+  const claims = store.turnClaims;
+  if (claims === undefined) throw new Error('the file store has no turn claims');
+  let markQueued: () => void = () => undefined;
+  const queued = new Promise<void>((resolve) => {
+    markQueued = resolve;
+  });
+  const storage: SessionStorage = {
+    ...store,
+    turnClaims: {
+      ...claims,
+      async appendQueued(...args) {
+        const result = await claims.appendQueued(...args);
+        markQueued();
+        return result;
+      },
+    },
+  };
+  const connect = (target: ModelTarget): ModelPort => {
+    const port = createTransport({
+      api: 'anthropic-messages',
+      baseUrl: mock.anthropicBaseUrl,
+      apiKey: `key-${id}`,
+      model: target.model,
+      maxTokens: 256,
+    }) as unknown as ModelPort;
+    return {
+      ...port,
+      async *stream(request, options): AsyncIterable<ModelEvent> {
+        for await (const event of port.stream(request, options)) {
+          if (event.type === 'finish') await gate();
+          yield event;
+        }
+      },
+    };
+  };
+  const orchestrator = createOrchestrator({
+    storage,
+    fences: (sessionId) => createSessionFence({ storage: store, sessionId }),
+    router: { connect },
+    providers: [{ id: 'anthropic', profiles: [{ id: 'k1' }] }],
+    models: { primary: 'anthropic/primary' },
+    gatewayId: id,
+    turnClaims: { pollMs: 20 },
+  });
+  const events: TurnEvent[] = [];
+  orchestrator.subscribe((event) => events.push(event));
+  return { orchestrator, events, queued };
+}
+
+/** Holds model calls at their end until `open`; `reached` once one got there. */
+export function createGate() {
+  let open: () => void = () => undefined;
+  let reach: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
+  return {
+    reached,
+    open: () => open(),
+    wait() {
+      reach();
+      return opened;
+    },
+  };
+}
