@@ -70,6 +70,13 @@ describe('storage', () => {
     expect(classifyError(body).kind).toBe('server_error');
   });
 
+  it("a provider's HTTP error whose body code is a disk code is the provider's, not storage", () => {
+    const full = { status: 507, error: { code: 'ENOSPC', message: 'no space left upstream' } };
+    expect(classifyError(full)).toMatchObject({ kind: 'server_error', status: 507 });
+    const readOnly = { status: 503, error: { code: 'EROFS', message: 'replica is read-only' } };
+    expect(classifyError(readOnly)).toMatchObject({ kind: 'server_error', status: 503 });
+  });
+
   it('ends the turn at once: final, not retried, never uses up a fallback model', () => {
     expect(KIND_POLICY.storage).toEqual({
       retryable: false,
