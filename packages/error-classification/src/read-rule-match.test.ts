@@ -38,6 +38,12 @@ describe('readRuleMatch reads a bare kind', () => {
     expect(readRuleMatch('')).toBe(undefined);
   });
 
+  it('skips anything but a string or a plain object: a function carrying a kind, null, a number', () => {
+    expect(readRuleMatch(Object.assign(() => 'billing', { kind: 'billing' }))).toBe(undefined);
+    expect(readRuleMatch(null)).toBe(undefined);
+    expect(readRuleMatch(402)).toBe(undefined);
+  });
+
   it('skips a kind whose getter throws', () => {
     const hostile = {
       get kind(): string {
