@@ -5,7 +5,7 @@
  * there (a cap reached through one gateway refuses on the others).
  */
 import { useTestDatabase } from '@keel/postgres-test-server';
-import { createMockProvider } from '@keel/testing';
+import { createMockProvider, type MockProvider } from '@keel/testing';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { GatewayProcess } from './support/gateway-process';
@@ -16,21 +16,41 @@ const database = useTestDatabase();
 const group = useGateways();
 const SECRET = 'keys-postgres-secret-1';
 
+/**
+ * A mock provider for the test (closed after it) and the shared config over the test's database
+ * for `model`, with what `extra` returns (keys, and what else the case changes) merged over it.
+ */
+async function keyedConfig(
+  model: string,
+  extra: (shared: Record<string, unknown>) => Record<string, unknown>,
+): Promise<{ mock: MockProvider; config: Record<string, unknown> }> {
+  const mock = await createMockProvider();
+  group.defer(() => mock.close());
+  const shared = sharedGatewayConfig({ mock, databaseUrl: database.url, model });
+  return { mock, config: { ...shared, ...extra(shared) } };
+}
+
+/** Two gateways on one config, one after the other. */
+async function twoGateways(
+  config: Record<string, unknown>,
+): Promise<[GatewayProcess, GatewayProcess]> {
+  return [await group.start({ config }), await group.start({ config })];
+}
+
+/** A key's headers for a JSON request. */
+const headers = (secret: string) => ({
+  authorization: `Bearer ${secret}`,
+  'content-type': 'application/json',
+});
+
 describe('a key with rpm on two gateways over one database', () => {
   it('is admitted rpm times in all, then refused with Retry-After on either', {
     timeout: 300_000,
   }, async () => {
-    const model = 'keys-pg-model';
-    const mock = await createMockProvider();
-    group.defer(() => mock.close());
-    const config = {
-      ...sharedGatewayConfig({ mock, databaseUrl: database.url, model }),
+    const { config } = await keyedConfig('keys-pg-model', () => ({
       keys: [{ id: 'shared-app', secret: SECRET, rpm: 3 }],
-    };
-    const gateways: GatewayProcess[] = [
-      await group.start({ config }),
-      await group.start({ config }),
-    ];
+    }));
+    const [first, second] = await twoGateways(config);
     const ask = (gateway: GatewayProcess) =>
       new OpenAI({ apiKey: SECRET, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).chat.completions
         .create({ model: 'default', messages: [{ role: 'user', content: 'hi' }] })
@@ -41,7 +61,6 @@ describe('a key with rpm on two gateways over one database', () => {
             return error.status;
           },
         );
-    const [first, second] = gateways as [GatewayProcess, GatewayProcess];
     expect(await ask(first)).toBe(200);
     expect(await ask(second)).toBe(200);
     expect(await ask(first)).toBe(200);
@@ -54,23 +73,16 @@ describe('a key with rpm on two gateways over one database', () => {
 describe('session owners and spend on two gateways over one database', () => {
   const ALPHA = 'keys-postgres-alpha-1';
   const BETA = 'keys-postgres-beta-1';
-  const headers = (secret: string) => ({
-    authorization: `Bearer ${secret}`,
-    'content-type': 'application/json',
+  const ownerKeys = () => ({
+    keys: [
+      { id: 'alpha', secret: ALPHA },
+      { id: 'beta', secret: BETA },
+    ],
   });
 
   it("hides a key's session from other keys on every gateway", { timeout: 300_000 }, async () => {
-    const model = 'keys-pg-owner-model';
-    const mock = await createMockProvider();
-    group.defer(() => mock.close());
-    const config = {
-      ...sharedGatewayConfig({ mock, databaseUrl: database.url, model }),
-      keys: [
-        { id: 'alpha', secret: ALPHA },
-        { id: 'beta', secret: BETA },
-      ],
-    };
-    const [first, second] = [await group.start({ config }), await group.start({ config })];
+    const { config } = await keyedConfig('keys-pg-owner-model', ownerKeys);
+    const [first, second] = await twoGateways(config);
     const created = await fetch(`${first.url}/v1/sessions/owned-by-alpha/messages`, {
       method: 'POST',
       headers: headers(ALPHA),
@@ -94,17 +106,8 @@ describe('session owners and spend on two gateways over one database', () => {
   it("lists a key all its sessions on every gateway, and never another key's", {
     timeout: 300_000,
   }, async () => {
-    const model = 'keys-pg-list-model';
-    const mock = await createMockProvider();
-    group.defer(() => mock.close());
-    const config = {
-      ...sharedGatewayConfig({ mock, databaseUrl: database.url, model }),
-      keys: [
-        { id: 'alpha', secret: ALPHA },
-        { id: 'beta', secret: BETA },
-      ],
-    };
-    const [first, second] = [await group.start({ config }), await group.start({ config })];
+    const { config } = await keyedConfig('keys-pg-list-model', ownerKeys);
+    const [first, second] = await twoGateways(config);
     const create = async (gateway: GatewayProcess, secret: string, sessionId: string) => {
       const created = await fetch(`${gateway.url}/v1/sessions/${sessionId}/messages`, {
         method: 'POST',
@@ -134,19 +137,15 @@ describe('session owners and spend on two gateways over one database', () => {
     timeout: 300_000,
   }, async () => {
     const model = 'keys-pg-spend-model';
-    const mock = await createMockProvider();
-    group.defer(() => mock.close());
-    const shared = sharedGatewayConfig({ mock, databaseUrl: database.url, model });
-    const config = {
-      ...shared,
+    const { config } = await keyedConfig(model, (shared) => ({
       models: {
         ...(shared['models'] as Record<string, unknown>),
         // A dollar per token: one answer costs more than the cap.
         settings: { [`anthropic/${model}`]: { prices: { input: 1_000_000, output: 1_000_000 } } },
       },
       keys: [{ id: 'capped', secret: BETA, spendCapUsd: { day: 1 } }],
-    };
-    const [first, second] = [await group.start({ config }), await group.start({ config })];
+    }));
+    const [first, second] = await twoGateways(config);
     const ask = (gateway: GatewayProcess) =>
       fetch(`${gateway.url}/v1/chat/completions`, {
         method: 'POST',
@@ -171,23 +170,15 @@ describe('a key whose limits cannot be checked', () => {
   it('is answered 503 with Retry-After in the wire of its route, then served again', {
     timeout: 300_000,
   }, async () => {
-    const model = 'keys-pg-frozen-model';
-    const mock = await createMockProvider();
-    group.defer(() => mock.close());
-    const shared = sharedGatewayConfig({ mock, databaseUrl: database.url, model });
-    const config = {
-      ...shared,
+    const { mock, config } = await keyedConfig('keys-pg-frozen-model', (shared) => ({
       storage: {
         ...(shared['storage'] as Record<string, unknown>),
         timeouts: { statementMs: 1_000 },
       },
       keys: [{ id: 'frozen', secret: SECRET_FROZEN, rpm: 100 }],
-    };
+    }));
     const gateway = await group.start({ config });
-    const keyHeaders = {
-      authorization: `Bearer ${SECRET_FROZEN}`,
-      'content-type': 'application/json',
-    };
+    const keyHeaders = headers(SECRET_FROZEN);
     const chat = () =>
       fetch(`${gateway.url}/v1/chat/completions`, {
         method: 'POST',
