@@ -173,8 +173,10 @@ export function createSdkTransport<Chunk>(spec: SdkTransportSpec<Chunk>): Transp
         timeoutMs,
       });
       status = opened.status;
+      // A whole answer is already read: no chunk to wait for, no clock to feed.
+      const chunks = streamed ? watchChunks(opened.chunks, watchdog, spec.isOutput) : opened.chunks;
       let first = true;
-      for await (const event of spec.decode(watchChunks(opened.chunks, watchdog, spec.isOutput))) {
+      for await (const event of spec.decode(chunks)) {
         if (first) {
           watchdog.firstEvent();
           first = false;

@@ -28,4 +28,6 @@ export interface SdkClientOptions {
   baseURL?: string;
   defaultHeaders?: Record<string, string>;
   maxRetries?: number;
+  /** `RequestInit` fields for every `fetch` the client makes. */
+  fetchOptions?: { window?: null; redirect?: 'error' | 'follow' | 'manual' };
 }
