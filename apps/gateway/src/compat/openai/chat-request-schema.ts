@@ -1,6 +1,7 @@
 // The body of `POST /v1/chat/completions` as Keel accepts it: the Chat Completions fields it can
 // honour, validated so that a bad body is a 400 naming its field; unknown fields are ignored.
 import { z } from 'zod';
+import { plainChatRequest } from './plain-chat-request';
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
 /** A message's text: a string, or text parts (images and audio are not supported). */
@@ -91,6 +92,8 @@ export type ParsedChatRequest =
 
 /** Validates a body; the message names the field and never echoes the input. */
 export function parseChatRequest(body: unknown): ParsedChatRequest {
+  const plain = plainChatRequest(body);
+  if (plain !== undefined) return { ok: true, body: plain };
   const result = chatRequestSchema.safeParse(body);
   if (result.success) return { ok: true, body: result.data };
   const issue = result.error.issues[0];
