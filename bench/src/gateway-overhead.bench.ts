@@ -43,6 +43,10 @@ const gateway = await startKeelGateway(gatewayConfig);
 const gatewayDefaultHeap = await startKeelGateway(gatewayConfig, undefined, [
   '--no-optimize-for-size',
 ]);
+// And with a small young generation instead of the flag: V8 sizes it only when node starts (set
+// later, through `v8.setFlagsFromString`, it does not take effect), so it is a launch option.
+const SMALL_YOUNG_FLAGS = ['--no-optimize-for-size', '--max-semi-space-size=2'];
+const gatewaySmallYoung = await startKeelGateway(gatewayConfig, undefined, SMALL_YOUNG_FLAGS);
 const portkey = await startPortkey();
 const direct = new OpenAI({ apiKey: 'sk-bench', baseURL: mock.openaiBaseUrl, maxRetries: 0 });
 const viaPortkey = new OpenAI({
@@ -206,8 +210,10 @@ for (let round = 0; round < THROUGHPUT_ROUNDS; round += 1) {
 const CPU_SESSIONS = pick(64, 4);
 const cpuKeel = conversations('cpu');
 const cpuDefaultHeap = conversations('cpu', gatewayDefaultHeap);
+const cpuSmallYoung = conversations('cpu', gatewaySmallYoung);
 await cpuKeel.prefill(CPU_SESSIONS);
 await cpuDefaultHeap.prefill(CPU_SESSIONS);
+await cpuSmallYoung.prefill(CPU_SESSIONS);
 const cpuVariants: Array<{ name: string; pid: number; send(index: number): Promise<void> }> = [
   {
     name: 'Keel gateway (durable), as its CLI runs (`--optimize-for-size`)',
@@ -218,6 +224,11 @@ const cpuVariants: Array<{ name: string; pid: number; send(index: number): Promi
     name: 'Keel gateway (durable), `node --no-optimize-for-size`',
     pid: gatewayDefaultHeap.service.pid,
     send: (index) => cpuDefaultHeap.keel(index % CPU_SESSIONS, `cpu ${index}`),
+  },
+  {
+    name: `Keel gateway (durable), \`node ${SMALL_YOUNG_FLAGS.join(' ')}\``,
+    pid: gatewaySmallYoung.service.pid,
+    send: (index) => cpuSmallYoung.keel(index % CPU_SESSIONS, `cpu ${index}`),
   },
   {
     name: 'Portkey gateway, not streamed',
@@ -246,6 +257,7 @@ for (let round = 0; round < CPU_ROUNDS; round += 1) {
 const cpuOf = (name: string) => median(cpuPerMessage.get(name) ?? []);
 const cpuKeelMs = cpuOf(cpuVariants[0]?.name ?? '');
 const cpuKeelDefaultMs = cpuOf(cpuVariants[1]?.name ?? '');
+const cpuKeelSmallYoungMs = cpuOf(cpuVariants[2]?.name ?? '');
 const cpuPortkeyWholeMs = cpuOf('Portkey gateway, not streamed');
 
 const summaries = new Map([...times].map(([name, values]) => [name, summarize(values)] as const));
@@ -336,7 +348,7 @@ await publish({
     {
       name: "server CPU per message ≤ Portkey's not-streamed proxy CPU for the same request (issue 20)",
       goal: `≤ ${ms(cpuPortkeyWholeMs)} ms`,
-      measured: `${ms(cpuKeelMs)} ms as the CLI runs it (\`--optimize-for-size\`; ${ratio(cpuKeelMs, cpuPortkeyWholeMs)}), ${ms(cpuKeelDefaultMs)} ms with \`--no-optimize-for-size\` (${ratio(cpuKeelDefaultMs, cpuPortkeyWholeMs)}); with the flag ${Math.abs(((cpuKeelMs - cpuKeelDefaultMs) / cpuKeelDefaultMs) * 100).toFixed(0)} % ${cpuKeelMs >= cpuKeelDefaultMs ? 'more' : 'less'} CPU than without`,
+      measured: `${ms(cpuKeelMs)} ms as the CLI runs it (\`--optimize-for-size\`; ${ratio(cpuKeelMs, cpuPortkeyWholeMs)}), ${ms(cpuKeelDefaultMs)} ms with \`--no-optimize-for-size\` (${ratio(cpuKeelDefaultMs, cpuPortkeyWholeMs)}); with the flag ${Math.abs(((cpuKeelMs - cpuKeelDefaultMs) / cpuKeelDefaultMs) * 100).toFixed(0)} % ${cpuKeelMs >= cpuKeelDefaultMs ? 'more' : 'less'} CPU than without; ${ms(cpuKeelSmallYoungMs)} ms with a small young generation set at launch instead (\`${SMALL_YOUNG_FLAGS.join(' ')}\`, ${ratio(cpuKeelSmallYoungMs, cpuPortkeyWholeMs)})`,
       met: cpuKeelMs <= cpuPortkeyWholeMs,
       why: 'per message Keel persists and fences a transcript (reads its tail, appends two entries, fsyncs, takes and releases a lease), runs the turn and its observers, and calls upstream streamed through the SDK; Portkey is a stateless proxy that stores nothing. The small-heap flag (bounded memory row) adds collection work',
     },
@@ -390,6 +402,7 @@ await publish({
 await Promise.all([
   gateway.close(),
   gatewayDefaultHeap.close(),
+  gatewaySmallYoung.close(),
   portkey.service.stop(),
   mock.close(),
 ]);

@@ -13,6 +13,12 @@ import { publish } from './lib/result';
 const MESSAGES = pick(Number(process.env['BENCH_MEMORY_MESSAGES'] ?? 100_000), 600);
 const SESSIONS = pick(1_000, 30);
 const IN_FLIGHT = 16;
+/**
+ * `BENCH_MEMORY_NODE_OPTIONS` starts the gateway's node with other V8 options (space-separated),
+ * e.g. `--no-optimize-for-size --max-semi-space-size=2`, to compare heap settings; default none
+ * (the CLI's own `--optimize-for-size`).
+ */
+const NODE_OPTIONS = (process.env['BENCH_MEMORY_NODE_OPTIONS'] ?? '').split(' ').filter(Boolean);
 const SAMPLES = 20;
 
 const mock = await startMockProcess({ reply: 'ok' });
@@ -23,6 +29,8 @@ const gateway = await startKeelGateway(
     providers: [{ id: 'mock', keys: ['sk-bench'] }],
     primary: 'mock/bench-model',
   }),
+  undefined,
+  NODE_OPTIONS,
 );
 
 interface Sample {
@@ -103,7 +111,7 @@ const growth = final - halfStart;
 await publish({
   order: 20.3,
   title: 'Issue 20: bounded memory',
-  method: `${MESSAGES} messages through the built gateway's \`POST /v1/sessions/:id/messages\` (file store, fsync on, log level warn, every bound at its default), ${IN_FLIGHT} in flight, to ${SESSIONS} sessions in turn (each ends with about ${Math.round((MESSAGES / SESSIONS) * 4)} transcript entries), against the mock provider in its own process (reply "ok"); the gateway's resident set size (\`VmRSS\`) sampled every ${every} answers (${seconds} s).`,
+  method: `${MESSAGES} messages through the built gateway's \`POST /v1/sessions/:id/messages\` (file store, fsync on, log level warn, every bound at its default${NODE_OPTIONS.length === 0 ? '' : `; node started with \`${NODE_OPTIONS.join(' ')}\``}), ${IN_FLIGHT} in flight, to ${SESSIONS} sessions in turn (each ends with about ${Math.round((MESSAGES / SESSIONS) * 4)} transcript entries), against the mock provider in its own process (reply "ok"); the gateway's resident set size (\`VmRSS\`) sampled every ${every} answers (${seconds} s).`,
   baseline: 'the gateway just started, before the first message.',
   tables: [
     {
