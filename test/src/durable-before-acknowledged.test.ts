@@ -12,13 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createOrchestrator } from '@keel/orchestrator';
 import { useTestDatabase } from '@keel/postgres-test-server';
-import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
+import { createTranscriptStore } from '@keel/session-fence';
 import type { SessionStorage, TranscriptEntry, TurnEvent, TurnOutcome } from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
-import { createTransport } from '@keel/transport';
 import { describe, expect, it } from 'vitest';
+import { mockOrchestrator } from './support/mock-orchestrator';
 import { transcriptReader } from './support/postgres-sessions';
 import { waitUntil } from './support/wait-until';
 
@@ -81,21 +80,7 @@ function startTurns(options: {
 
 /** A fresh orchestrator on the same storage, as a restarted gateway would run. */
 function restarted(storage: SessionStorage, mock: MockProvider) {
-  return createOrchestrator({
-    storage,
-    fences: (sessionId) => createSessionFence({ storage, sessionId }),
-    providers: [{ id: 'anthropic', profiles: [{ id: 'main' }] }],
-    models: { primary: `anthropic/${MODEL}` },
-    router: {
-      connect: ({ model }) =>
-        createTransport({
-          api: 'anthropic-messages',
-          baseUrl: mock.anthropicBaseUrl,
-          apiKey: 'k',
-          model,
-        }),
-    },
-  });
+  return mockOrchestrator(storage, mock, MODEL);
 }
 
 const userMessages = (entries: readonly TranscriptEntry[], clientMessageId: string) =>

@@ -9,11 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createOrchestrator } from '@keel/orchestrator';
-import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
+import { createTranscriptStore } from '@keel/session-fence';
 import { createMockProvider } from '@keel/testing';
-import { createTransport } from '@keel/transport';
 import { expect, it } from 'vitest';
+import { mockOrchestrator } from './support/mock-orchestrator';
 
 it('a turn killed mid-tool: the next turn repairs the orphan and answers the message', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'keel-crash-'));
@@ -43,21 +42,7 @@ it('a turn killed mid-tool: the next turn repairs the orphan and answers the mes
     const storage = createTranscriptStore({ sessionsDir: dir });
     const before = await storage.inspectTrailingToolUses('crash');
     expect(before.orphans).toEqual(['toolu_slow']);
-    const orchestrator = createOrchestrator({
-      storage,
-      fences: (sessionId) => createSessionFence({ storage, sessionId }),
-      providers: [{ id: 'anthropic', profiles: [{ id: 'main' }] }],
-      models: { primary: 'anthropic/crash-model' },
-      router: {
-        connect: ({ model }) =>
-          createTransport({
-            api: 'anthropic-messages',
-            baseUrl: mock.anthropicBaseUrl,
-            apiKey: 'k',
-            model,
-          }),
-      },
-    });
+    const orchestrator = mockOrchestrator(storage, mock, 'crash-model');
     const [outcome] = await orchestrator.recover('crash');
     expect(outcome).toMatchObject({ kind: 'reply', text: 'All done.', clientMessageId: 'c-1' });
     const body = JSON.stringify(mock.requests.at(-1)?.body);
