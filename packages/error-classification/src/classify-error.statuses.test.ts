@@ -35,3 +35,23 @@ describe('a status alone', () => {
     });
   });
 });
+
+describe('a status with codes and wording', () => {
+  it('reports the code that decided a 5xx or a 4xx, not the first code found', () => {
+    const server = { status: 503, error: { code: 'acme_wrapped', type: 'api_error' } };
+    expect(classifyError(server)).toMatchObject({ kind: 'server_error', code: 'api_error' });
+    const client = { status: 400, error: { code: 'acme_rejected', type: 'invalid_request_error' } };
+    expect(classifyError(client)).toMatchObject({
+      kind: 'invalid_request',
+      code: 'invalid_request_error',
+    });
+  });
+
+  it('a 4xx that words a server error stays the 4xx: server wording counts only without a status', () => {
+    const error = { status: 400, error: { message: 'upstream said: internal server error' } };
+    expect(classifyError(error).kind).toBe('invalid_request');
+    expect(classifyError(new Error('upstream said: internal server error')).kind).toBe(
+      'server_error',
+    );
+  });
+});
