@@ -1,4 +1,5 @@
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type {
   AppendResult,
   QueuedSince,
@@ -6,7 +7,9 @@ import type {
   StorageCallOptions,
   TranscriptEntry,
   TranscriptState,
+  WaitForChangeOptions,
 } from '@keel/spec';
+import { createFileSessionChanges } from './file-session-changes';
 import { errorCode } from './safe-file';
 import { SessionFenceError } from './session-fence-error';
 
@@ -129,7 +132,27 @@ export function createQueuedAppends(
     }
   }
 
-  return { appendQueued, queuedSince };
+  /**
+   * Forgets the session's queued appends: called once a new turn claim is granted, when every
+   * message queued so far is history the new turn reads from the transcript. The ledger only
+   * tells queued writes from others; the messages live in the transcript, so a crash before this
+   * (the ledger left as it was) loses and doubles nothing: the next claim prunes it.
+   */
+  async function pruneLedger(sessionId: string): Promise<void> {
+    try {
+      await unlink(ledgerPath(sessionId));
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    }
+  }
+
+  let changes: ReturnType<typeof createFileSessionChanges> | undefined;
+  function waitForChange(sessionId: string, options: WaitForChangeOptions): Promise<boolean> {
+    changes ??= createFileSessionChanges({ sessionsDir: dirname(ledgerPath(sessionId)) });
+    return changes.waitForChange(sessionId, options);
+  }
+
+  return { appendQueued, queuedSince, waitForChange, pruneLedger };
 }
 
 export type QueuedAppends = ReturnType<typeof createQueuedAppends>;
