@@ -130,6 +130,7 @@ export function createFileTurnClaims(
         lock: handle.owner.token,
       };
       await writeRecord(sessionId, record);
+      await pruneLedger(sessionId);
       // Granted as the caller gave up: nobody would release it.
       options.signal?.throwIfAborted();
       return { claimed: true, claim: createClaim(sessionId, record, handle) };
@@ -180,7 +181,7 @@ export function createFileTurnClaims(
     };
   }
 
-  const queued = createQueuedAppends(
+  const { pruneLedger, ...queued } = createQueuedAppends(
     storage,
     (sessionId) => pathOf(sessionId, '.queued'),
     context.durable,
