@@ -234,6 +234,37 @@ export const storageTurnClaimChecks: readonly StorageCheck[] = [
       }),
   },
   {
+    name: 'turn claims: waitForChange wakes on an append or a claim let go, else times out; abort rejects',
+    run: (context) =>
+      withStorage(context, async (storage) => {
+        const claims = claimsOf(storage);
+        expect(claims.waitForChange, 'the turn claims have no waitForChange').toBeDefined();
+        const waitForChange = claims.waitForChange?.bind(claims);
+        if (waitForChange === undefined) return;
+        const id = 'conformance-wait';
+        await storage.append(id, [storageUserMessage('u1')]);
+        // A warm-up wait: a store may start listening on its first one.
+        await waitForChange(id, { timeoutMs: 50 });
+        // Nothing changes: `false` once its time is up.
+        expect(await waitForChange(id, { timeoutMs: 100 })).toBe(false);
+        // An append: `true`, long before its (long) time is up.
+        const LONG = 60_000;
+        const appended = waitForChange(id, { timeoutMs: LONG });
+        await claims.appendQueued(id, [storageUserMessage('q1')]);
+        expect(await appended).toBe(true);
+        // A claim let go: the gateways waiting for it look again.
+        const held = await claim(claims, id, 'gateway-a', 'turn-1');
+        const released = waitForChange(id, { timeoutMs: LONG });
+        await held.release();
+        expect(await released).toBe(true);
+        // Abort: rejects with the signal's reason.
+        const controller = new AbortController();
+        const aborted = waitForChange(id, { timeoutMs: LONG, signal: controller.signal });
+        controller.abort(new Error('stop waiting'));
+        await expect(aborted).rejects.toThrow('stop waiting');
+      }),
+  },
+  {
     name: 'turn claims: an aborted signal stops a claim and grants nothing',
     run: (context) =>
       withStorage(context, async (storage) => {
