@@ -200,7 +200,16 @@ describe('structured logs', () => {
     'turn ended',
   ];
 
-  it('are JSON lines, with a turn id on every line about a turn', async () => {
+  it('are JSON lines, with a turn id on every line about a turn', async ({ onTestFailed }) => {
+    // A wait below that never ends fails on the test's timeout: name each turn's story then too.
+    onTestFailed(() => {
+      for (const turnId of turnIds) {
+        const story = gateway.logs.filter((line) => line['turnId'] === turnId);
+        console.error(
+          `turn ${turnId}'s log lines: ${story.map((line) => line['msg']).join(' → ')}`,
+        );
+      }
+    });
     // pino writes stdout asynchronously (sonic-boom, fs.write on libuv's thread pool, behind the
     // session files' fsyncs), so a turn's last lines may reach us after its HTTP answer: wait for
     // every turn's end line before reading the output.
