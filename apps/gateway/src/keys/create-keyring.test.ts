@@ -111,6 +111,22 @@ describe('createKeyring', () => {
     expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 550 });
   });
 
+  it('settles a message folded into a running turn (steer) at 0 tokens when that turn ends', async () => {
+    const { keyring } = await keyringWith({ tpm: 1_000 }, '2026-01-01T00:00:00Z');
+    for (const estimate of [300, 100, 200]) {
+      const admission = await keyring.admit('app', estimate);
+      if (!admission.admitted || admission.ticket === undefined) throw new Error('not admitted');
+      admission.ticket.sessionId = estimate === 100 ? 'other' : 's';
+    }
+    // The turn of the first message used 120 tokens, the second message folded in: both settled.
+    const end = ended(120, 's');
+    (end as { outcome: { steeredMessageIds?: string[] } }).outcome.steeredMessageIds = ['m-2'];
+    keyring.observe(end, 'app');
+    await new Promise((resolve) => setImmediate(resolve));
+    // The other session's estimate stands.
+    expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 1_000 - 120 - 100 });
+  });
+
   it("charges a compaction's model calls to the key, at the summarizer's prices", async () => {
     const { keyring } = await keyringWith({}, '2026-01-01T00:00:00Z');
     keyring.chargeCompaction('app', 'demo/m', { inputTokens: 3, outputTokens: 2 });

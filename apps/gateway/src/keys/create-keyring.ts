@@ -83,8 +83,9 @@ export interface Keyring {
   /**
    * A turn's or call's end: its tokens and cost go to the key it belongs to, and its reported
    * tokens correct its own request's reservation — `ticket` when the caller knows it (the
-   * request's), else the oldest open one of the event's session. A reservation nothing corrects
-   * keeps its estimate.
+   * request's), else the oldest open one of the event's session; messages the turn folded in
+   * (`steer`) have theirs settled at 0 (their tokens are the turn's). A reservation nothing
+   * corrects keeps its estimate.
    */
   observe(event: TurnEvent, keyId: string | undefined, ticket?: KeyTicket): void;
   /** A compaction model call's usage: its tokens and cost go to the key (tokens at `model`'s prices). */
@@ -289,6 +290,14 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
       const [own] = index < 0 ? [] : state.reserved.splice(index, 1);
       if (own !== undefined) {
         ledger.reconcile(own.reservation, input + output).catch(onError);
+      }
+      // Messages folded into this turn (`steer`) sent no call of their own: their tokens are in
+      // this turn's usage, so the session's next open reservations, one each, are settled at 0.
+      for (let folded = event.outcome.steeredMessageIds?.length ?? 0; folded > 0; folded -= 1) {
+        const next = state.reserved.findIndex((open) => open.ticket.sessionId === event.sessionId);
+        if (next < 0) break;
+        const [steered] = state.reserved.splice(next, 1);
+        if (steered !== undefined) ledger.reconcile(steered.reservation, 0).catch(onError);
       }
       charge(state, input, output, cost);
     },
