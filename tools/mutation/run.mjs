@@ -107,6 +107,9 @@ for (const name of PACKAGES) {
     lines.push(row('decision core', score(core.flatMap(([, mutants]) => mutants))));
     for (const [path, mutants] of core) lines.push(row(`\`${path}\``, score(mutants)));
   }
+  // Every other file run, one row each, so a file outside the core shows its own score too.
+  for (const [path, mutants] of byFile.filter(([path]) => !coreOf(name).includes(path)))
+    lines.push(row(`\`${path}\``, score(mutants)));
   if (name === 'orchestrator') {
     lines.push(
       '',
