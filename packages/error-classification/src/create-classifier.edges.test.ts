@@ -59,4 +59,17 @@ describe('createClassifier builds what rules see and what it returns', () => {
     // A code found on the error itself is capped the same way.
     expect(createClassifier().classify({ code }).code).toBe(`${code.slice(0, 99)}…`);
   });
+
+  it("fills a wait or a message a rule got wrong from the error's own", () => {
+    const error = { status: 429, headers: { 'retry-after': '2' }, error: { message: 'slow down' } };
+    const result = createClassifier({
+      rules: [
+        {
+          name: 'wrong',
+          match: () => ({ kind: 'rate_limit', cooldownMs: Number.POSITIVE_INFINITY, message: '' }),
+        },
+      ],
+    }).classify(error);
+    expect(result).toMatchObject({ kind: 'rate_limit', retryAfterMs: 2000, message: 'slow down' });
+  });
 });

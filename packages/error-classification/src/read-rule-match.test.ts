@@ -25,6 +25,17 @@ describe('readRuleMatch keeps a field exactly at the edges of what is valid', ()
     expect(kept('cooldownMs', 60_000.5)).toEqual({ cooldownMs: 60_000.5 });
   });
 
+  it('drops a wait that is not a finite number, even one that compares as in range', () => {
+    expect(kept('cooldownMs', Number.POSITIVE_INFINITY)).toEqual({});
+    expect(kept('retryAfterMs', '100')).toEqual({});
+    expect(kept('cooldownMs', '120000')).toEqual({});
+  });
+
+  it('drops an empty message, as it drops an empty code', () => {
+    expect(kept('message', '')).toEqual({});
+    expect(kept('message', ' ')).toEqual({ message: ' ' });
+  });
+
   it('keeps retryable false as well as true', () => {
     expect(kept('retryable', false)).toEqual({ retryable: false });
     expect(kept('retryable', true)).toEqual({ retryable: true });
