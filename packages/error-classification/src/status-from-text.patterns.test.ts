@@ -23,6 +23,7 @@ describe('statusFromText: each pattern on its own', () => {
     // A status line, with or without a minor version.
     ['< HTTP/2 429', 429],
     ['got HTTP/1.1 500 from upstream', 500],
+    ['a status line padded: HTTP/1.1   503', 503],
     // After words that name a status.
     ['error code: 520', 520],
     ['api error 500 from the upstream', 500],
