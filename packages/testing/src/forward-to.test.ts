@@ -42,7 +42,8 @@ describe('forwardTo', () => {
       if (refused) return undefined;
       refused = true;
       incoming.resume();
-      outgoing.writeHead(429, { 'retry-after': '1' }).end();
+      outgoing.writeHead(429, { 'retry-after': '1' });
+      outgoing.end();
       return true;
     });
     expect((await chat(proxy.baseUrl)).status).toBe(429);

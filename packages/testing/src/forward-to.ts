@@ -4,13 +4,7 @@
  * a gateway and its provider to see what reached the provider (arrival times), or to play the
  * provider's own limits (answer `429` over a rate) without changing the provider.
  */
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ForwardingProxy {
@@ -19,13 +13,29 @@ export interface ForwardingProxy {
   close(): Promise<void>;
 }
 
+/** The request as the hook sees it (a `node:http` `IncomingMessage`, typed without Node's types). */
+export interface ForwardedRequest {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Drops the request's body (call it before answering a request that is not forwarded). */
+  resume(): unknown;
+}
+
+/** The answer as the hook may write it (a `node:http` `ServerResponse`, typed without Node's types). */
+export interface ForwardedAnswer {
+  writeHead(status: number, headers?: Record<string, string>): unknown;
+  end(body?: string): unknown;
+}
+
 /**
  * Called first for every request. Return `true` when it answered the request itself (it is not
- * forwarded); anything else forwards it.
+ * forwarded); anything else forwards it. Its types name no Node module, so a consumer without
+ * Node's types still compiles against the package.
  */
 export type ForwardRequestHook = (
-  incoming: IncomingMessage,
-  outgoing: ServerResponse,
+  incoming: ForwardedRequest,
+  outgoing: ForwardedAnswer,
 ) => boolean | undefined;
 
 /** Starts a proxy on `127.0.0.1` (an ephemeral port) forwarding to `target` (a base URL). */

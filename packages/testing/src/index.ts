@@ -9,7 +9,12 @@ export type {
   FakeClaudeStep,
   FakeClaudeTurn,
 } from './fake-claude-types';
-export type { ForwardingProxy, ForwardRequestHook } from './forward-to';
+export type {
+  ForwardedAnswer,
+  ForwardedRequest,
+  ForwardingProxy,
+  ForwardRequestHook,
+} from './forward-to';
 export { forwardTo } from './forward-to';
 export type {
   MockChaosFault,
