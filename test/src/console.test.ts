@@ -44,7 +44,9 @@ describe('the console in a real browser', () => {
     await row.locator('[data-outcome="reply"]').waitFor();
     expect(await row.locator('td').nth(2).textContent()).toBe('mock/claude-main');
     expect(await row.locator('td').nth(3).textContent()).toBe('4');
-    expect(await row.textContent()).toContain('idle');
+    // The reply is shown as its turn's events arrive; the session turns idle a moment later, when
+    // the turn has let the session go (a later event on a loaded machine): wait for it.
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('idle');
 
     await page.fill('input[name="filter"]', 'no-such-session');
     await row.waitFor({ state: 'detached' });

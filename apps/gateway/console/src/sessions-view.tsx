@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { SessionSummary } from '../../src/http/session-summary';
 import { formatAgo } from './format';
 import { useHubEvents, useJson, useNow, useRefresh } from './hooks';
@@ -18,6 +18,11 @@ export function SessionsView() {
   });
   const now = useNow(5000);
   const list = useJson<{ sessions: SessionSummary[] }>('/v1/sessions', tick);
+  // A turn's end is announced a moment before its session is let go, so a list fetched on
+  // `turn-end` may still say `running`: while any session runs, look again (once a second).
+  useEffect(() => {
+    if (list.data?.sessions.some((session) => session.running) === true) poke();
+  }, [list.data, poke]);
   const [filter, setFilter] = useState('');
   const sessions = (list.data?.sessions ?? []).filter((session) =>
     session.sessionId.toLowerCase().includes(filter.trim().toLowerCase()),
