@@ -8,12 +8,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
-import type { ModelEvent, ModelPort, ModelTarget, SessionStorage } from '@keel/spec';
+import { createTranscriptStore } from '@keel/session-fence';
 import { createMockProvider, type MockProvider } from '@keel/testing';
-import { createTransport } from '@keel/transport';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOrchestrator, type Orchestrator } from './index';
+import { createGate, createGateway, type Gateway } from '../test/two-gateways';
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -21,86 +19,16 @@ afterEach(async () => {
   cleanup = [];
 });
 
-interface Gateway {
-  orchestrator: Orchestrator;
-  /** Resolves each time this gateway wrote a message as queued. */
-  queued: Promise<void>;
-}
-
-/** A gateway: its own store over `sessionsDir`, every model call waiting for `gate` before it ends. */
+/** A gateway of `../test/two-gateways.ts`, shut down after the test. */
 function gateway(
   id: string,
   sessionsDir: string,
   mock: MockProvider,
   gate: () => Promise<void>,
 ): Gateway {
-  const store = createTranscriptStore({ sessionsDir, fsync: false, lock: { pollMs: 5 } });
-  const claims = store.turnClaims;
-  if (claims === undefined) throw new Error('the file store has no turn claims');
-  let markQueued: () => void = () => undefined;
-  const queued = new Promise<void>((resolve) => {
-    markQueued = resolve;
-  });
-  const storage: SessionStorage = {
-    ...store,
-    turnClaims: {
-      ...claims,
-      async appendQueued(...args) {
-        const result = await claims.appendQueued(...args);
-        markQueued();
-        return result;
-      },
-    },
-  };
-  const connect = (target: ModelTarget): ModelPort => {
-    const port = createTransport({
-      api: 'anthropic-messages',
-      baseUrl: mock.anthropicBaseUrl,
-      apiKey: `key-${id}`,
-      model: target.model,
-      maxTokens: 256,
-    }) as unknown as ModelPort;
-    return {
-      ...port,
-      async *stream(request, options): AsyncIterable<ModelEvent> {
-        for await (const event of port.stream(request, options)) {
-          if (event.type === 'finish') await gate();
-          yield event;
-        }
-      },
-    };
-  };
-  const orchestrator = createOrchestrator({
-    storage,
-    fences: (sessionId) => createSessionFence({ storage: store, sessionId }),
-    router: { connect },
-    providers: [{ id: 'anthropic', profiles: [{ id: 'k1' }] }],
-    models: { primary: 'anthropic/primary' },
-    gatewayId: id,
-    turnClaims: { pollMs: 20 },
-  });
-  cleanup.push(() => orchestrator.shutdown({ graceMs: 0 }));
-  return { orchestrator, queued };
-}
-
-/** Holds model calls at their end until `open`; `reached` once one got there. */
-function createGate() {
-  let open: () => void = () => undefined;
-  let reach: () => void = () => undefined;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  const reached = new Promise<void>((resolve) => {
-    reach = resolve;
-  });
-  return {
-    reached,
-    open: () => open(),
-    wait() {
-      reach();
-      return opened;
-    },
-  };
+  const made = createGateway(id, sessionsDir, mock, gate);
+  cleanup.push(() => made.orchestrator.shutdown({ graceMs: 0 }));
+  return made;
 }
 
 describe('turn claims across two gateways', () => {
