@@ -6,6 +6,7 @@ import {
   cancelBudget,
   checkBudgetLimits,
   emptyBudgetRow,
+  pacedBudgetLimits,
   reconcileBudget,
   reserveBudget,
   resolveBudgetWindows,
@@ -132,6 +133,125 @@ describe('budget rules: paced rpm (burst)', () => {
   });
 });
 
+/** Tokens arriving per span: like `hammerArrivals`, each request `tokens` estimated and used. */
+function hammerTokens(
+  limits: BudgetLimits,
+  tokens: number,
+  delay: (at: number) => number,
+): number[] {
+  const row = emptyBudgetRow();
+  const arrivals: number[] = [];
+  for (let at = 0; at < 600_000; at += 10) {
+    while (reserve(row, limits, tokens, at).granted) arrivals.push(at + delay(at));
+  }
+  return arrivals;
+}
+
+describe('budget rules: paced tpm (tpmBurst)', () => {
+  // 6 000 tokens a minute: a token is 10 ms of pace; 300 tokens may go back to back.
+  const limits = { tpm: 6_000, tpmBurst: 300 };
+
+  it('grants while the token pace stays within tpmBurst tokens of now, then says when', () => {
+    const row = emptyBudgetRow();
+    expect(reserve(row, limits, 200, 0).granted).toBe(true); // pace 2 s ahead
+    // 200 more would put it 4 s ahead, 1 s past the 3 s (300 tokens) allowed.
+    expect(reserve(row, limits, 200, 0)).toEqual({ granted: false, limit: 'tpm', waitMs: 1000 });
+    expect(reserve(row, limits, 200, 999).granted).toBe(false);
+    expect(reserve(row, limits, 200, 1000).granted).toBe(true);
+    // A smaller request fits sooner: 100 tokens once the pace is 2 s ahead.
+    expect(reserve(row, limits, 100, 1000)).toEqual({ granted: false, limit: 'tpm', waitMs: 1000 });
+    expect(reserve(row, limits, 100, 2000).granted).toBe(true);
+    // Idle for a minute, the burst is there again, and no more: idle time is not saved up.
+    expect(reserve(row, limits, 200, 60_000).granted).toBe(true);
+    expect(reserve(row, limits, 200, 60_000)).toEqual({
+      granted: false,
+      limit: 'tpm',
+      waitMs: 1000,
+    });
+  });
+
+  it('a request larger than tpmBurst goes once the pace has caught up, never starved', () => {
+    const row = emptyBudgetRow();
+    expect(reserve(row, limits, 1000, 0).granted).toBe(true); // pace 10 s ahead
+    expect(reserve(row, limits, 1000, 5000)).toEqual({
+      granted: false,
+      limit: 'tpm',
+      waitMs: 5000,
+    });
+    expect(reserve(row, limits, 1000, 10_000).granted).toBe(true);
+  });
+
+  it('reconciles the pace with the usage reported, and a cancel gives the tokens back', () => {
+    const row = emptyBudgetRow();
+    const first = reserve(row, limits, 250, 0);
+    if (!first.granted) throw new Error('expected a grant');
+    expect(first.reservation.tokenMs).toBe(10);
+    reconcileBudget(row, first.reservation, 50); // the pace is 0.5 s ahead, not 2.5 s
+    expect(reserve(row, limits, 250, 0).granted).toBe(true);
+    const third = reserve(row, limits, 250, 3000);
+    if (!third.granted) throw new Error('expected a grant');
+    reconcileBudget(row, third.reservation, 550); // 300 tokens more: the pace is at 8.5 s
+    // At 5 s, 1 token may go once the pace is 2.99 s ahead.
+    expect(reserve(row, limits, 1, 5000)).toEqual({ granted: false, limit: 'tpm', waitMs: 510 });
+    cancelBudget(row, { ...third.reservation, tokens: 550 });
+    expect(reserve(row, limits, 250, 5000).granted).toBe(true);
+    // Without tpmBurst, tokens are only the window.
+    const unpaced = reserve(emptyBudgetRow(), { tpm: 6_000 }, 250, 0);
+    expect(unpaced.granted && unpaced.reservation.tokenMs).toBe(undefined);
+  });
+
+  it('a grant-to-arrival delay that varies by 2 s: at most tpm + 2 s of tokens + tpmBurst in any minute at the provider', () => {
+    const stalls = (at: number) => (Math.floor(at / 61_000) % 2 === 0 ? 2_000 : 0);
+    const tokensIn = (arrivals: number[]) => busiest(arrivals, 60_000) * 100;
+    const paced = hammerTokens(limits, 100, stalls);
+    expect(tokensIn(paced)).toBeLessThanOrEqual(6_000 + 200 + 300);
+    expect(paced.length * 100).toBeGreaterThanOrEqual(59_000);
+    const windowOnly = hammerTokens({ tpm: 6_000 }, 100, stalls);
+    expect(tokensIn(windowOnly)).toBeGreaterThanOrEqual(10_000);
+  });
+});
+
+describe('budget rules: the default pace of a provider budget', () => {
+  it('fills burst and tpmBurst with 3 s worth (a twentieth, at least 1); explicit ones stay', () => {
+    expect(pacedBudgetLimits({ rpm: 60, tpm: 100_000, tpd: 5 })).toEqual({
+      rpm: 60,
+      tpm: 100_000,
+      tpd: 5,
+      burst: 3,
+      tpmBurst: 5_000,
+    });
+    expect(pacedBudgetLimits({ rpm: 1 })).toEqual({ rpm: 1, burst: 1 });
+    expect(pacedBudgetLimits({ rpm: 601, tpm: 21 })).toEqual({
+      rpm: 601,
+      burst: 31,
+      tpm: 21,
+      tpmBurst: 2,
+    });
+    expect(pacedBudgetLimits({ rpm: 60, burst: 60, tpm: 9, tpmBurst: 9 })).toEqual({
+      rpm: 60,
+      burst: 60,
+      tpm: 9,
+      tpmBurst: 9,
+    });
+    expect(pacedBudgetLimits({ tpd: 7 })).toEqual({ tpd: 7 });
+  });
+
+  it("burst equal to rpm is the window alone: a minute's worth back to back", () => {
+    const row = emptyBudgetRow();
+    const limits = pacedBudgetLimits({ rpm: 5, burst: 5 });
+    for (let i = 0; i < 5; i += 1) expect(reserve(row, limits, 0, 0).granted).toBe(true);
+    expect(reserve(row, limits, 0, 0)).toMatchObject({ granted: false, limit: 'rpm' });
+    // By default the same budget lets one go, then one every 12 s.
+    const paced = emptyBudgetRow();
+    expect(reserve(paced, pacedBudgetLimits({ rpm: 5 }), 0, 0).granted).toBe(true);
+    expect(reserve(paced, pacedBudgetLimits({ rpm: 5 }), 0, 0)).toEqual({
+      granted: false,
+      limit: 'rpm',
+      waitMs: 12_000,
+    });
+  });
+});
+
 describe('budget rules: tokens', () => {
   it('reserves the estimate, so concurrent requests cannot overshoot tpm together', () => {
     const row = emptyBudgetRow();
@@ -220,7 +340,13 @@ describe('budget rules: tokens', () => {
 
 describe('budget rules: options', () => {
   it('refuses limits and windows that cannot work, naming them', () => {
-    for (const limits of [{ rpm: 0 }, { tpm: 1.5 }, { tpd: -1 }, { rpm: 1, burst: 0 }]) {
+    for (const limits of [
+      { rpm: 0 },
+      { tpm: 1.5 },
+      { tpd: -1 },
+      { rpm: 1, burst: 0 },
+      { tpm: 1, tpmBurst: 0 },
+    ]) {
       expect(() => checkBudgetLimits(limits, 'budgets.p/m')).toThrow(HealthConfigError);
     }
     expect(() => checkBudgetLimits({ rpm: 0 }, 'budgets.x')).toThrow('budgets.x.rpm');

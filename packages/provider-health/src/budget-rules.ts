@@ -12,6 +12,10 @@
  * into one window at the provider. `burst` paces `rpm` as well (a generic cell rate algorithm): at
  * most `burst` requests back to back, then one per `minute / rpm`, so what reaches the provider in
  * any minute exceeds the rpm by at most the requests of the delay's spread, not a window's worth.
+ * `tpmBurst` paces `tpm` the same way by tokens: a request's estimated tokens push the key's token
+ * pace on by `tokens × minute / tpm`, and it is granted while that pace stays within `tpmBurst`
+ * tokens of now; a request larger than `tpmBurst` goes once the pace has caught up (never starved).
+ * `pacedBudgetLimits` fills in the default pace of a provider budget (3 s worth of each limit).
  */
 import { HealthConfigError } from './health-config-error';
 
@@ -28,6 +32,31 @@ export interface BudgetLimits {
    * `minute / rpm` (besides the sliding window). Without it, `rpm` is only the window.
    */
   burst?: number;
+  /**
+   * With `tpm`: paces its tokens — at most `tpmBurst` tokens back to back, then `tpm` a minute
+   * spread evenly (besides the sliding window). Without it, `tpm` is only the window.
+   */
+  tpmBurst?: number;
+}
+
+/** The share of a minute a provider budget's default pace lets through back to back: 3 s. */
+const DEFAULT_PACE_SHARE = 20;
+
+/**
+ * A provider budget's limits with the default pace filled in: `burst` = max(1, ceil(rpm / 20))
+ * and `tpmBurst` = max(1, ceil(tpm / 20)) — 3 s worth, so what arrives at the provider in any
+ * minute stays within about 5 % of the limit. An explicit `burst` or `tpmBurst` stays; equal to
+ * `rpm` (or `tpm`) it is the window alone.
+ */
+export function pacedBudgetLimits(limits: BudgetLimits): BudgetLimits {
+  const paced = { ...limits };
+  if (paced.rpm !== undefined && paced.burst === undefined) {
+    paced.burst = Math.max(1, Math.ceil(paced.rpm / DEFAULT_PACE_SHARE));
+  }
+  if (paced.tpm !== undefined && paced.tpmBurst === undefined) {
+    paced.tpmBurst = Math.max(1, Math.ceil(paced.tpm / DEFAULT_PACE_SHARE));
+  }
+  return paced;
 }
 
 /** What a budget window is measured in; every field has a default. */
@@ -62,6 +91,8 @@ export interface BudgetRow {
    * spaced out (the theoretical arrival time); absent or past: nothing is queued.
    */
   paceAt?: number;
+  /** Paced `tpm` (`tpmBurst`): the same, by tokens (each token `minute / tpm` ms). */
+  tokenPaceAt?: number;
 }
 
 /** A granted reservation: where it was counted, so that `reconcileBudget` can correct it. */
@@ -73,6 +104,11 @@ export interface BudgetReservation {
   dayStart: number;
   /** Paced `rpm`: the ms the grant moved the pace on by (`minute / rpm`), given back on cancel. */
   paceMs?: number;
+  /**
+   * Paced `tpm`: the ms one token moves the token pace on by (`minute / tpm`); the reservation's
+   * tokens moved it by `tokens × tokenMs`, corrected on reconcile and given back on cancel.
+   */
+  tokenMs?: number;
 }
 
 export type BudgetLimitName = 'rpm' | 'tpm' | 'tpd';
@@ -100,7 +136,7 @@ export function resolveBudgetWindows(options: BudgetWindowOptions = {}): BudgetW
 
 /** Refuses limits that cannot work: each set limit is a whole number from 1. */
 export function checkBudgetLimits(limits: BudgetLimits, path = 'budgets'): BudgetLimits {
-  for (const name of ['rpm', 'tpm', 'tpd', 'burst'] as const) {
+  for (const name of ['rpm', 'tpm', 'tpd', 'burst', 'tpmBurst'] as const) {
     const value = limits[name];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -147,13 +183,24 @@ export function reserveBudget(
     limits.rpm !== undefined && limits.burst !== undefined
       ? windows.minuteMs / limits.rpm
       : undefined;
+  const tokenMs =
+    limits.tpm !== undefined && limits.tpmBurst !== undefined
+      ? windows.minuteMs / limits.tpm
+      : undefined;
   if (limits.rpm !== undefined) {
     const windowWait = waitFor(minute, 'requests', limits.rpm, 1, now);
     const paceWait =
-      paceMs === undefined ? 0 : paceWaitMs(row.paceAt, paceMs, limits.burst ?? 1, now);
+      paceMs === undefined ? 0 : paceWaitMs(row.paceAt, paceMs, (limits.burst ?? 1) * paceMs, now);
     check('rpm', Math.max(windowWait, paceWait));
   }
-  if (limits.tpm !== undefined) check('tpm', waitFor(minute, 'tokens', limits.tpm, need, now));
+  if (limits.tpm !== undefined) {
+    const windowWait = waitFor(minute, 'tokens', limits.tpm, need, now);
+    const paceWait =
+      tokenMs === undefined
+        ? 0
+        : paceWaitMs(row.tokenPaceAt, need * tokenMs, (limits.tpmBurst ?? 1) * tokenMs, now);
+    check('tpm', Math.max(windowWait, paceWait));
+  }
   if (limits.tpd !== undefined) {
     const day = { slices: row.day, width: width.day, windowMs: windows.dayMs };
     check('tpd', waitFor(day, 'tokens', limits.tpd, need, now));
@@ -166,16 +213,27 @@ export function reserveBudget(
     row.paceAt = Math.max(row.paceAt ?? now, now) + paceMs;
     reservation.paceMs = paceMs;
   }
+  if (tokenMs !== undefined) {
+    row.tokenPaceAt = Math.max(row.tokenPaceAt ?? now, now) + need * tokenMs;
+    reservation.tokenMs = tokenMs;
+  }
   return { granted: true, reservation };
 }
 
 /**
- * Paced rpm: how long until one more request may go, 0 when it may now. The pace may run ahead of
- * the clock by `burst - 1` intervals (the requests allowed back to back).
+ * A pace (a generic cell rate algorithm): how long until a request that moves the pace on by
+ * `stepMs` may go, 0 when it may now. It may go when the pace, moved on, runs at most
+ * `toleranceMs` ahead of the clock (the burst); a step larger than the tolerance goes once the
+ * pace has caught up with the clock, so a large request is never starved.
  */
-function paceWaitMs(paceAt: number | undefined, paceMs: number, burst: number, now: number) {
+function paceWaitMs(
+  paceAt: number | undefined,
+  stepMs: number,
+  toleranceMs: number,
+  now: number,
+): number {
   if (paceAt === undefined) return 0;
-  const ahead = paceAt - now - (burst - 1) * paceMs;
+  const ahead = paceAt - now - Math.max(0, toleranceMs - stepMs);
   return ahead > 0 ? Math.max(1, Math.ceil(ahead)) : 0;
 }
 
@@ -190,6 +248,9 @@ export function reconcileBudget(
 ): void {
   const delta = Math.max(0, Math.ceil(usedTokens)) - reservation.tokens;
   if (delta === 0) return;
+  if (reservation.tokenMs !== undefined && row.tokenPaceAt !== undefined) {
+    row.tokenPaceAt += delta * reservation.tokenMs;
+  }
   for (const [slices, start] of [
     [row.minute, reservation.minuteStart],
     [row.day, reservation.dayStart],
@@ -215,6 +276,9 @@ export function cancelBudget(row: BudgetRow, reservation: BudgetReservation): vo
   }
   if (reservation.paceMs !== undefined && row.paceAt !== undefined) {
     row.paceAt -= reservation.paceMs;
+  }
+  if (reservation.tokenMs !== undefined && row.tokenPaceAt !== undefined) {
+    row.tokenPaceAt -= reservation.tokens * reservation.tokenMs;
   }
 }
 

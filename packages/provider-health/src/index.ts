@@ -19,6 +19,7 @@ export {
   DAY_SLICES,
   emptyBudgetRow,
   MINUTE_SLICES,
+  pacedBudgetLimits,
   reconcileBudget,
   reserveBudget,
   resolveBudgetWindows,
