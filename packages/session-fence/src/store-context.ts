@@ -53,7 +53,7 @@ export interface StoreContext {
 
 const MAX_KNOWN_STATES = 1024;
 /** Session locks (each with at most one spare file and descriptor) kept per store. */
-const MAX_SESSION_LOCKS = 256;
+const MAX_SESSION_LOCKS = 1024;
 
 export function createStoreContext(options: {
   fileSystem: FileSystem;
