@@ -158,3 +158,93 @@ export function budgetPaceStatements(s: string): string[] {
     $fn$`,
   ];
 }
+
+/**
+ * Paced `tpm` (`tpmBurst`, schema version 9): the pace row also holds the key's token pace, and
+ * `budget_reserve` takes `tpmBurst` as its last argument — `reserveBudget`'s pace checks for both
+ * limits (one step `minute / rpm`, tolerance `burst` steps; a token `minute / tpm`, tolerance
+ * `tpmBurst` tokens, a request larger than it going once the pace has caught up), in the same lock
+ * and round trip as the windows', with the same floating-point steps as the in-memory rules.
+ */
+export function budgetTokenPaceStatements(s: string): string[] {
+  return [
+    `ALTER TABLE ${s}.budget_pace
+      ALTER COLUMN pace_at DROP NOT NULL,
+      ADD COLUMN token_pace_at double precision`,
+    `DROP FUNCTION ${s}.budget_reserve(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint)`,
+    `CREATE FUNCTION ${s}.budget_reserve(
+      p_key text, p_rpm bigint, p_tpm bigint, p_tpd bigint, p_tokens bigint,
+      p_minute_ms bigint, p_day_ms bigint, p_now bigint, p_burst bigint, p_tpm_burst bigint
+    ) RETURNS TABLE (now_ms bigint, limit_name text, wait_ms bigint, minute_start bigint, day_start bigint)
+    LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_now bigint;
+      v_mw bigint := greatest(1, ceil(p_minute_ms / 60.0)::bigint);
+      v_dw bigint := greatest(1, ceil(p_day_ms / 24.0)::bigint);
+      v_need bigint := greatest(0, p_tokens);
+      v_wait bigint;
+      v_best bigint := 0;
+      v_limit text := NULL;
+      v_pace double precision := NULL;
+      v_token double precision := NULL;
+      v_step double precision := NULL;
+      v_pace_at double precision := NULL;
+      v_token_at double precision := NULL;
+      v_ahead double precision;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtextextended('keel.budget:' || p_key, 0));
+      -- The time once the lock is held: a call that waited for it decides, and is counted, now.
+      v_now := coalesce(p_now, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+      DELETE FROM ${s}.budget_slices WHERE key = p_key AND (
+        (span = 'm' AND start_ms + v_mw + p_minute_ms <= v_now) OR
+        (span = 'd' AND start_ms + v_dw + p_day_ms <= v_now));
+      IF (p_rpm IS NOT NULL AND p_burst IS NOT NULL) OR (p_tpm IS NOT NULL AND p_tpm_burst IS NOT NULL) THEN
+        SELECT pace_at, token_pace_at INTO v_pace_at, v_token_at
+          FROM ${s}.budget_pace WHERE key = p_key;
+      END IF;
+      IF p_rpm IS NOT NULL THEN
+        v_wait := ${s}.budget_wait(p_key, 'm', false, p_rpm, 1, v_mw, p_minute_ms, v_now);
+        IF p_burst IS NOT NULL THEN
+          v_pace := p_minute_ms::double precision / p_rpm::double precision;
+          v_ahead := v_pace_at - v_now - greatest(0, p_burst * v_pace - v_pace);
+          IF v_ahead > 0 THEN v_wait := greatest(v_wait, 1, ceil(v_ahead)::bigint); END IF;
+        END IF;
+        IF v_wait > v_best THEN v_best := v_wait; v_limit := 'rpm'; END IF;
+      END IF;
+      IF p_tpm IS NOT NULL THEN
+        v_wait := ${s}.budget_wait(p_key, 'm', true, p_tpm, v_need, v_mw, p_minute_ms, v_now);
+        IF p_tpm_burst IS NOT NULL THEN
+          v_token := p_minute_ms::double precision / p_tpm::double precision;
+          v_step := v_need * v_token;
+          v_ahead := v_token_at - v_now - greatest(0, p_tpm_burst * v_token - v_step);
+          IF v_ahead > 0 THEN v_wait := greatest(v_wait, 1, ceil(v_ahead)::bigint); END IF;
+        END IF;
+        IF v_wait > v_best THEN v_best := v_wait; v_limit := 'tpm'; END IF;
+      END IF;
+      IF p_tpd IS NOT NULL THEN
+        v_wait := ${s}.budget_wait(p_key, 'd', true, p_tpd, v_need, v_dw, p_day_ms, v_now);
+        IF v_wait > v_best THEN v_best := v_wait; v_limit := 'tpd'; END IF;
+      END IF;
+      IF v_limit IS NOT NULL THEN
+        RETURN QUERY SELECT v_now, v_limit, v_best, NULL::bigint, NULL::bigint;
+        RETURN;
+      END IF;
+      INSERT INTO ${s}.budget_slices AS b (key, span, start_ms, requests, tokens)
+        VALUES (p_key, 'm', (v_now / v_mw) * v_mw, 1, v_need),
+               (p_key, 'd', (v_now / v_dw) * v_dw, 1, v_need)
+        ON CONFLICT (key, span, start_ms)
+        DO UPDATE SET requests = b.requests + 1, tokens = b.tokens + excluded.tokens;
+      IF v_pace IS NOT NULL OR v_token IS NOT NULL THEN
+        INSERT INTO ${s}.budget_pace AS p (key, pace_at, token_pace_at)
+          VALUES (p_key, v_now + v_pace, v_now + v_step)
+          ON CONFLICT (key) DO UPDATE SET
+            pace_at = CASE WHEN v_pace IS NULL THEN p.pace_at
+              ELSE greatest(p.pace_at, v_now) + v_pace END,
+            token_pace_at = CASE WHEN v_token IS NULL THEN p.token_pace_at
+              ELSE greatest(p.token_pace_at, v_now) + v_step END;
+      END IF;
+      RETURN QUERY SELECT v_now, NULL::text, 0::bigint, (v_now / v_mw) * v_mw, (v_now / v_dw) * v_dw;
+    END
+    $fn$`,
+  ];
+}

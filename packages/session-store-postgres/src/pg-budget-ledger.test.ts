@@ -65,6 +65,8 @@ describe('createPostgresBudgetLedger', () => {
   it.each<[string, BudgetLimits]>([
     ['windows only', { rpm: 7, tpm: 1_500, tpd: 9_000 }],
     ['rpm paced (burst)', { rpm: 7, tpm: 1_500, tpd: 9_000, burst: 2 }],
+    ['tpm paced (tpmBurst)', { rpm: 7, tpm: 1_500, tpd: 9_000, tpmBurst: 200 }],
+    ['both paced', { rpm: 7, tpm: 1_500, tpd: 9_000, burst: 2, tpmBurst: 300 }],
   ])(
     'answers as the in-memory ledger does, call for call, over a long random run: %s',
     async (_, limits) => {
@@ -145,7 +147,8 @@ describe('createPostgresBudgetLedger', () => {
     try {
       await ledger.remaining('k', { rpm: 1 }); // the migration, once
       pool.queries = 0;
-      const decision = await ledger.reserve('k', { rpm: 5, tpm: 1000, tpd: 5000, burst: 1 }, 100);
+      const limits = { rpm: 5, tpm: 1000, tpd: 5000, burst: 1, tpmBurst: 100 };
+      const decision = await ledger.reserve('k', limits, 100);
       expect(pool.queries).toBe(1);
       if (!decision.granted) throw new Error('expected a grant');
       await ledger.reconcile(decision.reservation, 40);

@@ -2,8 +2,8 @@
  * A `BudgetLedger` (`@keel/provider-health`) over PostgreSQL: every gateway on one database shares
  * one budget per key, so N gateways together respect one limit instead of N times it. Each call is
  * one round trip: a reservation is one call of the schema's `budget_reserve` function (the rules
- * under a per-key transaction lock, by the database's clock, paced `rpm` included), a reconcile or
- * cancel one `UPDATE`.
+ * under a per-key transaction lock, by the database's clock, paced `rpm` and `tpm` included), a
+ * reconcile or cancel one statement.
  */
 import {
   type BudgetDecision,
@@ -55,33 +55,38 @@ export function createPostgresBudgetLedger(
   const now = (parameter: number) =>
     `coalesce($${parameter}::bigint, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`;
 
+  /**
+   * Moves a reservation's slices by `requests` and `tokens`, and its paces (when it was paced) by
+   * `paceMs` and `tokenPaceMs` — one statement.
+   */
   async function adjust(
     reservation: BudgetReservation,
-    requests: number,
-    tokens: number,
+    change: { requests: number; tokens: number; paceMs?: number; tokenPaceMs?: number },
   ): Promise<void> {
     await context.ready(undefined);
     const values = [
       reservation.key,
       reservation.minuteStart,
       reservation.dayStart,
-      requests,
-      tokens,
+      change.requests,
+      change.tokens,
     ];
     const update = `UPDATE ${slices} SET requests = greatest(0, requests + $4::integer),
           tokens = greatest(0, tokens + $5::bigint)
         WHERE key = $1 AND ((span = 'm' AND start_ms = $2) OR (span = 'd' AND start_ms = $3))`;
-    if (requests < 0 && reservation.paceMs !== undefined) {
-      // A cancel of a paced grant gives its place in the pace back, in the same round trip.
-      await pool.query(
-        `WITH slices AS (${update})
-          UPDATE ${context.schema}.budget_pace SET pace_at = pace_at - $6::double precision
-          WHERE key = $1`,
-        [...values, reservation.paceMs],
-      );
+    if (change.paceMs === undefined && change.tokenPaceMs === undefined) {
+      await pool.query(update, values);
       return;
     }
-    await pool.query(update, values);
+    // A paced reservation moves its paces in the same round trip.
+    await pool.query(
+      `WITH slices AS (${update})
+        UPDATE ${context.schema}.budget_pace
+          SET pace_at = pace_at - coalesce($6::double precision, 0),
+            token_pace_at = token_pace_at + coalesce($7::double precision, 0)
+        WHERE key = $1`,
+      [...values, change.paceMs ?? null, change.tokenPaceMs ?? null],
+    );
   }
 
   return {
@@ -90,7 +95,7 @@ export function createPostgresBudgetLedger(
       await context.ready(undefined);
       const need = Math.max(0, Math.ceil(tokens));
       const { rows } = await pool.query(
-        `SELECT * FROM ${context.schema}.budget_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        `SELECT * FROM ${context.schema}.budget_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
         [
           key,
           limits.rpm ?? null,
@@ -101,6 +106,7 @@ export function createPostgresBudgetLedger(
           windows.dayMs,
           clockNow(),
           limits.burst ?? null,
+          limits.tpmBurst ?? null,
         ],
       );
       const row = rows[0] ?? {};
@@ -122,16 +128,31 @@ export function createPostgresBudgetLedger(
       if (limits.rpm !== undefined && limits.burst !== undefined) {
         reservation.paceMs = windows.minuteMs / limits.rpm;
       }
+      if (limits.tpm !== undefined && limits.tpmBurst !== undefined) {
+        reservation.tokenMs = windows.minuteMs / limits.tpm;
+      }
       return { granted: true, reservation };
     },
 
     async reconcile(reservation, usedTokens) {
       const delta = Math.max(0, Math.ceil(usedTokens)) - reservation.tokens;
-      if (delta !== 0) await adjust(reservation, 0, delta);
+      if (delta === 0) return;
+      const { tokenMs } = reservation;
+      await adjust(reservation, {
+        requests: 0,
+        tokens: delta,
+        ...(tokenMs === undefined ? {} : { tokenPaceMs: delta * tokenMs }),
+      });
     },
 
     async cancel(reservation) {
-      await adjust(reservation, -1, -reservation.tokens);
+      const { paceMs, tokenMs } = reservation;
+      await adjust(reservation, {
+        requests: -1,
+        tokens: -reservation.tokens,
+        ...(paceMs === undefined ? {} : { paceMs }),
+        ...(tokenMs === undefined ? {} : { tokenPaceMs: -(reservation.tokens * tokenMs) }),
+      });
     },
 
     async remaining(key, limits): Promise<BudgetRemaining> {

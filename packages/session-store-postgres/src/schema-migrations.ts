@@ -1,4 +1,8 @@
-import { budgetPaceStatements, budgetSchemaStatements } from './budget-schema';
+import {
+  budgetPaceStatements,
+  budgetSchemaStatements,
+  budgetTokenPaceStatements,
+} from './budget-schema';
 
 /** One step of the schema: what it creates, in SQL, for a schema name already quoted. */
 export interface SchemaMigration {
@@ -150,6 +154,11 @@ export const SCHEMA_MIGRATIONS: readonly SchemaMigration[] = [
       ...budgetPaceStatements(s),
       `CREATE INDEX key_session_owners_by_key ON ${s}.key_session_owners (key_id)`,
     ],
+  },
+  {
+    version: 9,
+    description: 'budgets: paced tpm (tpmBurst), the token pace beside the request pace',
+    statements: (s) => budgetTokenPaceStatements(s),
   },
 ];
 
