@@ -4,9 +4,14 @@
 // that survived — with the reason it is equivalent when tools/mutation/equivalent.json gives one.
 // Slow on two cores, so never part of CI or `pnpm check`.
 //   MUTATION_PACKAGES=orchestrator     only these packages (comma-separated directory names)
-//   MUTATION_FILES=src/decide.ts,...   only these files (globs, relative to the package)
+//   MUTATION_FILES=src/decide.ts,...   only these files (globs, relative to the package); a file
+//                                      can be run in parts (src/x.ts:1-150, then src/x.ts:151-300):
+//                                      the parts' reports are folded into one row per file
 //   MUTATION_CONCURRENCY=2             Stryker's test runners (default 1)
 //   MUTATION_REPORT_ONLY=1             write MUTATION.md from the reports already there
+// tools/mutation/equivalent.json gives a survivor's reason under
+// `<package>/<path>:<line>:<column>-<endLine>:<endColumn>:<mutator>:<replacement>` (as MUTATION.md
+// prints it): the span, not the line alone, since two mutants can share a line and a start.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -43,6 +48,40 @@ for (const name of process.env['MUTATION_REPORT_ONLY'] === '1' ? [] : chosen) {
     stdio: 'inherit',
   });
   if (run.status !== 0) console.error(`Stryker ended with ${run.status} for @keel/${name}`);
+}
+
+/**
+ * Every report's mutants, per file. A file can be run in parts (`src/x.ts:1-150`, `src/x.ts:151-300`)
+ * or again after a change: the newest report of a file gives its source, the reports of that same
+ * source are folded mutant by mutant (the newest result wins), and reports of an older source are left
+ * out. Returns [path, mutants] pairs, each file once.
+ */
+function foldReports(reports) {
+  const byPath = new Map();
+  for (const report of reports) {
+    for (const [long, file] of Object.entries(JSON.parse(readFileSync(report, 'utf8')).files)) {
+      const path = long.slice(long.indexOf('src/'));
+      const seen = byPath.get(path);
+      // Reports come oldest first: a newer source starts the file afresh.
+      if (seen === undefined || seen.source !== file.source)
+        byPath.set(path, { source: file.source, mutants: new Map() });
+      const { mutants } = byPath.get(path);
+      for (const m of file.mutants) mutants.set(mutantKey(m), m);
+    }
+  }
+  return [...byPath].map(([path, { mutants }]) => [path, [...mutants.values()]]);
+}
+/**
+ * Where a mutant is: `line:column-endLine:endColumn`. Two mutants can share a line, and even a start
+ * (`a && b` → false, and `a` → false), so the span tells them apart.
+ */
+function span(m) {
+  const { start, end } = m.location;
+  return `${start.line}:${start.column}-${end.line}:${end.column}`;
+}
+/** One mutant: its span, mutator and replacement. */
+function mutantKey(m) {
+  return `${span(m)}:${m.mutatorName}:${m.replacement ?? ''}`;
 }
 
 /** Stryker's score: killed (and timed out) of the mutants that ran or had no test at all. */
@@ -89,14 +128,7 @@ for (const name of PACKAGES) {
     lines.push(`## @keel/${name}`, '', 'Not run yet on this machine.', '');
     continue;
   }
-  const files = Object.assign(
-    {},
-    ...reports.map((report) => JSON.parse(readFileSync(report, 'utf8')).files),
-  );
-  const byFile = Object.entries(files).map(([path, file]) => [
-    path.slice(path.indexOf('src/')),
-    file.mutants,
-  ]);
+  const byFile = foldReports(reports);
   const all = byFile.flatMap(([, mutants]) => mutants);
   lines.push(`## @keel/${name}`, '');
   lines.push('| files | score | killed | survived | no coverage | type errors |');
@@ -140,10 +172,10 @@ for (const name of PACKAGES) {
   if (left.length === 0) lines.push('None.');
   for (const m of left) {
     const replacement = (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80);
-    const key = `${name}/${m.path}:${m.location.start.line}:${m.mutatorName}:${replacement}`;
+    const key = `${name}/${m.path}:${span(m)}:${m.mutatorName}:${replacement}`;
     const reason = equivalent[key] ?? 'not killed yet';
     lines.push(
-      `- \`${m.path}:${m.location.start.line}\` ${m.mutatorName} → ${code(replacement)} (${m.status}): ${reason}`,
+      `- \`${m.path}:${span(m)}\` ${m.mutatorName} → ${code(replacement)} (${m.status}): ${reason}`,
     );
   }
   lines.push('');
