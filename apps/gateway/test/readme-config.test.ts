@@ -30,8 +30,8 @@ describe("the README's configuration example", () => {
       expect(config.server.authToken).toBeUndefined();
       expect(config.sessionsDir).toBe(join(dir, '.keel/sessions'));
       expect(Object.keys(config.models.settings)).toEqual([
-        'anthropic/claude-sonnet-4-5',
-        'openai/gpt-4.1',
+        'anthropic/claude-sonnet-5',
+        'openai/gpt-5.4',
         'claude/sonnet',
       ]);
       // The printed health settings are the defaults.
