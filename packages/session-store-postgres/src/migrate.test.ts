@@ -46,16 +46,16 @@ describe('migrate', () => {
       'transcripts',
       'turn_claims',
     ]);
-    expect(await versionsOf('m_once')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(await versionsOf('m_once')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it('brings an older schema up to date, one version at a time', async () => {
     const pool = database.pool();
     expect(await migratePool(pool, 'm_older', undefined, 1)).toMatchObject({ from: 0, to: 1 });
     expect(await tablesOf('m_older')).not.toContain('health_breakers');
-    expect(await migratePool(pool, 'm_older', undefined)).toMatchObject({ from: 1, to: 8 });
+    expect(await migratePool(pool, 'm_older', undefined)).toMatchObject({ from: 1, to: 9 });
     expect(await tablesOf('m_older')).toContain('health_breakers');
-    expect(await versionsOf('m_older')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(await versionsOf('m_older')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it('is safe when several processes start at once: each version is applied exactly once', async () => {
@@ -65,7 +65,7 @@ describe('migrate', () => {
     );
     expect(results.filter((result) => result.from === 0)).toHaveLength(1);
     expect(results.every((result) => result.to === SCHEMA_VERSION)).toBe(true);
-    expect(await versionsOf('m_concurrent')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(await versionsOf('m_concurrent')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it('refuses a schema newer than this package knows, and writes nothing', async () => {
@@ -98,6 +98,6 @@ describe('migrate', () => {
 
     const automatic = createPostgresSessionStorage({ pool: database.pool(), schema: 'm_auto' });
     expect(await automatic.list()).toEqual([]);
-    expect(await versionsOf('m_auto')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(await versionsOf('m_auto')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 });

@@ -6,6 +6,7 @@
 
 import { useTestDatabase } from '@keel/postgres-test-server';
 import {
+  type BudgetDecision,
   type BudgetLedger,
   type BudgetLimits,
   type BudgetReservation,
@@ -114,6 +115,45 @@ describe('createPostgresBudgetLedger', () => {
       }
     },
   );
+
+  it('paced tpm: the usage reported and a cancel move the token pace as in memory', async () => {
+    let now = Date.UTC(2026, 11, 1, 12);
+    const clock = { now: () => now };
+    const rows = ledgerOn({ clock });
+    const memory = createBudgetLedger({ clock });
+    // 6 000 tokens a minute: a token is 10 ms of pace; 300 may go back to back.
+    const limits = { tpm: 6_000, tpmBurst: 300 };
+    const both = async (tokens: number) => {
+      const [fromRows, fromMemory] = [
+        await rows.reserve('t', limits, tokens),
+        await memory.reserve('t', limits, tokens),
+      ];
+      expect(fromRows).toEqual(fromMemory);
+      return [fromRows, fromMemory] as const;
+    };
+    const granted = (decision: BudgetDecision) => {
+      if (!decision.granted) throw new Error('expected a grant');
+      return decision.reservation;
+    };
+    try {
+      const [first, firstHere] = await both(250);
+      await rows.reconcile(granted(first), 50);
+      await memory.reconcile(granted(firstHere), 50);
+      // Only thanks to the reconcile (2.5 s of pace back to 0.5 s): 250 more go at once.
+      expect((await both(250))[0].granted).toBe(true);
+      now += 3_000;
+      const [third, thirdHere] = await both(250);
+      await rows.reconcile(granted(third), 550);
+      await memory.reconcile(granted(thirdHere), 550);
+      now += 2_000;
+      expect((await both(1))[0]).toEqual({ granted: false, limit: 'tpm', waitMs: 510 });
+      await rows.cancel({ ...granted(third), tokens: 550 });
+      await memory.cancel({ ...granted(thirdHere), tokens: 550 });
+      expect((await both(250))[0].granted).toBe(true);
+    } finally {
+      await rows.close();
+    }
+  });
 
   it('two gateways (two pools) racing for the last requests of a budget: each taken once', async () => {
     schemas += 1;
