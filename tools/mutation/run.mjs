@@ -54,22 +54,43 @@ for (const name of process.env['MUTATION_REPORT_ONLY'] === '1' ? [] : chosen) {
  * Every report's mutants, per file. A file can be run in parts (`src/x.ts:1-150`, `src/x.ts:151-300`)
  * or again after a change: the newest report of a file gives its source, the reports of that same
  * source are folded mutant by mutant (the newest result wins), and reports of an older source are left
- * out. Returns [path, mutants] pairs, each file once.
+ * out. Returns [path, mutants, ranges] triples, each file once; `ranges` names the lines run when only
+ * parts of the file were (read from the reports' names, which carry the selection), else undefined.
  */
 function foldReports(reports) {
   const byPath = new Map();
   for (const report of reports) {
+    const tag = report.slice(report.lastIndexOf('mutation-') + 'mutation-'.length, -'.json'.length);
     for (const [long, file] of Object.entries(JSON.parse(readFileSync(report, 'utf8')).files)) {
       const path = long.slice(long.indexOf('src/'));
       const seen = byPath.get(path);
       // Reports come oldest first: a newer source starts the file afresh.
       if (seen === undefined || seen.source !== file.source)
-        byPath.set(path, { source: file.source, mutants: new Map() });
-      const { mutants } = byPath.get(path);
-      for (const m of file.mutants) mutants.set(mutantKey(m), m);
+        byPath.set(path, { source: file.source, mutants: new Map(), ranges: [] });
+      const folded = byPath.get(path);
+      for (const m of file.mutants) folded.mutants.set(mutantKey(m), m);
+      const range = rangeIn(tag, path);
+      folded.ranges =
+        range === undefined || folded.ranges === undefined ? undefined : [...folded.ranges, range];
     }
   }
-  return [...byPath].map(([path, { mutants }]) => [path, [...mutants.values()]]);
+  return [...byPath].map(([path, { mutants, ranges }]) => [path, [...mutants.values()], ranges]);
+}
+/** The lines of `path` a report's selection (`tag`, as stryker-options.mjs names it) ran, if a range. */
+function rangeIn(tag, path) {
+  const safe = path.replace(/[^\w+.-]/g, '_');
+  for (const piece of tag.split('+')) {
+    const match =
+      piece.startsWith(`${safe}_`) && /^(\d+)-(\d+)$/.exec(piece.slice(safe.length + 1));
+    if (match) return [Number(match[1]), Number(match[2])];
+  }
+  return undefined;
+}
+/** `src/x.ts`, or `src/x.ts` (lines 1–150, 200–260) for a file run only in parts. */
+function fileLabel(path, ranges) {
+  if (ranges === undefined) return `\`${path}\``;
+  const merged = [...ranges].sort((a, b) => a[0] - b[0]).map(([a, b]) => `${a}–${b}`);
+  return `\`${path}\` (lines ${[...new Set(merged)].join(', ')})`;
 }
 /**
  * Where a mutant is: `line:column-endLine:endColumn`. Two mutants can share a line, and even a start
@@ -137,11 +158,12 @@ for (const name of PACKAGES) {
   const core = byFile.filter(([path]) => coreOf(name).includes(path));
   if (core.length > 0) {
     lines.push(row('decision core', score(core.flatMap(([, mutants]) => mutants))));
-    for (const [path, mutants] of core) lines.push(row(`\`${path}\``, score(mutants)));
+    for (const [path, mutants, ranges] of core)
+      lines.push(row(fileLabel(path, ranges), score(mutants)));
   }
   // Every other file run, one row each, so a file outside the core shows its own score too.
-  for (const [path, mutants] of byFile.filter(([path]) => !coreOf(name).includes(path)))
-    lines.push(row(`\`${path}\``, score(mutants)));
+  for (const [path, mutants, ranges] of byFile.filter(([path]) => !coreOf(name).includes(path)))
+    lines.push(row(fileLabel(path, ranges), score(mutants)));
   if (name === 'orchestrator') {
     lines.push(
       '',
@@ -153,6 +175,14 @@ for (const name of PACKAGES) {
       lines.push(
         '',
         `Decision-core files not run yet: ${missing.map((p) => `\`${p}\``).join(', ')}.`,
+      );
+    const partly = core.filter(([, , ranges]) => ranges !== undefined);
+    if (partly.length > 0)
+      lines.push(
+        '',
+        `Decision-core files run only in part (the score counts those lines' mutants): ${partly
+          .map(([path, , ranges]) => fileLabel(path, ranges))
+          .join(', ')}.`,
       );
   }
   if (name !== 'orchestrator') {
