@@ -1,5 +1,12 @@
 import { classifyError } from '@keel/error-classification';
-import type { ErrorKind, FinishReason, ModelEvent, ModelPort, ModelRequest } from '@keel/spec';
+import type {
+  ErrorKind,
+  FinishReason,
+  ModelEvent,
+  ModelPort,
+  ModelRequest,
+  Usage,
+} from '@keel/spec';
 import { CompactionTimeoutError } from './compaction-timeout-error';
 import { decideChunkRetry } from './retry-decision';
 
@@ -12,6 +19,8 @@ export interface CallModelOptions {
   timeoutMs: number;
   /** The caller's signal: its abort rethrows its reason at once. */
   signal: AbortSignal;
+  /** Receives each `usage` event of the stream (a throw is ignored). */
+  onUsage?: ((usage: Usage) => void) | undefined;
 }
 
 /** How one model call ended, unless the caller aborted (then `callModel` rejects). */
@@ -57,6 +66,17 @@ function take(state: StreamState, event: ModelEvent): void {
   }
 }
 
+/** Hands a `usage` event's fields to `onUsage`; a listener that throws never fails the call. */
+function passOn(event: Extract<ModelEvent, { type: 'usage' }>, onUsage?: (usage: Usage) => void) {
+  if (onUsage === undefined) return;
+  const { type: _type, ...usage } = event;
+  try {
+    onUsage(usage);
+  } catch {
+    // an observer never breaks a compaction
+  }
+}
+
 function failed(kind: ErrorKind, message: string, retryAfterMs?: number): CallResult {
   return {
     ok: false,
@@ -98,6 +118,7 @@ export async function callModel(
     for (;;) {
       const next = await Promise.race([iterator.next(), aborted]);
       if (next.done === true) break;
+      if (next.value.type === 'usage') passOn(next.value, options.onUsage);
       take(state, next.value);
     }
   } catch (error) {

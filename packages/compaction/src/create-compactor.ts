@@ -11,6 +11,7 @@ import type {
 import type { CompactionFailureCounts } from './compaction-failure-counts';
 import type { CompactionHooks } from './compaction-hooks';
 import type { CompactionRegistry } from './compaction-registry';
+import type { CompactionUsage } from './compaction-usage';
 import { createEventHub } from './create-event-hub';
 import { createFailureTracker } from './create-failure-tracker';
 import type { CompactionRetryOptions } from './create-producer-list';
@@ -58,6 +59,11 @@ export interface CompactorOptions extends Partial<CompactionBudgetOptions> {
   hooks?: CompactionHooks;
   /** Receives every event; must not throw (a throwing listener is ignored). Same as `subscribe`. */
   onEvent?: (event: CompactionEvent) => void;
+  /**
+   * Receives what each built-in summarizer model call reported it used (its `usage` events), with
+   * the session compacted, e.g. to charge it to whoever owns the session; a throw is ignored.
+   */
+  onUsage?: (usage: CompactionUsage) => void;
   now?: () => Date;
   createId?: () => string;
 }

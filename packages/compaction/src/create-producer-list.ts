@@ -1,6 +1,7 @@
 import type { CompactionAttempt, CompactionProvider, ModelPort } from '@keel/spec';
 import type { BackoffOptions } from './backoff';
 import type { CompactionRegistry } from './compaction-registry';
+import type { CompactionUsage } from './compaction-usage';
 import { createModelSummarizer } from './model-summarizer';
 import type { Producer } from './producer';
 import { createProviderProducer } from './provider-producer';
@@ -18,6 +19,7 @@ export interface ProducerListOptions {
   retry?: CompactionRetryOptions;
   providerTimeoutMs?: number;
   modelTimeoutMs?: number;
+  onUsage?: (usage: CompactionUsage) => void;
 }
 
 /**
@@ -38,6 +40,7 @@ export function createProducerList(
           ...(options.modelTimeoutMs === undefined
             ? {}
             : { modelTimeoutMs: options.modelTimeoutMs }),
+          ...(options.onUsage === undefined ? {} : { onUsage: options.onUsage }),
         });
   const timeout =
     options.providerTimeoutMs === undefined ? {} : { timeoutMs: options.providerTimeoutMs };

@@ -27,6 +27,7 @@ export type {
 } from './compaction-hooks';
 export type { CompactionRegistry } from './compaction-registry';
 export { createCompactionRegistry } from './compaction-registry';
+export type { CompactionUsage } from './compaction-usage';
 export type { Compactor, CompactorOptions } from './create-compactor';
 export { createCompactor } from './create-compactor';
 export type { CompactionRetryOptions } from './create-producer-list';

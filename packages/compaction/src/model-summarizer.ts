@@ -1,8 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CompactionAttempt, ModelPort, ModelRequest } from '@keel/spec';
+import type { CompactionAttempt, ModelPort, ModelRequest, Usage } from '@keel/spec';
 import type { BackoffOptions } from './backoff';
 import { computeBackoffDelay } from './backoff';
 import { callModel, DEFAULT_MODEL_TIMEOUT_MS } from './call-model';
+import type { CompactionUsage } from './compaction-usage';
 import type { ProduceOutcome, ProduceRequest, Producer } from './producer';
 import { BUILTIN_PRODUCER_ID } from './producer-ids';
 import { renderMessages } from './render-messages';
@@ -19,6 +20,8 @@ export interface ModelSummarizerOptions extends BackoffOptions {
    * the call is aborted and counts as a `timeout`: not retried in place, the producer fails.
    */
   modelTimeoutMs?: number;
+  /** Receives what each model call reported it used, with the session compacted. */
+  onUsage?: (usage: CompactionUsage) => void;
 }
 
 const SYSTEM_PROMPT =
@@ -61,9 +64,18 @@ export function createModelSummarizer(options: ModelSummarizerOptions): Producer
       ...(options.modelName === undefined ? {} : { model: options.modelName }),
     };
     const signal = request.signal;
+    const onUsage =
+      options.onUsage === undefined
+        ? undefined
+        : (usage: Usage) => options.onUsage?.({ sessionId: request.sessionId, usage });
     for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
       state.calls += 1;
-      const result = await callModel(modelRequest, { model: options.model, timeoutMs, signal });
+      const result = await callModel(modelRequest, {
+        model: options.model,
+        timeoutMs,
+        signal,
+        onUsage,
+      });
       if (result.ok) return { ok: true, text: result.text, cutOff: result.finish === 'length' };
       state.attempts.push({
         producerId: BUILTIN_PRODUCER_ID,

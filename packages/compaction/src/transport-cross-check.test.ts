@@ -11,6 +11,7 @@ import { createFileTranscriptStore, writeTranscriptFile } from '../test/file-tra
 import { SAMPLE_IDENTIFIERS, SMALL_WINDOW, sampleTranscript } from '../test/sample-transcript';
 import { structuredSummaryReply, summaryKeeping } from '../test/summary-reply';
 import { CompactionError } from './compaction-error';
+import type { CompactionUsage } from './compaction-usage';
 import { createCompactor } from './create-compactor';
 import { BUILTIN_PRODUCER_ID } from './producer-ids';
 
@@ -98,5 +99,53 @@ describe('with the real @keel/transport as the model port', () => {
     ).toEqual(['timeout']);
     expect(mock.requests).toHaveLength(1);
     expect((await readFile(path)).equals(before)).toBe(true);
+  });
+
+  it("hands each summarizer call's usage to onUsage with the session compacted", async () => {
+    const usages: CompactionUsage[] = [];
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      chunkMaxTokens: 300,
+      model: transport(),
+      onUsage: (usage) => usages.push(usage),
+    });
+    const store = createFileTranscriptStore(path);
+    const calls = compactor.plan((await store.read('s')).entries).chunks.length;
+    expect(calls).toBeGreaterThan(1);
+    for (let call = 0; call < calls; call += 1) {
+      mock.enqueue({ type: 'ok', usage: { inputTokens: 100 + call, outputTokens: 10 + call } });
+    }
+    const result = await compactor.compact({
+      sessionId: 'billed',
+      store,
+      signal: new AbortController().signal,
+    });
+    expect(result.status).toBe('compacted');
+    expect(mock.requests).toHaveLength(calls);
+    expect(usages).toEqual(
+      Array.from({ length: calls }, (_, call) => ({
+        sessionId: 'billed',
+        usage: expect.objectContaining({ inputTokens: 100 + call, outputTokens: 10 + call }),
+      })),
+    );
+  });
+
+  it('compacts all the same when onUsage throws', async () => {
+    let told = 0;
+    const compactor = createCompactor({
+      ...SMALL_WINDOW,
+      model: transport(),
+      onUsage: () => {
+        told += 1;
+        throw new Error('listener broke');
+      },
+    });
+    const result = await compactor.compact({
+      sessionId: 's',
+      store: createFileTranscriptStore(path),
+      signal: new AbortController().signal,
+    });
+    expect(result.status).toBe('compacted');
+    expect(told).toBe(mock.requests.length);
   });
 });
