@@ -33,6 +33,7 @@ export {
   createTransport,
   type TransportOptions,
 } from './create-transport';
+export type { FetchLike } from './http-fetch';
 export type { SdkLoader } from './load-sdk';
 export type { OpenAIClientLike } from './openai-client-like';
 export type { MaxTokensField } from './to-openai-chat';

@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_RETRIES } from './create-sdk-transport';
+import { httpFetch } from './http-fetch';
 import type { SdkClientOptions } from './streaming-call';
 import type { SdkTransportOptionsBase } from './transport-options';
 
@@ -18,5 +19,7 @@ export function sdkClientOptions(options: SdkTransportOptionsBase): SdkClientOpt
     ...(options.defaultHeaders === undefined ? {} : { defaultHeaders: options.defaultHeaders }),
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     fetchOptions: FETCH_OPTIONS,
+    // `node:http` over keep-alive agents unless the caller chose a `fetch` (see `http-fetch.ts`).
+    fetch: options.fetch ?? httpFetch,
   };
 }

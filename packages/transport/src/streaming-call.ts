@@ -3,6 +3,7 @@
  * that `@keel/transport`'s types never import `openai` or `@anthropic-ai/sdk` (either may be
  * missing). The SDKs' own types fit; `sdk-clients.test-d.ts` checks that they do.
  */
+import type { FetchLike } from './http-fetch';
 
 /** Per-request options forwarded to the SDK. */
 export interface SdkRequestOptions {
@@ -30,4 +31,6 @@ export interface SdkClientOptions {
   maxRetries?: number;
   /** `RequestInit` fields for every `fetch` the client makes. */
   fetchOptions?: { window?: null; redirect?: 'error' | 'follow' | 'manual' };
+  /** The `fetch` the client makes its requests with. */
+  fetch?: FetchLike;
 }
