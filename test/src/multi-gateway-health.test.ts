@@ -4,6 +4,11 @@
  * one half-open probe goes out across both gateways — while A's probe is in flight, B does not
  * send a second one. Each gateway talks to its own mock provider, so each request is known to
  * come from the gateway that sent it.
+ *
+ * Nothing here races the clock: the breaker's open period is checked against the times taken
+ * before the overload was sent and after it was logged, then the test moves the breaker's end in
+ * the database (as if no time, then all of it, had passed), so a slow machine cannot end the open
+ * period early; the test's own time limit is that of a run with several gateway starts under load.
  */
 import { useTestDatabase } from '@keel/postgres-test-server';
 import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
@@ -38,6 +43,9 @@ function config(mock: MockProvider) {
     models: { primary: `anthropic/${PRIMARY}`, fallbacks: ['openai/shared-fallback'] },
     storage: { kind: 'postgres', url: database.url },
     turn: { firstTokenTimeoutMs: 600_000 },
+    // A's probe holds the half-open slot until it fails, not for a minute only: B's request
+    // during it is skipped however long B takes to send it.
+    health: { probeTimeoutMs: 3_600_000 },
     logging: { level: 'info' },
   };
 }
@@ -58,9 +66,12 @@ describe('provider health shared by the gateways on one database', () => {
     });
     const providerB = await createMockProvider();
     group.defer(() => Promise.all([providerA.close(), providerB.close()]));
-    const a = await group.start({ config: config(providerA) });
-    const b = await group.start({ config: config(providerB) });
+    const [a, b] = await Promise.all([
+      group.start({ config: config(providerA) }),
+      group.start({ config: config(providerB) }),
+    ]);
 
+    const sentAt = Date.now();
     const first = await sendMessage(a, 'health-1', { text: 'hello' });
     expect(first.body).toMatchObject({ outcome: 'reply', model: 'openai/shared-fallback' });
     // The open breaker holds the second key back too (a skipped attempt): one primary request.
@@ -71,9 +82,16 @@ describe('provider health shared by the gateways on one database', () => {
         (line['health'] as { to?: string; model?: string }).model === PRIMARY &&
         (line['health'] as { to?: string }).to === 'open',
     );
-    const openFor = Number((opened['health'] as { until: number }).until) - Number(opened['time']);
-    expect(openFor).toBeGreaterThan(20_000);
-    expect(openFor).toBeLessThanOrEqual(31_000);
+    // Open for the cap, 30 s from when it opened (the database's clock, this machine's): after the
+    // overload was sent, before the change was logged — however long either took under load.
+    const until = Number((opened['health'] as { until: number }).until);
+    expect(until - sentAt).toBeGreaterThanOrEqual(30_000);
+    expect(until - Number(opened['time'])).toBeLessThanOrEqual(30_000);
+    // The cap checked, the breaker stays open for the rest of the test (as if no time passed).
+    await database.query(`UPDATE keel.health_breakers SET open_until = $2 WHERE model = $1`, [
+      PRIMARY,
+      until + 3_600_000,
+    ]);
 
     // B never asked the primary: A's overload opened its breaker for every gateway.
     const second = await sendMessage(b, 'health-2', { text: 'hello from elsewhere' });
@@ -94,5 +112,5 @@ describe('provider health shared by the gateways on one database', () => {
     await providerA.close(); // the probe fails: the breaker opens again
     await probing;
     for (const gateway of [a, b]) expect(await gateway.stop('SIGTERM')).toBe(0);
-  });
+  }, 300_000);
 });
