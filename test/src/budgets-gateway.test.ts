@@ -58,7 +58,11 @@ describe('a provider budget in one gateway', () => {
     mock = await createMockProvider();
     const gateway = await group.start({
       config: config(mock, {
-        limits: { 'co/budget-model#main': { rpm: 2 }, 'co/budget-model#spare': { rpm: 1 } },
+        // burst = rpm: the window alone (paced by default, main would let one go every 30 s).
+        limits: {
+          'co/budget-model#main': { rpm: 2, burst: 2 },
+          'co/budget-model#spare': { rpm: 1 },
+        },
       }),
     });
     group.defer(() => removeDir(gateway.dir));
@@ -89,7 +93,7 @@ describe('a provider budget in one gateway', () => {
         providerId: 'co',
         profileId: 'main',
         model: 'budget-model',
-        limits: { rpm: 2 },
+        limits: { rpm: 2, burst: 2 },
         remaining: { rpm: 0 },
       },
       {
@@ -160,6 +164,40 @@ describe('a provider budget in one gateway', () => {
         remaining: { rpm: 5 },
       },
     ]);
+    expect(await gateway.stop()).toBe(0);
+  });
+
+  it('paced by default: 3 s worth of rpm back to back, and tpm paced by tokens', async () => {
+    mock = await createMockProvider();
+    const gateway = await group.start({
+      // main: 40 rpm, by default 2 back to back then one every 1.5 s. spare: 200 tpm, by default
+      // 10 tokens back to back then one every 300 ms; a larger request once the pace caught up.
+      config: config(mock, {
+        limits: { 'co/budget-model#main': { rpm: 40 }, 'co/budget-model#spare': { tpm: 200 } },
+      }),
+    });
+    group.defer(() => removeDir(gateway.dir));
+    const ask = { ...chat, max_tokens: 64 };
+    const statuses = [];
+    for (let i = 0; i < 4; i += 1) {
+      statuses.push((await gateway.fetch('/v1/chat/completions', post(ask))).status);
+    }
+    // The fourth finds main's pace 1.5 s ahead and spare's token pace the tokens the third used
+    // ahead (its window has room): held, and with no wait allowed, 429.
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(mock.requests.map((request) => request.apiKey)).toEqual([
+      'sk-budget-main',
+      'sk-budget-main',
+      'sk-budget-spare',
+    ]);
+    const health = (await (await gateway.fetch('/v1/providers/health')).json()) as {
+      budgets: Array<{ profileId: string; limits: unknown; remaining: Record<string, number> }>;
+    };
+    const [main, spare] = health.budgets;
+    expect(main).toMatchObject({ profileId: 'main', limits: { rpm: 40 }, remaining: { rpm: 38 } });
+    expect(spare).toMatchObject({ profileId: 'spare', limits: { tpm: 200 } });
+    // The window alone would have let the fourth go: 64 + its size fit in what is left.
+    expect(spare?.remaining['tpm']).toBeGreaterThan(200 - 64);
     expect(await gateway.stop()).toBe(0);
   });
 

@@ -18,8 +18,11 @@ export type {
   BudgetRemaining,
   BudgetReservation,
 } from '@keel/provider-health';
-/** `@keel/provider-health`'s in-memory ledger (one gateway), re-exported for the gateway's use. */
-export { createBudgetLedger } from '@keel/provider-health';
+/**
+ * `@keel/provider-health`'s in-memory ledger (one gateway) and a provider budget's default pace
+ * (`burst`, `tpmBurst`: 3 s worth), re-exported for the gateway's use.
+ */
+export { createBudgetLedger, pacedBudgetLimits } from '@keel/provider-health';
 
 /** Provider budgets for an orchestrator: the shared ledger and the budget of each target. */
 export interface TurnBudgets {

@@ -8,7 +8,7 @@ export type {
   BudgetReservation,
   TurnBudgets,
 } from './budget-gate';
-export { budgetKey, createBudgetLedger } from './budget-gate';
+export { budgetKey, createBudgetLedger, pacedBudgetLimits } from './budget-gate';
 export type { BuildContextOptions, ModelContext } from './build-context';
 export { buildModelContext } from './build-context';
 export type { Orchestrator, RunTurnRequest } from './create-orchestrator';

@@ -10,6 +10,7 @@ import {
   type BudgetRemaining,
   budgetKey,
   createBudgetLedger,
+  pacedBudgetLimits,
   type TurnBudgets,
 } from '@keel/orchestrator';
 import { createPostgresBudgetLedger } from '@keel/session-store-postgres';
@@ -65,7 +66,10 @@ export function createGatewayBudgets(config: KeelConfig): GatewayBudgets {
       ledger,
       budgetOf(target) {
         const found = limitsOf(target);
-        return found === undefined ? undefined : { key: budgetKey(target), limits: found };
+        // Provider budgets are paced by default: the provider counts arrivals at sub-minute grain.
+        return found === undefined
+          ? undefined
+          : { key: budgetKey(target), limits: pacedBudgetLimits(found) };
       },
     },
     shared: postgres !== undefined,

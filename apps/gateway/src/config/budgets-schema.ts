@@ -14,10 +14,17 @@ export const budgetLimitsSchema = z
     /** Tokens (input + output) per day. */
     tpd: positiveInt.optional(),
     /**
-     * With `rpm`: also paces it — at most `burst` requests back to back, then one every
-     * minute / rpm — so a provider counting arrivals sees at most about the rpm in any minute.
+     * With `rpm`: paces it — at most `burst` requests back to back, then one every minute / rpm —
+     * so a provider counting arrivals sees at most about the rpm in any minute. Default
+     * max(1, ceil(rpm / 20)) (3 s worth); `burst` equal to `rpm` is the sliding window alone.
      */
     burst: positiveInt.optional(),
+    /**
+     * With `tpm`: paces its tokens the same way — at most `tpmBurst` tokens back to back, then
+     * tpm a minute spread evenly; a larger request goes once the pace has caught up. Default
+     * max(1, ceil(tpm / 20)); equal to `tpm` is the sliding window alone.
+     */
+    tpmBurst: positiveInt.optional(),
   })
   .refine(
     (limits) => limits.rpm !== undefined || limits.tpm !== undefined || limits.tpd !== undefined,
