@@ -7,6 +7,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createOrchestrator, type Orchestrator } from '@keel/orchestrator';
 import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
 import { createMockProvider } from '@keel/testing';
@@ -16,6 +17,7 @@ import { interleave, type Variant } from './lib/interleave';
 import { publish } from './lib/result';
 import { ms, summarize } from './lib/stats';
 import { writeSyntheticTranscript } from './lib/synthetic-transcript';
+import { countTurnSyscalls, type TurnSyscalls } from './lib/turn-syscalls';
 
 const ROUNDS = pick(300, 8);
 const WARMUP = pick(20, 2);
@@ -26,6 +28,8 @@ const SHORT_TURNS = 25;
 const HISTORY_SESSIONS = 2;
 const FEW_SESSIONS = 100;
 const MANY_SESSIONS = pick(1_000, 300);
+/** Turns counted under `strace` per sessions variant. */
+const SYSCALL_TURNS = pick(300, 20);
 
 const mock = await createMockProvider({ defaultReply: () => 'ok' });
 const transport = createTransport({
@@ -112,6 +116,19 @@ await Promise.all([short, long, few, many].map(({ orchestrator }) => orchestrato
 await mock.close();
 await rm(root, { recursive: true, force: true });
 
+// The file-system calls of a turn at each session count, in a child process under `strace`: a
+// cache or a kept descriptor that holds fewer sessions than are active shows up here as calls
+// that only the larger variant makes (a store that kept 256 session locks made 40 calls a turn at
+// 1 000 sessions, 36 at 100: a lock file created and removed per turn).
+const syscallChild = fileURLToPath(new URL('./lib/turn-scale-syscalls-child.ts', import.meta.url));
+const syscallsAt = (sessions: number) =>
+  countTurnSyscalls(SYSCALL_TURNS, {
+    child: syscallChild,
+    env: { SESSIONS: String(sessions) },
+  });
+const fewSyscalls = await syscallsAt(FEW_SESSIONS);
+const manySyscalls = await syscallsAt(MANY_SESSIONS);
+
 const p50 = (name: string) => summarize(times.get(name) ?? []).p50;
 const cpuP50 = (name: string) => summarize(cpu.get(name) ?? []).p50;
 const row = (label: string, name: string, base: string) => {
@@ -129,6 +146,11 @@ const historyRatio = p50('long') / p50('short');
 const historyCpuRatio = cpuP50('long') / cpuP50('short');
 const sessionsRatio = p50('many') / p50('few');
 const sessionsCpuRatio = cpuP50('many') / cpuP50('few');
+const syscallNames = [
+  ...new Set([...(fewSyscalls?.byCall ?? []), ...(manySyscalls?.byCall ?? [])].map(([n]) => n)),
+];
+const callsOf = (counted: TurnSyscalls | undefined, name: string) =>
+  (counted?.byCall.find(([call]) => call === name)?.[1] ?? 0).toFixed(1);
 
 await publish({
   order: 20.1,
@@ -147,6 +169,24 @@ await publish({
         ],
       },
     },
+    ...(fewSyscalls === undefined || manySyscalls === undefined
+      ? []
+      : [
+          {
+            caption: `File-system calls per turn by session count (a child process under \`strace -f -y\`: the same seeded sessions, each visited once, then ${SYSCALL_TURNS} one-message turns round robin, a model port that answers at once; every call that names a file of the sessions directory):`,
+            table: {
+              columns: ['call', `${FEW_SESSIONS} sessions`, `${MANY_SESSIONS} sessions`],
+              rows: [
+                ...syscallNames.map((name) => [
+                  name,
+                  callsOf(fewSyscalls, name),
+                  callsOf(manySyscalls, name),
+                ]),
+                ['total', fewSyscalls.perTurn.toFixed(1), manySyscalls.perTurn.toFixed(1)],
+              ],
+            },
+          },
+        ]),
   ],
   targets: [
     {
@@ -167,6 +207,7 @@ await publish({
       goal: '≤ 1.2×',
       measured: `${sessionsRatio.toFixed(2)}×`,
       met: sessionsRatio <= 1.2,
+      why: `the CPU per turn is ${sessionsCpuRatio.toFixed(2)}× and the file-system calls per turn ${manySyscalls?.perTurn.toFixed(1) ?? '?'} vs ${fewSyscalls?.perTurn.toFixed(1) ?? '?'} (table above): what is left is the wait for the disk (each turn's two fsyncs), which varies between runs`,
     },
     {
       name: `flat in sessions: CPU per turn with ${MANY_SESSIONS} active sessions vs ${FEW_SESSIONS}`,

@@ -17,7 +17,16 @@ export interface TurnSyscalls {
   perTurn: number;
 }
 
-export async function countTurnSyscalls(turns: number): Promise<TurnSyscalls | undefined> {
+/** Another child than `turn-syscalls-child.ts` (same markers and environment), and its settings. */
+export interface TurnSyscallsOptions {
+  child?: string;
+  env?: Record<string, string>;
+}
+
+export async function countTurnSyscalls(
+  turns: number,
+  options: TurnSyscallsOptions = {},
+): Promise<TurnSyscalls | undefined> {
   try {
     execFileSync('strace', ['-V'], { stdio: 'ignore' });
   } catch {
@@ -28,12 +37,19 @@ export async function countTurnSyscalls(turns: number): Promise<TurnSyscalls | u
     const sessionsDir = join(dir, 'sessions');
     const marker = join(dir, 'marker');
     const trace = join(dir, 'trace.txt');
-    const child = fileURLToPath(new URL('./turn-syscalls-child.ts', import.meta.url));
+    const child =
+      options.child ?? fileURLToPath(new URL('./turn-syscalls-child.ts', import.meta.url));
     const run = spawnSync(
       'strace',
       ['-f', '-y', '-o', trace, process.execPath, '--import', 'tsx', child],
       {
-        env: { ...process.env, SESSIONS_DIR: sessionsDir, MARKER: marker, TURNS: String(turns) },
+        env: {
+          ...process.env,
+          ...options.env,
+          SESSIONS_DIR: sessionsDir,
+          MARKER: marker,
+          TURNS: String(turns),
+        },
         stdio: ['ignore', 'ignore', 'inherit'],
       },
     );
