@@ -6,7 +6,8 @@
  * (a per-pod budget, LiteLLM's behaviour), each hammered by its own clients.
  *
  * Then the same at the upstream, with the real minute: three gateway processes over one database
- * (their budget shared: the sliding window alone, then paced with `burst: 1`) and three with a
+ * (their budget shared: the sliding window alone — `burst` = rpm — then paced by default, 3 s worth
+ * back to back) and three with a
  * budget each, hammered through their HTTP API, the model requests' arrival times recorded at a
  * proxy in front of the mock provider. Over the database, each grant's time by the database's clock
  * is recorded too (a trigger on the budget's rows), so the delay from grant to arrival is measured.
@@ -154,7 +155,7 @@ async function recordGrants(pool: PostgresPool): Promise<void> {
 
 /**
  * Three gateway processes, one provider budget of `RPM` each (shared over PostgreSQL when `url` is
- * given, else each its own in memory; paced when `burst` is set), hammered by clients spread over
+ * given, else each its own in memory; paced by default, `burst` = rpm the window alone), hammered by clients spread over
  * them for `hammerMs`.
  */
 async function hammerGateways(
@@ -164,7 +165,7 @@ async function hammerGateways(
 ): Promise<UpstreamRun> {
   const mock = await createMockProvider();
   const upstream = await startRecordingUpstream(mock.openaiBaseUrl);
-  const model = `hammer-${process.pid}-${url === undefined ? 'own' : burst === undefined ? 'shared' : 'paced'}`;
+  const model = `hammer-${process.pid}-${url === undefined ? 'own' : burst === undefined ? 'paced' : 'shared'}`;
   const config = {
     server: { host: '127.0.0.1', port: 0, console: false },
     sessionsDir: 'sessions',
@@ -287,8 +288,8 @@ try {
   const ownTimes = await hammer(memories);
   perGateway = { granted: ownTimes.length, busiest: busiest(ownTimes, MINUTE_MS) };
 
-  upstreamShared = await hammerGateways(url, UPSTREAM_SHARED_MS);
-  upstreamPaced = await hammerGateways(url, UPSTREAM_SHARED_MS, 1);
+  upstreamShared = await hammerGateways(url, UPSTREAM_SHARED_MS, RPM);
+  upstreamPaced = await hammerGateways(url, UPSTREAM_SHARED_MS);
   upstreamOwn = await hammerGateways(undefined, UPSTREAM_OWN_MS);
 } finally {
   await Promise.allSettled(stores.map((store) => store.close()));
@@ -360,12 +361,12 @@ await publish({
         ],
         rows: [
           upstreamRow(
-            'shared budget (PostgreSQL), window only',
+            'shared budget (PostgreSQL), window only (burst = rpm)',
             upstreamShared,
             UPSTREAM_SHARED_MS,
           ),
           upstreamRow(
-            'shared budget (PostgreSQL), paced (burst: 1, Keel)',
+            'shared budget (PostgreSQL), paced by default (burst 3, Keel)',
             upstreamPaced,
             UPSTREAM_SHARED_MS,
           ),
@@ -397,14 +398,14 @@ await publish({
     {
       name: `${GATEWAYS} gateway processes, one rpm: model requests reaching the upstream in any ${UPSTREAM_MINUTE_MS / 1000} s window`,
       goal: 'at most the rpm, within 5 %',
-      measured: `${upstreamBusiest} of ${RPM} paced with burst 1 (window only: ${upstreamShared?.busiest ?? 0}; a budget per gateway: ${upstreamOwn?.busiest ?? 0})`,
+      measured: `${upstreamBusiest} of ${RPM} paced by default, burst 3 (window only: ${upstreamShared?.busiest ?? 0}; a budget per gateway: ${upstreamOwn?.busiest ?? 0})`,
       met: upstreamBusiest <= RPM * 1.05 && upstreamBusiest > 0,
     },
   ],
   notes: [
     'A shared check is one call of the `budget_reserve` function: it takes a per-key transaction lock, drops slices that left the window and counts the request, so its latency is one round trip plus the lock queue of that key.',
     "Grants are timed when the answer reaches its client, after the lock queue and the event loop: over the whole run the shared budget granted exactly rpm per window on average, and what a busiest window holds above rpm is answers that arrived late, not more granted by the database's clock (test/src/budgets-multi-gateway.test.ts counts grants by the database clock, through a trigger).",
-    "At the upstream the window counts arrivals, not grants: a request reaches the provider some time after its reservation was granted (its gateway's event loop, the HTTP client, the proxy). Measured here: each grant's time by the database's clock (a trigger on the budget's rows) against the arrival times at the proxy, the k-th grant paired with the k-th arrival (same machine, wall-clock ms). With the window alone, a window's worth frees at once and is granted at once; when the delay varies, a late batch and the next one on time land in one minute at the provider. Paced (`burst: 1`: one every minute / rpm, besides the window), the excess is bounded by the requests granted within the delay's spread.",
+    "At the upstream the window counts arrivals, not grants: a request reaches the provider some time after its reservation was granted (its gateway's event loop, the HTTP client, the proxy). Measured here: each grant's time by the database's clock (a trigger on the budget's rows) against the arrival times at the proxy, the k-th grant paired with the k-th arrival (same machine, wall-clock ms). With the window alone, a window's worth frees at once and is granted at once; when the delay varies, a late batch and the next one on time land in one minute at the provider. Paced (the default for a provider budget: `burst` = ceil(rpm / 20), 3 at 60 rpm, then one every minute / rpm, besides the window), the excess is bounded by the burst and the requests granted within the delay's spread.",
     ...(SMOKE ? ['Smoke run: tiny sizes, not a measurement.'] : []),
   ],
 });

@@ -23,7 +23,10 @@ const view = useAdminConsole({
   providerId: 'bc',
   config: {
     models: { primary: `bc/${MODEL}` },
-    budgets: { limits: { [`bc/${MODEL}`]: { rpm: 5, tpm: 100_000 } } },
+    // The window alone (burst = rpm, tpmBurst = tpm): the three messages go back to back.
+    budgets: {
+      limits: { [`bc/${MODEL}`]: { rpm: 5, burst: 5, tpm: 100_000, tpmBurst: 100_000 } },
+    },
   },
   async traffic(gateway) {
     await send(gateway, 'budget-one');
