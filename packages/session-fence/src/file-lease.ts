@@ -11,7 +11,7 @@ import type { BorrowedCounter, FenceCounters } from './fence-counters';
 import type { FileSystem } from './file-system';
 import { openRegularFileIfExists } from './safe-file';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
-import type { InternalSessionLock, SessionLockEvent, SessionLockHandle } from './session-lock';
+import type { InternalLockHandle, InternalSessionLock, SessionLockEvent } from './session-lock';
 
 /** Where one session's lease lives. */
 export interface LeasePaths {
@@ -27,7 +27,7 @@ export interface LeasePaths {
 
 interface LeaseState {
   paths: LeasePaths;
-  lock: SessionLockHandle;
+  lock: InternalLockHandle;
   counter: BorrowedCounter;
   token: bigint;
 }
@@ -165,6 +165,35 @@ export async function leaseChange(
   ]);
   if (current > state.token) return 'stale-token';
   return held ? undefined : 'lock-lost';
+}
+
+/** A lease kept while its holder waits (`parkLease`). */
+export interface ParkedLease {
+  /** Whether the lock is still the lease's own (one `lstat`; see `parkLease`). */
+  stillHeld(): Promise<boolean>;
+  /** Stops listening for waiters (the holder takes the lease back, or lets it go). */
+  unpark(): void;
+}
+
+/**
+ * Keeps `lease` while its holder waits (a turn's model call) instead of letting it go, for as
+ * long as nobody else asks for the lock: `onWanted` is called once when a waiter's ask is seen
+ * (at once for a waiter of this store, else at the lease's next heartbeat), and the holder then
+ * lets the lease go. `undefined` (let it go now) for a lease of another store, a released one, or
+ * one asked for already.
+ *
+ * `stillHeld` is the lock file alone: while it is still the lease's own file, the lease was held
+ * the whole time (a lock taken over is renamed away and never linked back, and a new token is
+ * only issued under the lock), so the counter needs no read.
+ */
+export function parkLease(lease: SessionLease, onWanted: () => void): ParkedLease | undefined {
+  const state = leaseStates.get(lease);
+  if (state === undefined || lease.released || state.lock.wanted) return undefined;
+  const stop = state.lock.onWanted(onWanted);
+  return {
+    stillHeld: () => state.lock.isHeld(),
+    unpark: stop,
+  };
 }
 
 /** Checks that `lease` was issued for `lockPath` (a lease of another session cannot write here). */

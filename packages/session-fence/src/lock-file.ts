@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { type BigIntStats, constants } from 'node:fs';
 import { type FileSystem, readFully } from './file-system';
 import {
   isProcessAlive,
@@ -80,7 +80,8 @@ function isStale(lock: LockPath, owner: LockOwner | undefined, mtimeMs: number):
 /**
  * Removes the lock file at `lock.path` only if it is exactly `judged` (by device and inode), for
  * a holder releasing its own lock or a contender taking over a stale one (`judged` then also
- * carries what made it stale, which is checked again first).
+ * carries what made it stale, which is checked again first). Returns the removed file's stats as
+ * moved (its link count shows its other names), `undefined` when it removed nothing.
  *
  * Why rename, then compare: `unlink(path)` removes whatever the path names at that instant, and a
  * successor may have replaced the judged file between any check and the unlink (a holder frozen
@@ -97,19 +98,19 @@ export async function removeLockFile(
   lock: LockPath,
   judged: FileIdentity | ObservedLock,
   tomb: string,
-): Promise<void> {
+): Promise<BigIntStats | undefined> {
   const { fileSystem, path } = lock;
-  if ('stale' in judged && !(await stillStale(lock, judged))) return;
+  if ('stale' in judged && !(await stillStale(lock, judged))) return undefined;
   try {
     await fileSystem.rename(path, tomb);
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return;
+    if (errorCode(error) === 'ENOENT') return undefined;
     throw error;
   }
   const moved = await fileSystem.lstat(tomb);
   if (moved.dev === judged.dev && moved.ino === judged.ino) {
     await Promise.all([fileSystem.unlink(tomb), removeAbandonedPrivateFile(lock, judged)]);
-    return;
+    return moved;
   }
   try {
     await fileSystem.link(tomb, path);
@@ -118,6 +119,7 @@ export async function removeLockFile(
   } finally {
     await fileSystem.unlink(tomb);
   }
+  return undefined;
 }
 
 /** The judged file is still at `path` and still stale (a heartbeat may have landed since). */

@@ -129,7 +129,9 @@ describe('a released fence', () => {
     await fence.append([textMessage('steer-1', 'also this')]);
     await fence.append([textMessage('steer-2', 'and this')]);
     expect(fence.status).toBe('released');
-    await expectLockFree();
+    // Released, the fence keeps its lease until someone asks (lease-kept-while-released.test.ts).
+    const waiter = await createSessionLock({ path: store.lockPath('s1') }).acquire();
+    await waiter.release();
     await fence.reacquire();
     await fence.append([textMessage('reply', 'done')]);
     await fence.end();

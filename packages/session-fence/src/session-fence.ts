@@ -11,6 +11,7 @@ import type {
   TranscriptEntry,
   TranscriptState,
 } from '@keel/spec';
+import { type ParkedLease, parkLease } from './file-lease';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
 import { assertValidSessionId } from './session-id';
 
@@ -69,6 +70,8 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   // The last step under the held lease was an owned write, which checked the lease and the state
   // in one step with it: the transcript is `expected` as of that write, nothing to check again.
   let checkedByWrite = false;
+  // Released, the lease kept while nobody asks for it (`parkLease`): `lease` is still set.
+  let parked: ParkedLease | undefined;
 
   /** Runs `task` after every earlier step; it learns whether the step before was an owned write. */
   function serial<T>(task: (afterOwnWrite: boolean) => Promise<T>): Promise<T> {
@@ -95,7 +98,10 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     assertStatus(['held', 'released'], 'append through');
     currentExpected(); // no recorded state: refused before a lease is taken
     await flushing;
-    const temporary = status === 'released';
+    // A kept lease lost meanwhile is let go: the write then takes one, as after a release.
+    if (parked !== undefined && !(await parked.stillHeld())) await letGo();
+    // Released without a kept lease: one is taken for the write.
+    const temporary = lease === undefined;
     const writeLease = temporary ? await takeLease(signal) : lease;
     try {
       for (let state = currentExpected(); ; state = currentExpected()) {
@@ -185,7 +191,20 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   async function letGo(): Promise<void> {
     const held = lease;
     lease = undefined;
+    parked?.unpark();
+    parked = undefined;
     await held?.release();
+  }
+
+  /**
+   * A waiter asked for the kept lease: it is let go as the fence's next step (never in the middle
+   * of one), unless it was taken back or let go meanwhile.
+   */
+  function yieldParked(park: ParkedLease): void {
+    const step = queue.then(async () => {
+      if (parked === park) await letGo();
+    });
+    queue = step.catch(() => undefined);
   }
 
   /** Records the sticky takeover, lets go, and throws it. */
@@ -255,7 +274,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
       storage.compare(sessionId, state, { signal }),
     ]);
     if (!leaseHeld) await takenOver(phase, 'lock-lost');
-    if (change === 'appended' && (await adoptQueued(signal, status === 'held'))) return;
+    if (change === 'appended' && (await adoptQueued(signal, lease !== undefined))) return;
     if (change !== undefined) await takenOver(phase, change);
   }
 
@@ -293,15 +312,33 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
         // Right after an owned write there is nothing to check: the write was the check, and a
         // write that lands after it is noticed at `reacquire`.
         if (!afterOwnWrite) await verify('fence_check', callOptions.signal);
-        await letGo();
         status = 'released';
+        // Kept while nobody asks for it (a waiter's ask lets it go at once, or at the next
+        // heartbeat for a waiter of another process); reacquire then costs no new lease.
+        const held = lease;
+        const park =
+          held === undefined
+            ? undefined
+            : parkLease(held, () => {
+                if (park !== undefined) yieldParked(park);
+              });
+        if (park === undefined) await letGo();
+        else parked = park;
       });
     },
 
     reacquire(callOptions = {}) {
       return serial(async () => {
         assertStatus(['released'], 'reacquire');
-        lease = await takeLease(callOptions.signal);
+        const park = parked;
+        parked = undefined;
+        park?.unpark();
+        // A kept lease still holding its lock was held the whole time: only the transcript is
+        // checked. One lost meanwhile is let go, and a new one taken, as after a release.
+        if (park === undefined || !(await park.stillHeld())) {
+          await letGo();
+          lease = await takeLease(callOptions.signal);
+        }
         status = 'held';
         await verify('prompt_reacquire', callOptions.signal, true);
       });

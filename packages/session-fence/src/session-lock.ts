@@ -4,6 +4,7 @@ import { type Candidate, createCandidates } from './lock-candidate';
 import { type ObservedLock, observeLock, removeLockFile } from './lock-file';
 import { startHeartbeat } from './lock-heartbeat';
 import type { LockOwner } from './lock-owner';
+import { type AskedHold, clearWanted, shouldAsk, signalWanted, watchLinks } from './lock-wanted';
 import { errorCode } from './safe-file';
 import { SessionLockTimeoutError } from './session-fence-error';
 
@@ -67,9 +68,24 @@ export interface SessionLock {
   readOwner(options?: LockCallOptions): Promise<LockOwner | undefined>;
 }
 
+/**
+ * A held lock as the store sees it: it also learns whether someone is waiting for it (see
+ * `lock-wanted.ts`), so a holder that could let go early knows when to.
+ */
+export interface InternalLockHandle extends SessionLockHandle {
+  /** A waiter asked for the lock since it was taken (as far as this holder has seen). */
+  readonly wanted: boolean;
+  /**
+   * Calls `listener` once, as soon as a waiter's ask is seen: at once for a waiter of this lock
+   * object, at the next look at the lock file (a heartbeat, `isHeld`, `renew`) for another.
+   * Returns the unsubscribe function.
+   */
+  onWanted(listener: () => void): () => void;
+}
+
 /** A lock just taken: its owner record may still be on its way into the file. */
 export interface TakenLock {
-  handle: SessionLockHandle;
+  handle: InternalLockHandle;
   /** Resolves once the owner record is written (readers meanwhile see a fresh, ownerless lock). */
   recorded: Promise<void>;
 }
@@ -116,6 +132,22 @@ export function createSessionLockWith(
   const lockFile = { fileSystem, path, staleMs };
   const candidates = createCandidates(fileSystem, path);
   const { identify, record } = candidates;
+  /** Handles of this lock object not released yet (a waiter here asks them in memory). */
+  const held = new Set<{ candidate: Candidate; markWanted(): void }>();
+
+  /**
+   * A waiter asks the live holder it saw to let go when it can: in memory when this lock object
+   * is the holder, else by `signalWanted` (a link to the holder's file).
+   */
+  async function askHolder(seen: ObservedLock): Promise<void> {
+    for (const holder of held) {
+      if (holder.candidate.dev === seen.dev && holder.candidate.ino === seen.ino) {
+        holder.markWanted();
+        return;
+      }
+    }
+    await signalWanted(fileSystem, path);
+  }
 
   /** One try to link the candidate at `path`; the last lock seen when someone else holds it. */
   async function attempt(
@@ -146,7 +178,7 @@ export function createSessionLockWith(
   async function tryWith(
     candidate: Candidate,
     acquireOptions: SessionLockAcquireOptions,
-  ): Promise<SessionLockHandle | ObservedLock | undefined> {
+  ): Promise<InternalLockHandle | ObservedLock | undefined> {
     const result = await attempt(candidate);
     if (!result.acquired) return result.seen;
     return createHandle(candidate, acquireOptions);
@@ -155,10 +187,26 @@ export function createSessionLockWith(
   function createHandle(
     candidate: Candidate,
     acquireOptions: SessionLockAcquireOptions,
-  ): SessionLockHandle {
+  ): InternalLockHandle {
     const ttlMs = candidate.owner.ttlMs ?? staleMs;
     const heartbeatMs = Math.max(1, options.heartbeatMs ?? Math.floor(ttlMs / 4));
     let released = false;
+    let wanted = false;
+    const wantedListeners = new Set<() => void>();
+    const markWanted = (): void => {
+      if (wanted || released) return;
+      wanted = true;
+      for (const listener of [...wantedListeners]) {
+        try {
+          listener();
+        } catch {
+          // A throwing listener must not break the waiter or the heartbeat.
+        }
+      }
+      wantedListeners.clear();
+    };
+    const self = { candidate, markWanted };
+    held.add(self);
     const emit = (event: SessionLockEvent): void => {
       try {
         acquireOptions.onEvent?.(event);
@@ -170,7 +218,11 @@ export function createSessionLockWith(
       if (released) return false;
       try {
         const stats = await fileSystem.lstat(path);
-        return stats.dev === candidate.dev && stats.ino === candidate.ino;
+        const own = stats.dev === candidate.dev && stats.ino === candidate.ino;
+        // Held, our file has two names (the lock path and our private one): a third is a
+        // waiter's ask (`signalWanted`), seen here for free.
+        if (own && stats.nlink > 2n) markWanted();
+        return own;
       } catch (error) {
         if (errorCode(error) === 'ENOENT') return false;
         throw error;
@@ -193,6 +245,26 @@ export function createSessionLockWith(
       get released() {
         return released;
       },
+      get wanted() {
+        return wanted;
+      },
+      onWanted(listener) {
+        if (wanted) {
+          listener();
+          return () => {};
+        }
+        wantedListeners.add(listener);
+        // While someone listens, an ask from another process is seen at once: its link changes
+        // our file's link count, which a watch of our private name reports (then one lstat
+        // looks); without a watch, at the next heartbeat.
+        const stopWatching = watchLinks(candidate.privatePath, () => {
+          if (!released && !wanted) void isHeld().catch(() => false);
+        });
+        return () => {
+          stopWatching();
+          wantedListeners.delete(listener);
+        };
+      },
       async isHeld(callOptions: LockCallOptions = {}) {
         callOptions.signal?.throwIfAborted();
         return isHeld();
@@ -207,6 +279,8 @@ export function createSessionLockWith(
       async release() {
         if (released) return;
         released = true;
+        held.delete(self);
+        wantedListeners.clear();
         heartbeat.stop();
         // Never close the descriptor under the owner record's write.
         await candidate.recorded?.catch(() => {});
@@ -214,7 +288,14 @@ export function createSessionLockWith(
         // other file can be given this inode number.
         let removed = false;
         try {
-          await removeLockFile(lockFile, candidate, `${path}.${candidate.owner.token}.tomb`);
+          const moved = await removeLockFile(
+            lockFile,
+            candidate,
+            `${path}.${candidate.owner.token}.tomb`,
+          );
+          // A waiter's ask still names our file (the tomb, our private name and the ask): it is
+          // answered now, and must not make our next hold of this file look wanted.
+          if (wanted || (moved?.nlink ?? 0n) > 2n) await clearWanted(fileSystem, path, candidate);
           removed = true;
         } finally {
           // Kept for the next hold only once it is known not to be at the lock path.
@@ -235,6 +316,8 @@ export function createSessionLockWith(
     const ttlMs = acquireOptions.ttlMs ?? staleMs;
     const deadline = Date.now() + timeoutMs;
     let candidate = await candidates.take(ttlMs);
+    // The hold this call asked to let go last, and when.
+    let asked: AskedHold | undefined;
     // Discarded and not yet replaced: a failure then has nothing left to discard (closing its
     // descriptor again could close another file that reused the number meanwhile).
     let discarded = false;
@@ -242,7 +325,7 @@ export function createSessionLockWith(
     try {
       for (;;) {
         signal?.throwIfAborted();
-        let attempted: SessionLockHandle | ObservedLock | undefined;
+        let attempted: InternalLockHandle | ObservedLock | undefined;
         try {
           attempted = await tryWith(candidate, acquireOptions);
         } catch (error) {
@@ -259,6 +342,10 @@ export function createSessionLockWith(
           break;
         }
         if (once) break;
+        if (attempted !== undefined && shouldAsk(attempted, asked)) {
+          asked = { dev: attempted.dev, ino: attempted.ino, at: Date.now() };
+          await askHolder(attempted);
+        }
         const remaining = deadline - Date.now();
         if (remaining <= 0) {
           const owner = attempted?.owner
@@ -345,6 +432,6 @@ export function createSessionLockWith(
   return lock;
 }
 
-function isHandle(value: unknown): value is SessionLockHandle {
+function isHandle(value: unknown): value is InternalLockHandle {
   return typeof value === 'object' && value !== null && 'release' in value;
 }
