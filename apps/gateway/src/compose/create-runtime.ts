@@ -89,14 +89,14 @@ export async function createGatewayRuntime(
   const summarizer = parseModelRef(config.compaction.model ?? config.models.primary);
   const summarizerProfile =
     profiles.find((p) => p.id === summarizer.providerId)?.profiles[0]?.id ?? 'default';
-  const compactionUsage = createCompactionUsageTap();
+  const compactionUsage = createCompactionUsageTap(
+    config.compaction.model ?? config.models.primary,
+  );
   const compactor = createCompactor({
     registry: plugins.registry,
     providers: config.compaction.providers,
-    model: compactionUsage.model(
-      await router.connect({ ...summarizer, profileId: summarizerProfile }),
-      config.compaction.model ?? config.models.primary,
-    ),
+    model: await router.connect({ ...summarizer, profileId: summarizerProfile }),
+    onUsage: compactionUsage.report,
     contextWindowTokens: config.compaction.contextWindowTokens,
     reserveTokens: config.compaction.reserveTokens,
     keepRecentTokens: config.compaction.keepRecentTokens,
@@ -165,7 +165,7 @@ export async function createGatewayRuntime(
       fallbacks: config.models.fallbacks,
       settings: orchestratorModelSettings(config),
     },
-    compactor: compactionUsage.compactor(compactor),
+    compactor,
     health,
     ...(budgets.turnBudgets === undefined ? {} : { budgets: budgets.turnBudgets }),
     hooks: [observer, ...plugins.contributions.hooks],
