@@ -21,6 +21,7 @@ import {
   changeFrom,
   entryDigest,
   expectedSeq,
+  missingState,
   selectTranscriptRow,
   stateOf,
   type TranscriptRow,
@@ -80,12 +81,59 @@ export async function appendEntries(
   }
 }
 
+/**
+ * What a caller adds to an append's transaction (a queued append), run while it holds the
+ * session's fencing counter and the locked transcript row.
+ */
+export interface WriteHooks {
+  /** Which entries to write (by index), asked once the transcript row is locked. */
+  select?(client: PostgresClient): Promise<readonly boolean[]>;
+  /** Last, before the commit: the transcript's state before and after, and how many were written. */
+  beforeCommit?(
+    client: PostgresClient,
+    write: { before: TranscriptState; after: TranscriptState; written: number },
+  ): Promise<void>;
+}
+
+/**
+ * `appendEntries` under `lease`, the transcript as it is when its row is locked, and `hooks` in the
+ * same transaction: a queued append's check for copies, ledger row and release commit with it.
+ */
+export async function appendWithHooks(
+  context: StoreContext,
+  sessionId: string,
+  entries: readonly TranscriptEntry[],
+  options: { lease: SessionLease; hooks: WriteHooks; signal: AbortSignal | undefined },
+): Promise<AppendResult> {
+  const { lease, hooks, signal } = options;
+  assertValidSessionId(sessionId);
+  signal?.throwIfAborted();
+  const prepared = prepareEntries(entries);
+  issuedLease(lease, sessionId);
+  await context.ready(signal);
+  return inTransaction(
+    context.pool,
+    signal,
+    (client) =>
+      writeChecked(client, context, {
+        sessionId,
+        prepared,
+        lease,
+        expected: undefined,
+        signal,
+        hooks,
+      }),
+    { idleTimeoutMs: context.lease.ttlMs },
+  );
+}
+
 interface WriteJob {
   sessionId: string;
   prepared: PreparedEntry[];
   lease: SessionLease | undefined;
   expected: TranscriptState | undefined;
   signal: AbortSignal | undefined;
+  hooks?: WriteHooks;
 }
 
 async function writeChecked(
@@ -131,19 +179,25 @@ async function writeChecked(
     if (change !== undefined) throw refusal(sessionId, change);
   }
   job.signal?.throwIfAborted();
-  if (job.prepared.length > 0) {
-    await insertEntries(client, s, sessionId, row, job.prepared);
+  const keep = await job.hooks?.select?.(client);
+  const prepared = keep === undefined ? job.prepared : job.prepared.filter((_, at) => keep[at]);
+  if (prepared.length > 0) {
+    await insertEntries(client, s, sessionId, row, prepared);
     // Sent on commit: the gateways waiting on this session look again at once.
     await client.query(notifySql(s), [sessionId]);
   }
-  const last = job.prepared.at(-1);
-  return {
-    state: stateOf({
-      incarnation: row.incarnation,
-      lastSeq: row.lastSeq + job.prepared.length,
-      lastDigest: last?.digest ?? row.lastDigest,
-    }),
-  };
+  const last = prepared.at(-1);
+  const state = stateOf({
+    incarnation: row.incarnation,
+    lastSeq: row.lastSeq + prepared.length,
+    lastDigest: last?.digest ?? row.lastDigest,
+  });
+  if (job.hooks?.beforeCommit !== undefined) {
+    // A transcript this write created was missing before it.
+    const before = created ? missingState : stateOf(row);
+    await job.hooks.beforeCommit(client, { before, after: state, written: prepared.length });
+  }
+  return { state };
 }
 
 async function insertEntries(

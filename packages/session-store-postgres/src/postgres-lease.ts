@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type {
   LeaseEvent,
   LeaseOptions,
@@ -12,6 +11,7 @@ import {
   SessionLeaseTimeoutError,
   SessionTakeoverError,
 } from './postgres-store-error';
+import { leaseChannelOf } from './session-notifications';
 import type { StoreContext } from './store-context';
 
 /** What this package knows of each lease it issued. */
@@ -19,6 +19,11 @@ interface IssuedLease {
   context: StoreContext;
   sessionId: string;
   token: string;
+  /**
+   * Marks the lease let go by a committed transaction that ran `releaseLeaseSql` for it: its
+   * heartbeat stops, and `release()` sends nothing more.
+   */
+  letGo(): void;
 }
 
 const issued = new WeakMap<SessionLease, IssuedLease>();
@@ -39,8 +44,10 @@ type Attempt = { token: string } | { token: undefined; holder: string; expiresIn
 /**
  * Waits for the session's lease: each attempt, in one transaction, locks the session's fencing
  * counter, finds no live lease (expiry judged by the database's clock) and then bumps the counter
- * and writes the lease row with the new token. While another holds it, attempts are repeated
- * every `pollMs` (sooner when the other lease expires sooner) until `timeoutMs`.
+ * and writes the lease row with the new token. While another holds it, the next attempt comes
+ * when a gateway announces the lease let go (`NOTIFY` on the lease channel, heard from before the
+ * attempt that found it held), or after `pollMs` (jittered; sooner when the other lease expires
+ * sooner) if no announcement comes, until `timeoutMs`.
  */
 export async function acquireLease(
   context: StoreContext,
@@ -51,33 +58,40 @@ export async function acquireLease(
   const ttlMs = positive(options.ttlMs ?? context.lease.ttlMs, 'ttlMs');
   const timeoutMs = Math.max(0, options.timeoutMs ?? context.lease.timeoutMs);
   const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    signal?.throwIfAborted();
-    const attempt = await inTransaction(
-      context.pool,
-      signal,
-      (client) => tryAcquire(client, context, sessionId, ttlMs),
-      { idleTimeoutMs: context.lease.ttlMs },
-    );
-    if (attempt.token !== undefined) {
-      const lease = createLease(context, { sessionId, token: attempt.token, ttlMs, options });
-      if (signal?.aborted) {
-        // Granted as the caller gave up: nobody would release it, and its heartbeat would keep it.
-        await lease.release();
-        throw signal.reason;
+  // Heard from before the first look: a release while an attempt runs wakes the next wait.
+  const releases = context.listener.leaseReleases(sessionId);
+  try {
+    for (;;) {
+      signal?.throwIfAborted();
+      const attempt = await inTransaction(
+        context.pool,
+        signal,
+        (client) => tryAcquire(client, context, sessionId, ttlMs),
+        { idleTimeoutMs: context.lease.ttlMs },
+      );
+      if (attempt.token !== undefined) {
+        const lease = createLease(context, { sessionId, token: attempt.token, ttlMs, options });
+        if (signal?.aborted) {
+          // Granted as the caller gave up: nobody would release it, and its heartbeat would keep it.
+          await lease.release();
+          throw signal.reason;
+        }
+        return lease;
       }
-      return lease;
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) {
+        throw new SessionLeaseTimeoutError({ sessionId, timeoutMs, holder: attempt.holder });
+      }
+      // Held by another: this store listens from now on (one connection, kept for later waits).
+      context.listener.listen();
+      const poll = context.lease.pollMs * (0.5 + Math.random());
+      await releases.next({
+        timeoutMs: Math.max(1, Math.min(remaining, attempt.expiresInMs, poll)),
+        ...(signal === undefined ? {} : { signal }),
+      });
     }
-    const remaining = deadline - performance.now();
-    if (remaining <= 0) {
-      throw new SessionLeaseTimeoutError({ sessionId, timeoutMs, holder: attempt.holder });
-    }
-    const poll = context.lease.pollMs * (0.5 + Math.random());
-    await delay(Math.max(1, Math.min(remaining, attempt.expiresInMs, poll)), undefined, {
-      ...(signal === undefined ? {} : { signal }),
-    }).catch((error: unknown) => {
-      throw signal?.aborted ? signal.reason : error;
-    });
+  } finally {
+    releases.stop();
   }
 }
 
@@ -178,6 +192,16 @@ interface LeaseSpec {
   options: LeaseOptions;
 }
 
+/**
+ * Deletes the lease row of `$1` with token `$2` and, if it was there, announces the release on the
+ * schema's lease channel (sent on commit): the gateways waiting for the lease try again at once.
+ */
+export function releaseLeaseSql(schema: string): string {
+  return `WITH gone AS (
+      DELETE FROM ${schema}.session_leases WHERE session_id = $1 AND token = $2 RETURNING session_id)
+    SELECT pg_notify('${leaseChannelOf(schema)}', session_id) FROM gone`;
+}
+
 function createLease(context: StoreContext, spec: LeaseSpec): SessionLease {
   const { sessionId, token, ttlMs } = spec;
   const { pool, schema: s } = context;
@@ -252,16 +276,16 @@ function createLease(context: StoreContext, spec: LeaseSpec): SessionLease {
     },
     async release() {
       if (released) return;
-      released = true;
-      stopHeartbeat();
-      if (context.liveLeases.get(sessionId) === lease) context.liveLeases.delete(sessionId);
-      await pool.query(`DELETE FROM ${s}.session_leases WHERE session_id = $1 AND token = $2`, [
-        sessionId,
-        token,
-      ]);
+      letGo();
+      await pool.query(releaseLeaseSql(s), [sessionId, token]);
     },
   };
-  issued.set(lease, { context, sessionId, token });
+  function letGo(): void {
+    released = true;
+    stopHeartbeat();
+    if (context.liveLeases.get(sessionId) === lease) context.liveLeases.delete(sessionId);
+  }
+  issued.set(lease, { context, sessionId, token, letGo });
   context.liveLeases.set(sessionId, lease);
   return lease;
 }

@@ -6,17 +6,19 @@ import type {
   TranscriptState,
 } from '@keel/spec';
 import { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
-import { appendEntries } from './append-entries';
+import { appendWithHooks } from './append-entries';
 import { entryProblem } from './entry-problem';
-import { acquireLease } from './postgres-lease';
+import { acquireLease, issuedLease, releaseLeaseSql } from './postgres-lease';
+import type { PostgresClient } from './postgres-pool';
 import { PostgresStoreError } from './postgres-store-error';
 import { compareTranscript, transcriptState } from './read-transcript';
 import type { StoreContext } from './store-context';
 
 /**
- * Queued appends in PostgreSQL: each is written under a lease of its own, and a `queued_appends`
- * row (the transcript's state before and after it) is inserted before the lease is let go, so a
- * turn that takes the lease sees both or neither.
+ * Queued appends in PostgreSQL: each is written under a lease of its own, in one transaction that
+ * also inserts its `queued_appends` row (the transcript's state before and after it) and lets the
+ * lease go, so a turn that takes the lease next sees both or neither. A message whose every copy
+ * is stored already (a client's retry) is found before any lease is taken.
  */
 export function createPostgresQueuedAppends(context: StoreContext) {
   async function appendQueued(
@@ -31,50 +33,66 @@ export function createPostgresQueuedAppends(context: StoreContext) {
         });
       }
     }
-    await context.ready(options.signal);
-    const lease = await acquireLease(context, sessionId, options);
-    try {
-      const before = await transcriptState(context, sessionId, options.signal);
-      // A client's message queued at two gateways at once (a retry) is stored once.
-      const stored = await storedClientIds(sessionId, entries);
-      const fresh = entries.filter(
-        (entry) =>
-          entry.type !== 'message' ||
-          entry.clientMessageId === undefined ||
-          !stored.has(entry.clientMessageId),
-      );
-      if (fresh.length === 0) return { state: before };
-      const result = await appendEntries(context, sessionId, fresh, {
-        ...options,
-        lease,
-        expected: before,
-      });
-      await context.pool.query(
-        `INSERT INTO ${context.schema}.queued_appends (session_id, before_state, after_state)
-          VALUES ($1, $2, $3)`,
-        [sessionId, JSON.stringify(before), JSON.stringify(result.state)],
-      );
-      return result;
-    } finally {
-      await lease.release();
-    }
-  }
-
-  /** Which of the entries' client message ids the session's transcript holds already. */
-  async function storedClientIds(
-    sessionId: string,
-    entries: readonly TranscriptEntry[],
-  ): Promise<Set<string>> {
+    const { signal } = options;
+    await context.ready(signal);
     const ids = entries.flatMap((entry) =>
       entry.type === 'message' && entry.clientMessageId !== undefined
         ? [entry.clientMessageId]
         : [],
     );
+    if (ids.length > 0 && ids.length === entries.length) {
+      const stored = await storedClientIds(context.pool, sessionId, ids);
+      if (ids.every((id) => stored.has(id))) {
+        return { state: await transcriptState(context, sessionId, signal) };
+      }
+    }
+    const lease = await acquireLease(context, sessionId, options);
+    try {
+      const result = await appendWithHooks(context, sessionId, entries, {
+        lease,
+        signal,
+        hooks: {
+          // A client's message queued at two gateways at once (a retry) is stored once.
+          async select(client) {
+            const stored = await storedClientIds(client, sessionId, ids);
+            return entries.map(
+              (entry) =>
+                entry.type !== 'message' ||
+                entry.clientMessageId === undefined ||
+                !stored.has(entry.clientMessageId),
+            );
+          },
+          async beforeCommit(client, { before, after, written }) {
+            if (written > 0) {
+              await client.query(
+                `INSERT INTO ${context.schema}.queued_appends (session_id, before_state, after_state)
+                  VALUES ($1, $2, $3)`,
+                [sessionId, JSON.stringify(before), JSON.stringify(after)],
+              );
+            }
+            await client.query(releaseLeaseSql(context.schema), [sessionId, lease.token]);
+          },
+        },
+      });
+      issuedLease(lease, sessionId).letGo();
+      return result;
+    } finally {
+      // Let go already when the write committed; else (a refusal, a failure) here.
+      await lease.release();
+    }
+  }
+
+  /** Which of the client message ids the session's transcript holds already. */
+  async function storedClientIds(
+    client: Pick<PostgresClient, 'query'>,
+    sessionId: string,
+    ids: readonly string[],
+  ): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     // The entry's exact JSON text holds `"clientMessageId":"…"` only as that key (quotes inside
     // strings are escaped), and a row that is not JSON does not fail the search.
     const needles = ids.map((id) => `"clientMessageId":${JSON.stringify(id)}`);
-    const { rows } = await context.pool.query(
+    const { rows } = await client.query(
       `SELECT needle FROM unnest($2::text[]) AS needle
         WHERE EXISTS (SELECT 1 FROM ${context.schema}.transcript_entries
           WHERE session_id = $1 AND strpos(entry, needle) > 0)`,

@@ -19,7 +19,6 @@ import {
   readTranscript,
   transcriptState,
 } from './read-transcript';
-import { createSessionListener } from './session-notifications';
 import { asStorageCall } from './storage-failure';
 import { createStoreContext } from './store-context';
 import { DEFAULT_INSPECT_BYTES, inspectTrailingToolUses } from './trailing-tool-uses';
@@ -40,7 +39,7 @@ export type PostgresSessionStorageOptions = PostgresConnectionOptions & {
     ttlMs?: number;
     /** How long `lease()` waits for the current holder; default 30 000 ms. */
     timeoutMs?: number;
-    /** How often a waiting `lease()` looks again (jittered); default 50 ms. */
+    /** How often a waiting `lease()` looks again (jittered) if no release is announced; default 50 ms. */
     pollMs?: number;
     /** How often a held lease is renewed; default a third of its ttl. */
     heartbeatMs?: number;
@@ -100,8 +99,6 @@ export function createPostgresSessionStorage(
       holder: options.lease?.holder ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     },
   });
-
-  const listener = createSessionListener({ pool, schema: context.schema });
 
   return {
     schema,
@@ -174,7 +171,7 @@ export function createPostgresSessionStorage(
       gate: context,
       pool,
       defaultTtlMs: context.lease.ttlMs,
-      listener,
+      listener: context.listener,
     }),
 
     ping: (callOptions = {}) =>
@@ -188,7 +185,7 @@ export function createPostgresSessionStorage(
       for (const stop of [...context.heartbeats]) stop();
       await Promise.allSettled(live.map((lease) => lease.release()));
       context.closed = true;
-      await listener.close();
+      await context.listener.close();
       if (owned) await pool.end();
     },
   };

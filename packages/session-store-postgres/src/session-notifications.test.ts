@@ -8,7 +8,7 @@ import { useTestDatabase } from '@keel/postgres-test-server';
 import type { SessionTurnClaims } from '@keel/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresSessionStorage } from './postgres-session-storage';
-import { channelOf } from './session-notifications';
+import { listenSql } from './session-notifications';
 
 const database = useTestDatabase();
 const schema = 'notified';
@@ -40,7 +40,7 @@ function claimsOf(index: number): Required<SessionTurnClaims> {
 async function listeners(): Promise<number[]> {
   const { rows } = await database.query(
     `SELECT pid FROM pg_stat_activity WHERE query = $1 AND state = 'idle'`,
-    [`LISTEN ${channelOf(`"${schema}"`)}`],
+    [listenSql(`"${schema}"`)],
   );
   return rows.map((row) => Number(row['pid']));
 }

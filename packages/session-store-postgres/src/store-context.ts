@@ -1,6 +1,7 @@
 import type { SessionLease } from '@keel/spec';
 import type { PostgresPool } from './postgres-pool';
 import { createSchemaGate, type SchemaGate } from './schema-gate';
+import { createSessionListener, type SessionListener } from './session-notifications';
 
 /** Lease settings shared by every session of one store. */
 export interface LeaseSettings {
@@ -20,6 +21,8 @@ export interface StoreContext extends SchemaGate {
   liveLeases: Map<string, SessionLease>;
   /** Stops every heartbeat of this store's leases (on `close()`). */
   heartbeats: Set<() => void>;
+  /** Hears other gateways' changes and lease releases (one `LISTEN` connection, once needed). */
+  listener: SessionListener;
 }
 
 export function createStoreContext(options: {
@@ -44,5 +47,6 @@ export function createStoreContext(options: {
     lease: options.lease,
     liveLeases: new Map(),
     heartbeats: new Set(),
+    listener: createSessionListener({ pool: options.pool, schema: gate.schema }),
   };
 }
