@@ -9,7 +9,10 @@ export interface BareProxy {
 
 const childPath = fileURLToPath(new URL('./bare-proxy-child.ts', import.meta.url));
 
-export async function startBareProxy(upstream: string, mode: 'pipe' | 'fetch'): Promise<BareProxy> {
+export async function startBareProxy(
+  upstream: string,
+  mode: 'net' | 'pipe' | 'fetch',
+): Promise<BareProxy> {
   const service = startService([childPath, upstream, mode], { nodeOptions: ['--import', 'tsx'] });
   const [, url = ''] = await service.waitForLine(/^BARE_PROXY_LISTENING (\S+)/);
   return { url, service };
