@@ -92,7 +92,14 @@ async function worker(): Promise<void> {
     const answer = await gateway.send(`s-${index % SESSIONS}`, `message ${index}`);
     if (answer.outcome !== 'reply') throw new Error(`message ${index}: ${answer.outcome}`);
     answered += 1;
-    if (answered % every === 0) samples.push(await sample(answered));
+    if (answered % every === 0) {
+      const taken = await sample(answered);
+      samples.push(taken);
+      // A long run shows its curve as it goes (stderr: the result is what `publish` writes).
+      console.error(
+        `memory: ${taken.messages} answered, RSS ${taken.rssMiB.toFixed(0)} MiB (anonymous ${taken.anonMiB.toFixed(0)}, malloc ${taken.mallocMiB.toFixed(0)}), ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
+    }
   }
 }
 await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -152,5 +159,6 @@ await publish({
   notes: [
     `The gateway's CPU time (user and system) over the run: ${cpuPerMessage.toFixed(2)} ms per message. The issue asks 100 000 messages (\`BENCH_MEMORY_MESSAGES\`, about half an hour alone on this machine); the run above is the count it names.`,
     "Where the memory goes (the table's columns are `/proc/<pid>/smaps`): the node binary and its libraries (file-backed, ~44 MiB, there from the start); V8's heap (anonymous): the young generation, the code, and the old generation with what the gateway keeps on purpose — the orchestrator's transcript cache (at most 16 MiB of entries' JSON across sessions; its heap was not measured apart) and the event log (`events.maxBytes`, 4 MiB of events' JSON by default, about 4.6 MiB of heap; it was 16 MiB) — plus the Fastify, SDK and plugin state; the malloc arena (`[heap]`): Buffers, the HTTP parser, libuv. `keel-gateway` starts V8 with `--optimize-for-size` (apps/gateway/src/bound-heap.ts; `node --no-optimize-for-size` keeps V8's own heuristics): without it V8 keeps a 32 MiB young generation and leaves the old generation fragmented by the caches' least-recently-used evictions (old space about twice what is alive). Runs of 5 600 messages over 1 000 sessions on 2026-12-02 (each beside another gateway's run, minutes apart, a preload logging `process.memoryUsage()` and `v8.getHeapSpaceStatistics()`): V8's heuristics 223 MiB RSS (young 32 MiB, old 90 MiB, heapUsed 60–80 MB), `--optimize-for-size` 150 MiB (young 8 MiB, old 40–60 MiB); its cost is CPU: side by side (1 600 messages each, both gateways at once) 19.4 ms of gateway CPU per message with the flag against 16.0 ms without (+21 %, more and longer collections); `--heap-growing-percent=20` alone did not help (old space still 121 MiB at 8 000 messages). The malloc arena, 272 MiB at 7 500 messages on 2026-12-01, was 10–40 MiB in these runs: the file store and the orchestrator changed in between (the deferred fsync, fewer file-system calls per turn); which change did it was not isolated.",
+    "The heap-flag decision (issue 20): two 100 000-message runs side by side on 2026-12-02 (load 25–37, stopped by a deadline before the end): `--no-optimize-for-size` 212, 256, 225 MiB RSS at 5 000, 10 000, 15 000 messages (V8's heap 140–184 MiB) — over the 200 MiB target from the first sample on; `--max-semi-space-size=2` at launch (with `--no-optimize-for-size`) 218 MiB at 5 000, stopped there; `--optimize-for-size` (the CLI's) 144, 161 MiB at 5 000, 10 000 (V8's heap 89–105 MiB). So `keel-gateway` keeps `--optimize-for-size`; whether it stays flat to 100 000 is the full run's to say.",
   ],
 });
