@@ -15,10 +15,10 @@ export type ClaimedTurn =
 
 /**
  * Claims the session's turn for `turn`; while another gateway holds it, writes the message there
- * as queued (unless the transcript holds it already: a repeat, or a message written before) and
- * waits for the turn end that answers it, reading the transcript again when the store announces a
- * change of the session (`waitForChange`, listened to before each look) and at least every
- * `pollMs`.
+ * as queued (the store leaves it out when the transcript holds it already: a repeat, or a message
+ * written before) and waits for the turn end that answers it, reading the transcript again when
+ * the store announces a change of the session (`waitForChange`, listened to before each look)
+ * and at least every `pollMs`.
  */
 export async function claimTurn(
   runtime: TurnRuntime,
@@ -66,14 +66,11 @@ async function answeredElsewhere(
   // Nothing of the transcript is held here: a message arriving meanwhile is not a repeat of it.
   turn.markPrepared();
   let message = input.type === 'existing' ? input.message : undefined;
-  if (message === undefined && input.type === 'new' && input.clientMessageId !== undefined) {
-    const { entries } = await runtime.storage.read(sessionId, { signal });
-    message = transcriptFacts(entries).byClientMessageId.get(input.clientMessageId);
-  }
   let queued: MessageEntry | undefined;
   if (message === undefined && input.type === 'new') {
-    // Queued at another gateway meanwhile (a retry), it is not written twice: the first look
-    // finds that copy to wait for.
+    // A copy of it stored already (a repeat, or queued at another gateway meanwhile) is not
+    // written twice: `appendQueued` leaves out a client message id the transcript holds, and the
+    // first look finds that copy to wait for.
     queued = runtime.entries.message({
       id: turn.messageId,
       role: 'user',

@@ -30,7 +30,8 @@ function samePoint(a: TranscriptState, b: TranscriptState): boolean {
 /**
  * Queued appends of the file store: each is written under a lease of its own, and `<id>.queued`
  * (one JSON line per append: the states before and after) records it before the lease is let go,
- * so a turn that takes the lease sees both or neither.
+ * so a turn that takes the lease sees both or neither. A message whose every copy is stored
+ * already (a client's retry) is found before any lease is taken.
  */
 export function createQueuedAppends(
   storage: () => SessionStorage,
@@ -70,19 +71,30 @@ export function createQueuedAppends(
       }
     }
     const store = storage();
+    const storedIds = async (): Promise<Set<string>> => {
+      const stored = new Set<string>();
+      for (const entry of (await store.read(sessionId, options)).entries) {
+        if (entry.type === 'message' && entry.clientMessageId !== undefined)
+          stored.add(entry.clientMessageId);
+      }
+      return stored;
+    };
+    const ids = entries.flatMap((entry) =>
+      entry.type === 'message' && entry.clientMessageId !== undefined
+        ? [entry.clientMessageId]
+        : [],
+    );
+    // Every message a copy of one stored already (a client's retry): found before any lease.
+    if (ids.length > 0 && ids.length === entries.length) {
+      const stored = await storedIds();
+      if (ids.every((id) => stored.has(id)))
+        return { state: await store.state(sessionId, options) };
+    }
     const lease = await store.lease(sessionId, options);
     try {
       const before = await store.state(sessionId, options);
       // A client's message queued at two gateways at once (a retry) is stored once.
-      const stored = new Set<string>();
-      if (
-        entries.some((entry) => entry.type === 'message' && entry.clientMessageId !== undefined)
-      ) {
-        for (const entry of (await store.read(sessionId, options)).entries) {
-          if (entry.type === 'message' && entry.clientMessageId !== undefined)
-            stored.add(entry.clientMessageId);
-        }
-      }
+      const stored = ids.length > 0 ? await storedIds() : new Set<string>();
       const fresh = entries.filter(
         (entry) =>
           entry.type !== 'message' ||

@@ -211,6 +211,29 @@ export const storageTurnClaimChecks: readonly StorageCheck[] = [
       }),
   },
   {
+    name: "queued messages: a client message stored already is found without waiting for the session's lease",
+    run: (context) =>
+      withStorage(context, async (storage) => {
+        const claims = claimsOf(storage);
+        const id = 'conformance-queued-stored';
+        const copy = (entryId: string) => ({
+          ...storageUserMessage(entryId, 'the same words'),
+          clientMessageId: 'client-stored',
+        });
+        await storage.append(id, [copy('u1')]);
+        // The running turn holds the session's lease (a tool runs): a retry of a stored message
+        // writes nothing, so it does not wait for the lease (waiting, it would time out).
+        const lease = await storage.lease(id);
+        try {
+          const { state } = await claims.appendQueued(id, [copy('r1')]);
+          expect(state).toEqual(await storage.state(id));
+          expect(await entryIds(storage, id)).toEqual(['u1']);
+        } finally {
+          await lease.release();
+        }
+      }),
+  },
+  {
     name: 'queued messages: only user messages can be queued; a refused batch writes nothing',
     run: (context) =>
       withStorage(context, async (storage) => {
