@@ -1,6 +1,7 @@
 // Every turn announces its start once and its end once, whether it ends before anything was
 // written or fails after it started (run-turn.ts's `start`: the error path calls it again, and it
-// must not emit twice; found by a hand-made mutant that dropped the `started` check).
+// must not emit twice; found by a hand-made mutant that dropped the `started` check), and names
+// the message it answers (a mutant that left out its clientMessageId).
 import type { TurnEvent } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness';
@@ -54,5 +55,20 @@ describe('one turn-start and one turn-end per turn', () => {
     });
     expect(outcome.kind).toBe('aborted');
     expect(kinds(harness.events).map((event) => event.type)).toEqual(['turn-start', 'turn-end']);
+  });
+
+  it('the turn-start names the message and its clientMessageId', async () => {
+    harness = await createHarness({ defaultReply: () => 'hi' });
+    const outcome = await harness.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'hello',
+      clientMessageId: 'c-7',
+    });
+    expect(outcome).toMatchObject({ kind: 'reply', clientMessageId: 'c-7' });
+    expect(harness.events.find((event) => event.type === 'turn-start')).toMatchObject({
+      turnId: outcome.turnId,
+      messageId: outcome.messageId,
+      clientMessageId: 'c-7',
+    });
   });
 });
