@@ -185,10 +185,13 @@ const phaseRows = [
   ],
   [
     'fence.release',
-    'let the lease go (rename, lstat, unlink); no check right after the message write (the write checked)',
+    'keep the lease while nobody asks for the lock (a watch of the lock file); no check right after the message write (the write checked)',
   ],
   ['model call', 'the transport call to the mock provider'],
-  ['fence.reacquire', 'a new lease and the check that nothing changed'],
+  [
+    'fence.reacquire',
+    'the kept lease still holds its lock (one lstat) and the check that nothing changed',
+  ],
   ['fence.end', 'check, let the lease go'],
 ].map(([name, what]) => {
   const count = counted(name as string);
