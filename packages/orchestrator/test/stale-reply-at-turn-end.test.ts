@@ -1,7 +1,7 @@
 // A takeover found only by the turn's last write (another gateway wrote after the model answered,
 // before the reply and the turn's end were stored): the turn ends `resend`, and the reply it could
 // not store comes back as `staleReply` (run-turn.ts's closing append; a hand-made mutant that
-// passed no stale reply there fails this test).
+// passed no stale reply there fails this test; an empty reply gives none — a mutant that kept '' fails).
 import { createSessionFence } from '@keel/session-fence';
 import type { SessionStorage, TranscriptEntry } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -56,5 +56,31 @@ describe('a takeover found by the turn’s last write', () => {
     const entries = await harness.entries('s1');
     expect(JSON.stringify(entries)).not.toContain('the reply nobody stored');
     expect(userTexts(entries)).toEqual(['hello', 'written by another gateway']);
+  });
+
+  it('an empty reply leaves no staleReply at all', async () => {
+    let fenced: SessionStorage | undefined;
+    let written = false;
+    harness = await createHarness({
+      script: [{ behavior: { type: 'ok', text: '' }, match: { model: 'primary' } }],
+      wrapStorage: (storage) => {
+        const wrapped = Object.create(storage) as SessionStorage;
+        wrapped.append = async (sessionId, entries, options) => {
+          const closing = entries.some((entry) => entry.type === 'turn' && entry.phase === 'end');
+          if (closing && !written) {
+            written = true;
+            await storage.append(sessionId, [foreign]);
+          }
+          return storage.append(sessionId, entries, options);
+        };
+        fenced = wrapped;
+        return storage;
+      },
+      overrides: { fences: (sessionId) => createSessionFence({ storage: fenced!, sessionId }) },
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hello' });
+    expect(written).toBe(true);
+    expect(outcome).toMatchObject({ kind: 'resend', errorKind: 'session_takeover' });
+    expect(outcome).not.toHaveProperty('staleReply');
   });
 });
