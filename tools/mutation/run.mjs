@@ -9,6 +9,9 @@
 //                                      the parts' reports are folded into one row per file
 //   MUTATION_CONCURRENCY=2             Stryker's test runners (default 1)
 //   MUTATION_REPORT_ONLY=1             write MUTATION.md from the reports already there
+// Run Stryker in a private clone (others' rebuilt dist gives false kills), then copy its
+// packages/<name>/node_modules/.cache/stryker/{mutation,incremental}-<selection>.json into the same
+// folder of this tree and write MUTATION.md here with MUTATION_REPORT_ONLY=1.
 // tools/mutation/equivalent.json gives a survivor's reason under
 // `<package>/<path>:<line>:<column>-<endLine>:<endColumn>:<mutator>:<replacement>` (as MUTATION.md
 // prints it): the span, not the line alone, since two mutants can share a line and a start.
