@@ -178,7 +178,7 @@ describe('createClassifier', () => {
     ['cooldownMs', [Number.NaN, Number.POSITIVE_INFINITY, -1, 5_000, '120000', null]],
     ['retryable', ['true', 1, null]],
     ['code', ['', 7, null, { toString: () => 'x' }]],
-    ['provider', ['acme', '', 'constructor', 3]],
+    ['provider', ['acme', '', 'constructor', 3, { toString: () => 'openai' }, ['openai']]],
     ['message', [7, null, ['a']]],
   ] as const)('never lets a bad %s through', (field, values) => {
     for (const value of values) {
