@@ -150,6 +150,7 @@ describe('reserve and reconcile', () => {
             reserve: () => Promise.reject(new Error('database down')),
             reconcile: () => Promise.reject(new Error('database down')),
             cancel: () => Promise.reject(new Error('database down')),
+            record: () => Promise.reject(new Error('database down')),
             remaining: () => Promise.reject(new Error('database down')),
           },
           budgetOf: (target) => ({ key: budgetKey(target), limits: { rpm: 1 } }),

@@ -38,4 +38,36 @@ describe('createBudgetLedger', () => {
     await expect(ledger.reserve('a', { rpm: 0 }, 0)).rejects.toThrow('budgets.rpm');
     expect(() => createBudgetLedger({ minuteMs: -1 })).toThrow('minuteMs');
   });
+
+  it('records tokens with no reservation: in the minute and the day, no request, and the token pace', async () => {
+    const clock = createFakeClock(0);
+    const ledger = createBudgetLedger({ clock, minuteMs: 6_000, dayMs: 60_000 });
+    const limits = { rpm: 5, tpm: 1_000, tpd: 3_000 };
+    await ledger.record('a', limits, 399.2);
+    expect(await ledger.remaining('a', limits)).toEqual({ rpm: 5, tpm: 600, tpd: 2_600 });
+    // Counted now: it leaves the minute a minute (and a slice) later, the day a day later.
+    clock.advance(6_100);
+    expect(await ledger.remaining('a', limits)).toEqual({ rpm: 5, tpm: 1_000, tpd: 2_600 });
+    // Nothing used, nothing counted; another key untouched.
+    await ledger.record('a', limits, 0);
+    expect(await ledger.remaining('b', limits)).toEqual({ rpm: 5, tpm: 1_000, tpd: 3_000 });
+    // What it recorded refuses what would not fit beside it, in the minute...
+    await ledger.record('a', limits, 900);
+    expect(await ledger.reserve('a', limits, 200)).toMatchObject({ granted: false, limit: 'tpm' });
+    expect((await ledger.reserve('a', limits, 100)).granted).toBe(true);
+    // ...and paced, it moves the token pace on (6 ms a token: 300 tokens, 1.8 s).
+    const paced = { tpm: 1_000, tpmBurst: 100 };
+    await ledger.record('p', paced, 300);
+    expect(await ledger.reserve('p', paced, 100)).toEqual({
+      granted: false,
+      limit: 'tpm',
+      waitMs: 1_800,
+    });
+    clock.advance(1_800);
+    expect((await ledger.reserve('p', paced, 100)).granted).toBe(true);
+    // A pace long past starts from now, not from where it stood.
+    clock.advance(10_000);
+    await ledger.record('p', paced, 300);
+    expect(await ledger.reserve('p', paced, 100)).toMatchObject({ waitMs: 1_800 });
+  });
 });

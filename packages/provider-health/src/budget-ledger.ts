@@ -17,6 +17,7 @@ import {
   checkBudgetLimits,
   emptyBudgetRow,
   reconcileBudget,
+  recordBudget,
   reserveBudget,
   resolveBudgetWindows,
 } from './budget-rules';
@@ -33,6 +34,12 @@ export interface BudgetLedger {
   reconcile(reservation: BudgetReservation, usedTokens: number): Promise<void>;
   /** Takes a reservation back whole (request and tokens) when its request was never sent. */
   cancel(reservation: BudgetReservation): Promise<void>;
+  /**
+   * Counts `usedTokens` under `key` now, with no request, for a request that has no reservation
+   * here (another gateway admitted it and counted its request): the current minute and day, and a
+   * paced `tpm`'s token pace (from `limits`).
+   */
+  record(key: string, limits: BudgetLimits, usedTokens: number): Promise<void>;
   /** What is left of each set limit under `key` now (for health pages and metrics). */
   remaining(key: string, limits: BudgetLimits): Promise<BudgetRemaining>;
 }
@@ -69,6 +76,9 @@ export function createBudgetLedger(options: BudgetLedgerOptions = {}): BudgetLed
     async cancel(reservation) {
       const row = rows.get(reservation.key);
       if (row !== undefined) cancelBudget(row, reservation);
+    },
+    async record(key, limits, usedTokens) {
+      recordBudget(rowOf(key), limits, usedTokens, windows, clock.now());
     },
     async remaining(key, limits) {
       const row = rows.get(key) ?? emptyBudgetRow();

@@ -261,6 +261,29 @@ export function reconcileBudget(
 }
 
 /**
+ * Counts tokens used by a request that holds no reservation here (another gateway admitted it, so
+ * its request is counted there): `usedTokens` land in the current minute and day slices, with no
+ * request, and move a paced `tpm`'s token pace on as a grant of that size would.
+ */
+export function recordBudget(
+  row: BudgetRow,
+  limits: BudgetLimits,
+  usedTokens: number,
+  windows: BudgetWindows,
+  now: number,
+): void {
+  const tokens = Math.max(0, Math.ceil(usedTokens));
+  if (tokens === 0) return;
+  const width = budgetSliceMs(windows);
+  add(row.minute, width.minute, now, 0, tokens);
+  add(row.day, width.day, now, 0, tokens);
+  if (limits.tpm !== undefined && limits.tpmBurst !== undefined) {
+    row.tokenPaceAt =
+      Math.max(row.tokenPaceAt ?? now, now) + tokens * (windows.minuteMs / limits.tpm);
+  }
+}
+
+/**
  * Takes a reservation back whole (its request and its tokens) when its request never left: the
  * target turned out to be held back after all, or nothing was sent.
  */

@@ -21,6 +21,7 @@ export {
   MINUTE_SLICES,
   pacedBudgetLimits,
   reconcileBudget,
+  recordBudget,
   reserveBudget,
   resolveBudgetWindows,
 } from './budget-rules';

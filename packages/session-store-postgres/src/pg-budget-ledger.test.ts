@@ -103,6 +103,11 @@ describe('createPostgresBudgetLedger', () => {
             await rows.reconcile(earlier[0], step.used);
             await memory.reconcile(earlier[1], step.used);
           }
+          // Now and then tokens answered here for a request admitted elsewhere (no reservation).
+          if (step.used % 5 === 0) {
+            await rows.record(step.key, limits, step.used);
+            await memory.record(step.key, limits, step.used);
+          }
           expect(await rows.remaining(step.key, limits)).toEqual(
             await memory.remaining(step.key, limits),
           );
@@ -155,6 +160,61 @@ describe('createPostgresBudgetLedger', () => {
     }
   });
 
+  it('tokens recorded with no reservation: the minute, the day and the token pace as in memory', async () => {
+    let now = Date.UTC(2026, 11, 1, 12);
+    const clock = { now: () => now };
+    const windows = { minuteMs: 6_000, dayMs: 60_000 };
+    const rows = ledgerOn({ clock, ...windows });
+    const memory = createBudgetLedger({ clock, ...windows });
+    const both = async (key: string, limits: BudgetLimits, tokens: number) => {
+      const [fromRows, fromMemory] = [
+        await rows.reserve(key, limits, tokens),
+        await memory.reserve(key, limits, tokens),
+      ];
+      expect(fromRows).toEqual(fromMemory);
+      return fromRows;
+    };
+    const record = async (key: string, limits: BudgetLimits, tokens: number) => {
+      await rows.record(key, limits, tokens);
+      await memory.record(key, limits, tokens);
+      expect(await rows.remaining(key, limits)).toEqual(await memory.remaining(key, limits));
+      return rows.remaining(key, limits);
+    };
+    try {
+      const limits = { rpm: 5, tpm: 1_000, tpd: 3_000 };
+      expect(await record('w', limits, 399.2)).toEqual({ rpm: 5, tpm: 600, tpd: 2_600 });
+      expect(await record('w', limits, 0)).toEqual({ rpm: 5, tpm: 600, tpd: 2_600 });
+      // In the same slices as a grant at the same time, and refusing what does not fit beside it.
+      expect((await both('w', limits, 100)).granted).toBe(true);
+      expect(await record('w', limits, 500)).toEqual({ rpm: 4, tpm: 0, tpd: 2_000 });
+      expect(await both('w', limits, 1)).toMatchObject({ granted: false, limit: 'tpm' });
+      now += 6_100; // out of the minute, still in the day
+      expect(await rows.remaining('w', limits)).toEqual({ rpm: 5, tpm: 1_000, tpd: 2_000 });
+      // Paced: the token pace moves on from now (a row made by it, a pace left behind, one ahead).
+      const paced = { rpm: 5, burst: 1, tpm: 1_000, tpmBurst: 100 };
+      await record('p', paced, 300);
+      expect(await both('p', paced, 100)).toEqual({ granted: false, limit: 'tpm', waitMs: 1_800 });
+      now += 10_000;
+      await record('p', paced, 300);
+      expect(await both('p', paced, 100)).toEqual({ granted: false, limit: 'tpm', waitMs: 1_800 });
+      await record('p', paced, 50);
+      expect(await both('p', paced, 100)).toEqual({ granted: false, limit: 'tpm', waitMs: 2_100 });
+      now += 2_100;
+      expect((await both('p', paced, 100)).granted).toBe(true);
+      // Not paced: the token pace stays where it was (neither moved on nor cleared).
+      const tokensOnly = { tpm: 1_000, tpmBurst: 100 };
+      await record('q', tokensOnly, 300);
+      await record('q', { tpm: 1_000 }, 300);
+      expect(await both('q', tokensOnly, 100)).toEqual({
+        granted: false,
+        limit: 'tpm',
+        waitMs: 1_800,
+      });
+    } finally {
+      await rows.close();
+    }
+  });
+
   it('two gateways (two pools) racing for the last requests of a budget: each taken once', async () => {
     schemas += 1;
     const schema = `budget_${schemas}`;
@@ -199,6 +259,9 @@ describe('createPostgresBudgetLedger', () => {
       // The cancel gave the paced grant's place back: the next may go at once.
       expect((await ledger.reserve('k', { rpm: 5, burst: 1 }, 0)).granted).toBe(true);
       expect(pool.queries).toBe(5);
+      await ledger.record('k', limits, 30);
+      expect(pool.queries).toBe(6);
+      expect(await ledger.remaining('k', limits)).toEqual({ rpm: 4, tpm: 970, tpd: 4970 });
     } finally {
       await ledger.close();
     }

@@ -3,7 +3,7 @@
  * one budget per key, so N gateways together respect one limit instead of N times it. Each call is
  * one round trip: a reservation is one call of the schema's `budget_reserve` function (the rules
  * under a per-key transaction lock, by the database's clock, paced `rpm` and `tpm` included), a
- * reconcile or cancel one statement.
+ * reconcile, cancel or record one statement.
  */
 import {
   type BudgetDecision,
@@ -153,6 +153,36 @@ export function createPostgresBudgetLedger(
         ...(paceMs === undefined ? {} : { paceMs }),
         ...(tokenMs === undefined ? {} : { tokenPaceMs: -(reservation.tokens * tokenMs) }),
       });
+    },
+
+    async record(key, limits, usedTokens) {
+      const tokens = Math.max(0, Math.ceil(usedTokens));
+      if (tokens === 0) return;
+      await context.ready(undefined);
+      const paced = limits.tpm !== undefined && limits.tpmBurst !== undefined;
+      // One statement by one clock reading: the tokens into the current minute and day slices (no
+      // request), and, paced, the key's token pace on by them (as a grant of that size would).
+      await pool.query(
+        `WITH clock AS (SELECT ${now(2)} AS now),
+          added AS (
+            INSERT INTO ${slices} AS b (key, span, start_ms, requests, tokens)
+              SELECT $1, span, (clock.now / width) * width, 0, $3::bigint
+                FROM clock, (VALUES ('m', $4::bigint), ('d', $5::bigint)) AS spans (span, width)
+              ON CONFLICT (key, span, start_ms) DO UPDATE SET tokens = b.tokens + excluded.tokens)
+          INSERT INTO ${context.schema}.budget_pace AS p (key, pace_at, token_pace_at)
+            SELECT $1, NULL, clock.now + $3::bigint * $6::double precision
+              FROM clock WHERE $6::double precision IS NOT NULL
+            ON CONFLICT (key) DO UPDATE SET token_pace_at =
+              greatest(p.token_pace_at, (SELECT now FROM clock)) + $3::bigint * $6::double precision`,
+        [
+          key,
+          clockNow(),
+          tokens,
+          width.minute,
+          width.day,
+          paced ? windows.minuteMs / (limits.tpm as number) : null,
+        ],
+      );
     },
 
     async remaining(key, limits): Promise<BudgetRemaining> {
