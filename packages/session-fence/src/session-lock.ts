@@ -1,3 +1,6 @@
+// Longer than our ~400 lines on purpose: `createSessionLockWith` is one closure over a lock's state
+// (its handle, candidates, heartbeat, the kept lease and the asks for it) shared by acquire, release
+// and the heartbeat; its helpers live beside it (lock-wanted.ts, lock-file.ts, lock-heartbeat.ts).
 import { abortableDelay } from './abortable-delay';
 import { type FileSystem, nodeFileSystem } from './file-system';
 import { type Candidate, createCandidates } from './lock-candidate';
