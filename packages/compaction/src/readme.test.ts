@@ -39,7 +39,8 @@ describe('README examples', () => {
     expect(unmentioned(types, readme)).toEqual([]);
   });
 
-  it('type-checks the runnable examples against the source', async () => {
+  // A TypeScript program over the package's source: seconds when the machine is quiet, more under load.
+  it('type-checks the runnable examples against the source', { timeout: 120_000 }, async () => {
     expect(await typeCheckReadmeBlocks(runnable, options)).toEqual([]);
   });
 
