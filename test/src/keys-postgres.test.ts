@@ -9,6 +9,8 @@ import { createMockProvider, type MockProvider } from '@keel/testing';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { GatewayProcess } from './support/gateway-process';
+import { holdUpstream } from './support/held-upstream';
+import { transcriptOf, transcriptReader } from './support/postgres-sessions';
 import { sharedGatewayConfig } from './support/shared-gateway-config';
 import { useGateways } from './support/use-gateways';
 
@@ -217,5 +219,89 @@ describe('a key whose limits cannot be checked', () => {
     expect(mock.requests.length).toBe(requestsBefore);
     await holder.query("SELECT pg_advisory_unlock(hashtextextended('keel.budget:key:frozen', 0))");
     expect((await chat()).status).toBe(200);
+  });
+});
+
+describe("a key's tpm when its message is queued at one gateway and answered by another", () => {
+  it('counts the tokens of that answer against the key once, cluster-wide', {
+    timeout: 300_000,
+  }, async () => {
+    const TPM = 1_000_000;
+    const model = 'keys-pg-queued-model';
+    const sessionId = 'queued-tpm';
+    const mock = await createMockProvider();
+    // The first turn's model call is held until the second message is queued for that turn.
+    const upstream = await holdUpstream(mock.anthropicBaseUrl, (count) => count === 1);
+    group.defer(() => Promise.all([upstream.close(), mock.close()]));
+    const config = {
+      ...sharedGatewayConfig({
+        mock: { anthropicBaseUrl: upstream.baseUrl },
+        databaseUrl: database.url,
+        model,
+      }),
+      keys: [{ id: 'metered', secret: SECRET, tpm: TPM }],
+    };
+    const [first, second] = await twoGateways(config);
+    const send = (gateway: GatewayProcess, text: string, clientMessageId: string) =>
+      fetch(`${gateway.url}/v1/sessions/${sessionId}/messages`, {
+        method: 'POST',
+        headers: headers(SECRET),
+        body: JSON.stringify({ text, clientMessageId }),
+      });
+    const running = send(first, 'first', 'q1');
+    await upstream.arrived(1);
+    // The first gateway holds the session's turn (its call in flight): the second queues this one
+    // for that turn, and waits for its answer.
+    const queued = send(second, 'second', 'q2');
+    const reader = transcriptReader(database);
+    await expect
+      .poll(
+        async () =>
+          (await transcriptOf(reader, sessionId)).some(
+            (entry) => entry.type === 'message' && entry.clientMessageId === 'q2',
+          ),
+        { timeout: 60_000 },
+      )
+      .toBe(true);
+    upstream.release();
+    type Answer = { turnId: string; usage?: { inputTokens: number; outputTokens: number } };
+    const [answered, answeredQueued] = await Promise.all([running, queued]);
+    expect([answered.status, answeredQueued.status]).toEqual([200, 200]);
+    const [firstAnswer, queuedAnswer] = [
+      (await answered.json()) as Answer,
+      (await answeredQueued.json()) as Answer,
+    ];
+    // The first gateway answered the queued message in a turn of its own, after the first.
+    expect(mock.requests).toHaveLength(2);
+    expect(queuedAnswer.turnId).not.toBe(firstAnswer.turnId);
+    const tokensOf = (answer: Answer) =>
+      (answer.usage?.inputTokens ?? 0) + (answer.usage?.outputTokens ?? 0);
+    const tokens = tokensOf(firstAnswer) + tokensOf(queuedAnswer);
+    expect(tokensOf(queuedAnswer)).toBeGreaterThan(0);
+    const usage = async (gateway: GatewayProcess) =>
+      (await (
+        await fetch(`${gateway.url}/v1/keys/metered/usage`, { headers: headers(SECRET) })
+      ).json()) as {
+        requests: number;
+        tokens: { input: number; output: number };
+        remaining: { tpm: number };
+      };
+    // Each gateway admitted its own message; the first made both calls and charged their tokens,
+    // the second made none.
+    await expect
+      .poll(
+        async () => {
+          const used = (await usage(first)).tokens;
+          return used.input + used.output;
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(tokens);
+    const [one, two] = [await usage(first), await usage(second)];
+    expect([one.requests, two.requests]).toEqual([1, 1]);
+    expect(two.tokens).toEqual({ input: 0, output: 0 });
+    await expect
+      .poll(async () => TPM - (await usage(second)).remaining.tpm, { timeout: 60_000 })
+      .toBe(tokens);
   });
 });

@@ -105,10 +105,43 @@ describe('createKeyring', () => {
     keyring.observe(ended(50, 'openai-call-1'), 'app', call);
     await new Promise((resolve) => setImmediate(resolve));
     expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 1_000 - 100 - 50 - 300 });
-    // An end nothing matches corrects nothing: c keeps its estimate.
+    // An end nothing matches corrects no reservation: c keeps its estimate (its 1 token is
+    // recorded beside it, see below).
     keyring.observe(ended(1, 'session-z'), 'app');
     await new Promise((resolve) => setImmediate(resolve));
-    expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 550 });
+    expect((await keyring.usage('app'))?.remaining).toEqual({ tpm: 549 });
+  });
+
+  it("counts a turn's tokens under tpm once: by its own reservation, else recorded (admitted elsewhere)", async () => {
+    const { keyring } = await keyringWith({ tpm: 10_000 }, '2026-01-01T00:00:00Z');
+    const left = async () => (await keyring.usage('app'))?.remaining.tpm;
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    // One gateway, a followup: two messages admitted for session s, each answered by its turn.
+    for (const estimate of [900, 800]) {
+      const admission = await keyring.admit('app', estimate);
+      if (!admission.admitted || admission.ticket === undefined) throw new Error('not admitted');
+      admission.ticket.sessionId = 's';
+    }
+    keyring.observe(ended(120, 's'), 'app');
+    keyring.observe(ended(30, 's'), 'app');
+    await settle();
+    expect(await left()).toBe(10_000 - 120 - 30);
+    // The message queued at another gateway that answered it: this gateway's turn-end says so
+    // with no attempts; its reservation settles at 0 here.
+    const queued = await keyring.admit('app', 700);
+    if (!queued.admitted || queued.ticket === undefined) throw new Error('not admitted');
+    queued.ticket.sessionId = 'q';
+    const answeredThere = ended(0, 'q');
+    (answeredThere as { outcome: { attempts: unknown[] } }).outcome.attempts = [];
+    keyring.observe(answeredThere, 'app');
+    await settle();
+    expect(await left()).toBe(10_000 - 150);
+    // The gateway that answered a message admitted elsewhere holds no reservation for it: the
+    // turn's tokens are recorded, once, under the key's tpm.
+    keyring.observe(ended(40, 'q'), 'app');
+    await settle();
+    expect(await left()).toBe(10_000 - 190);
+    expect((await keyring.usage('app'))?.tokens.input).toBe(190);
   });
 
   it('settles a message folded into a running turn (steer) at 0 tokens when that turn ends', async () => {

@@ -85,7 +85,8 @@ export interface Keyring {
    * tokens correct its own request's reservation — `ticket` when the caller knows it (the
    * request's), else the oldest open one of the event's session; messages the turn folded in
    * (`steer`) have theirs settled at 0 (their tokens are the turn's). A reservation nothing
-   * corrects keeps its estimate.
+   * corrects keeps its estimate. A turn with no open reservation here (its message was admitted
+   * by another gateway, whose reservation settles at 0) records its tokens under the key's limits.
    */
   observe(event: TurnEvent, keyId: string | undefined, ticket?: KeyTicket): void;
   /** A compaction model call's usage: its tokens and cost go to the key (tokens at `model`'s prices). */
@@ -290,6 +291,13 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
       const [own] = index < 0 ? [] : state.reserved.splice(index, 1);
       if (own !== undefined) {
         ledger.reconcile(own.reservation, input + output).catch(onError);
+      } else if (
+        input + output > 0 &&
+        (state.limits.rpm !== undefined || state.limits.tpm !== undefined)
+      ) {
+        // No reservation of its own here: another gateway admitted its message (and settled it at
+        // 0 when this turn answered it there), so its tokens count under the key's tpm only here.
+        ledger.record(`key:${keyId}`, state.limits, input + output).catch(onError);
       }
       // Messages folded into this turn (`steer`) sent no call of their own: their tokens are in
       // this turn's usage, so the session's next open reservations, one each, are settled at 0.
