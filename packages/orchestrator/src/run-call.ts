@@ -1,10 +1,10 @@
 import { userMessage } from '@keel/error-classification';
 import type { CallOutcome, ContentBlock, ModelRequest, TurnEvent, TurnOutcome } from '@keel/spec';
 import { abortEnding } from './abort-ending';
-import { buildModelChain } from './model-chain';
+import { callSettings } from './call-settings';
 import { runModelCall } from './run-model-call';
 import { createStatelessFence } from './stateless-fence';
-import { createTurnProgress, requestCeiling, type TurnEnding } from './turn-progress';
+import { createTurnProgress, type TurnEnding } from './turn-progress';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 import { turnUsage } from './turn-usage';
 
@@ -34,18 +34,11 @@ export async function runCall(
   live: Set<LiveTurn>,
 ): Promise<CallOutcome> {
   const route = call.route ?? { primary: runtime.settings.primary };
-  const fallbacks = route.fallbacks ?? runtime.settings.fallbacks;
-  buildModelChain(route.primary, fallbacks, runtime.settings.providers);
-  const routed = { ...runtime.settings, primary: route.primary, fallbacks };
   const callRuntime: TurnRuntime = {
     ...runtime,
     compactor: undefined,
     tools: undefined,
-    settings: {
-      ...routed,
-      maxSteps: 1,
-      requestCeiling: requestCeiling({ ...routed, maxSteps: 1 }),
-    },
+    settings: callSettings(runtime.settings, route),
   };
   const callId = call.callId ?? `call-${runtime.createId()}`;
   const turn = createCallTurn(runtime, callId, call);

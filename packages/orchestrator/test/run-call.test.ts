@@ -129,6 +129,41 @@ describe('runCall', () => {
     ).rejects.toMatchObject({ name: 'OrchestratorConfigError' });
   });
 
+  it('a route is built once per config, yet a changed route or a changed config is seen', async () => {
+    harness = await createHarness({
+      script: [1, 2, 3, 4].map(() => ({ behavior: mockFaults.overloaded(), match: primary })),
+    });
+    // The same route object, its fallbacks changed between calls: the second call follows them.
+    const route: { primary: string; fallbacks: string[] } = {
+      primary: 'anthropic/primary',
+      fallbacks: [],
+    };
+    const first = await harness.orchestrator.runCall({ request: conversation, route });
+    expect(first.kind).toBe('error');
+    route.fallbacks = ['backup/fallback'];
+    const second = await harness.orchestrator.runCall({ request: conversation, route });
+    expect(second.model).toBe('backup/fallback');
+    const routed = await harness.orchestrator.runCall({
+      request: conversation,
+      route: { primary: 'backup/fallback', fallbacks: [] },
+    });
+    expect(routed.model).toBe('backup/fallback');
+    await harness.close();
+    // A new config without the `backup` provider: the same route is refused there.
+    harness = await createHarness({
+      providers: [{ id: 'anthropic', profiles: [{ id: 'k1' }] }],
+      models: { primary: 'anthropic/primary' },
+    });
+    await expect(
+      harness.orchestrator.runCall({
+        request: conversation,
+        route: { primary: 'backup/fallback', fallbacks: [] },
+      }),
+    ).rejects.toMatchObject({ name: 'OrchestratorConfigError' });
+    const answered = await harness.orchestrator.runCall({ request: conversation });
+    expect(answered.model).toBe('anthropic/primary');
+  });
+
   it('a context overflow falls over to a larger declared window (nothing to compact)', async () => {
     harness = await createHarness({
       models: {
