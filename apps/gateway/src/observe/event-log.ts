@@ -1,4 +1,5 @@
 import type { TurnEvent } from '@keel/spec';
+import { jsonLength } from './json-length';
 import { publicEvent } from './public-event';
 import { trimEvent } from './trim-event';
 
@@ -240,9 +241,12 @@ function createHistory(
   }
 }
 
-/** An event's cost: the UTF-16 length of its JSON, close to its bytes on the wire for ASCII. */
+/**
+ * An event's cost: the UTF-16 length of its JSON, close to its bytes on the wire for ASCII
+ * (counted, not written: `jsonLength`).
+ */
 function sizeOf(event: TurnEvent): number {
-  return JSON.stringify(event).length;
+  return jsonLength(event);
 }
 
 function notify(listener: (event: TurnEvent) => void, event: TurnEvent): void {
