@@ -1,6 +1,6 @@
 /**
- * A loopback proxy in front of a provider that holds chosen requests until the test lets them go:
- * a model call that stays in flight exactly as long as the test needs (no timing guess). Every
+ * A loopback proxy in front of a provider that can hold the next request until the test lets it
+ * go: a model call that stays in flight exactly as long as the test needs (no timing guess). Every
  * other request is forwarded at once, as it came.
  */
 import {
@@ -11,28 +11,25 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** One held request: `arrived` once it came, forwarded once `release()` is called. */
+export interface HeldRequest {
+  readonly arrived: Promise<void>;
+  release(): void;
+}
+
 export interface HeldUpstream {
   /** The proxy's base URL, with the target's path. */
   readonly baseUrl: string;
-  /** Resolves once the `count`-th request (from 1) has arrived. */
-  arrived(count: number): Promise<void>;
-  /** Lets the held requests (and any later held one) go on to the provider. */
-  release(): void;
+  /** Holds the next request that arrives. */
+  holdNext(): HeldRequest;
   close(): Promise<void>;
 }
 
-/** Starts the proxy; `held(n)` says whether the n-th request (from 1) waits for `release()`. */
-export async function holdUpstream(
-  target: string,
-  held: (count: number) => boolean,
-): Promise<HeldUpstream> {
+/** Starts the proxy in front of `target` (a base URL). */
+export async function holdUpstream(target: string): Promise<HeldUpstream> {
   const url = new URL(target);
-  let count = 0;
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const holds: Array<{ came: () => void; released: Promise<void> }> = [];
+  const releases = new Set<() => void>();
   const forward = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const forwarded = httpRequest(
       {
@@ -51,26 +48,31 @@ export async function holdUpstream(
     incoming.pipe(forwarded);
   };
   const server = createServer((incoming, outgoing) => {
-    count += 1;
-    const index = count;
-    for (const waiter of waiters.filter((candidate) => candidate.count <= index)) {
-      waiter.resolve();
-    }
-    if (held(index)) void released.then(() => forward(incoming, outgoing));
-    else forward(incoming, outgoing);
+    const hold = holds.shift();
+    if (hold === undefined) return forward(incoming, outgoing);
+    hold.came();
+    void hold.released.then(() => forward(incoming, outgoing));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}${url.pathname.replace(/\/$/, '')}`,
-    arrived: (wanted) =>
-      wanted <= count
-        ? Promise.resolve()
-        : new Promise((resolve) => waiters.push({ count: wanted, resolve })),
-    release: () => release(),
+    holdNext() {
+      let came!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((resolve) => {
+        came = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      releases.add(release);
+      holds.push({ came, released });
+      return { arrived, release };
+    },
     close: () =>
       new Promise<void>((resolve) => {
-        release();
+        for (const release of releases) release();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
