@@ -171,6 +171,13 @@ describe('createKeyring', () => {
     expect(usage?.spend.day.usd).toBe(5);
   });
 
+  it("counts a compaction's tokens under the key's tpm, as no request of its own", async () => {
+    const { keyring } = await keyringWith({ rpm: 10, tpm: 1_000 }, '2026-01-01T00:00:00Z');
+    keyring.chargeCompaction('app', 'demo/m', { inputTokens: 300, outputTokens: 40 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await keyring.usage('app'))?.remaining).toEqual({ rpm: 10, tpm: 1_000 - 340 });
+  });
+
   it('refuses past a daily spend cap until the next UTC day', async () => {
     const { keyring, clock } = await keyringWith(
       { spendCapUsd: { day: 5 } },

@@ -89,7 +89,10 @@ export interface Keyring {
    * by another gateway, whose reservation settles at 0) records its tokens under the key's limits.
    */
   observe(event: TurnEvent, keyId: string | undefined, ticket?: KeyTicket): void;
-  /** A compaction model call's usage: its tokens and cost go to the key (tokens at `model`'s prices). */
+  /**
+   * A compaction model call's usage: its tokens and cost go to the key (cost at `model`'s prices),
+   * and its tokens count under the key's `tpm`.
+   */
   chargeCompaction(keyId: string, model: string, usage: Usage): void;
   usage(keyId: string): Promise<KeyUsage | undefined>;
   /** Writes what is still unsaved. */
@@ -313,6 +316,12 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
       const state = states.get(keyId);
       if (state === undefined) return;
       const modelPrices = prices.get(model);
+      // A compaction's model calls are made for the key's session: their tokens count under its
+      // `tpm` too (no request of their own: the turn that compacted was admitted already).
+      if (state.limits.tpm !== undefined) {
+        const used = usage.inputTokens + usage.outputTokens;
+        ledger.record(`key:${keyId}`, state.limits, used).catch(onError);
+      }
       charge(
         state,
         usage.inputTokens,
