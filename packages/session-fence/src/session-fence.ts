@@ -1,3 +1,6 @@
+// Just over our ~400 lines on purpose: `createSessionFence` is one closure over a fence's state (its
+// status, lease, kept lease, expected transcript and step queue) that every method reads and moves;
+// what does not need that state lives beside it (file-lease.ts, session-fence-error.ts, session-id.ts).
 import type {
   AppendResult,
   LeaseEvent,
