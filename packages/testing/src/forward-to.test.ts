@@ -12,11 +12,15 @@ afterEach(async () => {
   await mock?.close();
 });
 
-const chat = (baseUrl: string) =>
+/** The text of a recorded Chat Completions request's one user message. */
+const userText = (request: { messages: unknown }) =>
+  (request.messages as Array<{ content: string }>)[0]?.content;
+type Answer = { choices: Array<{ message: { content: string } }> };
+const chat = (baseUrl: string, text = 'hello') =>
   fetch(`${baseUrl}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
-    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello' }] }),
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: text }] }),
   });
 
 describe('forwardTo', () => {
@@ -51,6 +55,40 @@ describe('forwardTo', () => {
     expect((await chat(proxy.baseUrl)).status).toBe(200);
     expect(mock.requests).toHaveLength(1);
     expect(seen).toEqual(['POST /v1/chat/completions', 'POST /v1/chat/completions']);
+  });
+
+  it('a request the hook holds (a promise) reaches the provider only once the promise settles, body whole', async () => {
+    mock = await createMockProvider({
+      script: [
+        { type: 'ok', text: 'passed by' },
+        { type: 'ok', text: 'held' },
+      ],
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let arrived!: () => void;
+    const came = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let first = true;
+    proxy = await forwardTo(mock.openaiBaseUrl, () => {
+      if (!first) return undefined;
+      first = false;
+      arrived();
+      return released;
+    });
+    const held = chat(proxy.baseUrl, 'wait');
+    await came;
+    // A request sent after the held one is forwarded and answered while the held one waits.
+    const passed = (await (await chat(proxy.baseUrl, 'go')).json()) as Answer;
+    expect(passed.choices[0]?.message.content).toBe('passed by');
+    expect(mock.requests.map(userText)).toEqual(['go']);
+    release();
+    const body = (await (await held).json()) as Answer;
+    expect(body.choices[0]?.message.content).toBe('held');
+    expect(mock.requests.map(userText)).toEqual(['go', 'wait']);
   });
 
   it('close() ends open connections and stops listening', async () => {

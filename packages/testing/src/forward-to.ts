@@ -4,7 +4,13 @@
  * a gateway and its provider to see what reached the provider (arrival times), or to play the
  * provider's own limits (answer `429` over a rate) without changing the provider.
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ForwardingProxy {
@@ -30,13 +36,14 @@ export interface ForwardedAnswer {
 
 /**
  * Called first for every request. Return `true` when it answered the request itself (it is not
- * forwarded); anything else forwards it. Its types name no Node module, so a consumer without
+ * forwarded); a promise to forward the request once it settles (a request held until the test lets
+ * it go); anything else forwards it at once. Its types name no Node module, so a consumer without
  * Node's types still compiles against the package.
  */
 export type ForwardRequestHook = (
   incoming: ForwardedRequest,
   outgoing: ForwardedAnswer,
-) => boolean | undefined;
+) => boolean | undefined | PromiseLike<unknown>;
 
 /** Starts a proxy on `127.0.0.1` (an ephemeral port) forwarding to `target` (a base URL). */
 export async function forwardTo(
@@ -44,8 +51,7 @@ export async function forwardTo(
   onRequest?: ForwardRequestHook,
 ): Promise<ForwardingProxy> {
   const url = new URL(target);
-  const server: Server = createServer((incoming, outgoing) => {
-    if (onRequest?.(incoming, outgoing) === true) return;
+  const forward = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const forwarded = httpRequest(
       {
         host: url.hostname,
@@ -61,6 +67,16 @@ export async function forwardTo(
     );
     forwarded.on('error', () => outgoing.destroy());
     incoming.pipe(forwarded);
+  };
+  const server: Server = createServer((incoming, outgoing) => {
+    const answered = onRequest?.(incoming, outgoing);
+    if (answered === true) return;
+    if (typeof answered === 'object' && answered !== null && 'then' in answered) {
+      const later = () => forward(incoming, outgoing);
+      void Promise.resolve(answered).then(later, later);
+      return;
+    }
+    forward(incoming, outgoing);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,15 +1,10 @@
 /**
  * A loopback proxy in front of a provider that can hold the next request until the test lets it
  * go: a model call that stays in flight exactly as long as the test needs (no timing guess). Every
- * other request is forwarded at once, as it came.
+ * other request is forwarded at once, as it came (`@keel/testing`'s `forwardTo`, whose hook holds a
+ * request by returning a promise).
  */
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { forwardTo } from '@keel/testing';
 
 /** One held request: `arrived` once it came, forwarded once `release()` is called. */
 export interface HeldRequest {
@@ -27,36 +22,16 @@ export interface HeldUpstream {
 
 /** Starts the proxy in front of `target` (a base URL). */
 export async function holdUpstream(target: string): Promise<HeldUpstream> {
-  const url = new URL(target);
   const holds: Array<{ came: () => void; released: Promise<void> }> = [];
   const releases = new Set<() => void>();
-  const forward = (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    const forwarded = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        method: incoming.method,
-        path: incoming.url,
-        headers: { ...incoming.headers, host: url.host },
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on('error', () => outgoing.destroy());
-    incoming.pipe(forwarded);
-  };
-  const server = createServer((incoming, outgoing) => {
+  const proxy = await forwardTo(target, () => {
     const hold = holds.shift();
-    if (hold === undefined) return forward(incoming, outgoing);
+    if (hold === undefined) return undefined;
     hold.came();
-    void hold.released.then(() => forward(incoming, outgoing));
+    return hold.released;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}${url.pathname.replace(/\/$/, '')}`,
+    baseUrl: proxy.baseUrl,
     holdNext() {
       let came!: () => void;
       let release!: () => void;
@@ -70,11 +45,9 @@ export async function holdUpstream(target: string): Promise<HeldUpstream> {
       holds.push({ came, released });
       return { arrived, release };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const release of releases) release();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close() {
+      for (const release of releases) release();
+      return proxy.close();
+    },
   };
 }
