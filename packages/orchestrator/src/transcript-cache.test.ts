@@ -13,8 +13,15 @@ function messages(count: number, from = 0): TranscriptEntry[] {
     content: [{ type: 'text', text: `message ${from + index}` }],
   }));
 }
-const weight = (entries: readonly TranscriptEntry[]) =>
+/** Its JSON's characters: what the cache counted before it weighed the heap. */
+const jsonLength = (entries: readonly TranscriptEntry[]) =>
   entries.reduce((sum, entry) => sum + JSON.stringify(entry).length, 0);
+/** The heap the cache should count for a view of these entries (written out, not imported). */
+const weight = (entries: readonly TranscriptEntry[]) =>
+  entries.reduce((sum, entry) => {
+    const json = JSON.stringify(entry);
+    return sum + Math.ceil(json.length * (/[\u0100-\uffff]/.test(json) ? 2 : 1.25));
+  }, 2048);
 function state(size: number): TranscriptState {
   return { exists: true, identity: 'file', size, tailLength: 10, tailDigest: `d${size}` };
 }
@@ -89,6 +96,34 @@ describe('createTranscriptCache', () => {
     expect(cache.bytes).toBeLessThanOrEqual(one * 3);
     expect(cache.take('b', state(1))).toBeUndefined();
     for (const id of ['a', 'c', 'd']) expect(cache.take(id, state(1))).toBeDefined();
+  });
+
+  it("counts each session's own heap and its entries' heap, not their JSON characters", () => {
+    const cache = createTranscriptCache();
+    cache.put('empty', state(1), transcriptView([]));
+    expect(cache.bytes).toBe(2048);
+    const entries = messages(10);
+    cache.put('s', state(1), transcriptView(entries));
+    expect(cache.bytes).toBe(2048 + weight(entries));
+    expect(weight(entries)).toBeGreaterThan(2048 + jsonLength(entries) * 1.24);
+  });
+
+  it('counts an entry with text past U+00FF at two bytes a character (V8 keeps it two-byte)', () => {
+    const cache = createTranscriptCache();
+    const [plain] = messages(1);
+    if (plain === undefined) throw new Error('no entry');
+    const wide = { ...plain, content: [{ type: 'text' as const, text: 'メッセージ 0' }] };
+    cache.put('s', state(1), transcriptView([wide]));
+    expect(cache.bytes).toBe(2048 + 2 * JSON.stringify(wide).length);
+  });
+
+  it('does not keep a transcript whose JSON fits the bound but whose heap does not', () => {
+    const entries = messages(10);
+    const cache = createTranscriptCache({ maxBytes: jsonLength(entries) + 2048 + 100 });
+    cache.put('small', state(1), transcriptView(messages(1)));
+    cache.put('big', state(1), transcriptView(entries));
+    expect(cache.take('big', state(1))).toBeUndefined();
+    expect(cache.take('small', state(1))).toBeDefined();
   });
 
   it('does not keep a transcript heavier than the whole bound, nor evict others for it', () => {

@@ -16,22 +16,55 @@ export function transcriptView(entries: TranscriptEntry[]): TranscriptView {
  * The transcripts this orchestrator last wrote, keyed by the state the fence expects: when the
  * fence finds the same state at the next turn's start, nothing changed in between and the read is
  * skipped, however long the transcript. A view is handed over, not copied: `take` removes it (the
- * turn that takes it appends to it), `put` gives it back when the turn ends. Bounded by the
- * entries' size (their JSON, weighed once per entry as they arrive) across every session, and by
- * a session count; the least recently used sessions go first.
+ * turn that takes it appends to it), `put` gives it back when the turn ends. Bounded by what the
+ * views take on V8's heap across every session (`entryHeapBytes` for each entry, weighed once
+ * as it arrives, and `HEAP_PER_SESSION` for each view), and by a session count; the least
+ * recently used sessions go first.
  */
 export interface TranscriptCache {
   take(sessionId: string, state: TranscriptState | undefined): TranscriptView | undefined;
   put(sessionId: string, state: TranscriptState | undefined, view: TranscriptView): void;
-  /** The weight held now (the JSON characters of the cached entries). */
+  /** The heap held now, in bytes, as `entryHeapBytes` and `HEAP_PER_SESSION` estimate it. */
   readonly bytes: number;
 }
 
 export interface TranscriptCacheOptions {
   /** Most sessions kept (default 10 000). */
   sessions?: number;
-  /** Most JSON characters kept across every session (default 16 MiB). */
+  /** Most heap kept across every session, in bytes as the cache estimates it (default 16 MiB). */
   maxBytes?: number;
+}
+
+/*
+ * What a cached transcript takes on V8's heap, estimated from its entries' JSON. Measured on
+ * Node 20 (x64) by filling a cache with 1 000 sessions of chat turns (a user message, the turn's
+ * start, an assistant message with usage, the turn's end), their views' facts advanced, and
+ * reading `v8.getHeapStatistics().used_heap_size` after `gc()` before and after (the difference
+ * divided by the entries' JSON characters; `node --expose-gc`): entries built by the orchestrator
+ * 1.13× their JSON at 80 turns a session, 1.22× at 20, 1.50× at 5; parsed from a transcript file
+ * 1.11–1.41×; long replies (about 2 400 characters) 1.02–1.08×. Fitted, an entry takes about 1.13×
+ * its JSON and a session about 2 KiB more (its view, facts index and slot in the cache). A string
+ * with a character past U+00FF is held at two bytes a character (Japanese text measured 1.70× as
+ * a whole entry). `transcript-heap.test.ts` checks the estimate against the heap the same way.
+ * JSON that is mostly tiny values (a tool input of a long array of numbers) takes more per
+ * character than this (up to about 4× by V8's layout, not measured: 8 bytes a small number in an
+ * array, 2 characters of JSON).
+ */
+/**
+ * Heap per JSON character of an entry whose strings are all one byte a character: the 1.13×
+ * fitted, rounded up so that the count stays at or over what is held (the measure moves ±5 %).
+ */
+export const HEAP_PER_JSON_CHAR = 1.25;
+/** Heap per JSON character of an entry with a character past U+00FF (two-byte strings). */
+export const HEAP_PER_WIDE_JSON_CHAR = 2;
+/** The heap a cached session takes besides its entries. */
+export const HEAP_PER_SESSION = 2048;
+const WIDE = /[\u0100-\uffff]/;
+
+/** The heap one transcript entry takes, estimated from its JSON (see above). */
+export function entryHeapBytes(entry: TranscriptEntry): number {
+  const json = JSON.stringify(entry);
+  return Math.ceil(json.length * (WIDE.test(json) ? HEAP_PER_WIDE_JSON_CHAR : HEAP_PER_JSON_CHAR));
 }
 
 /** A cached view and how much of it has been weighed. */
@@ -72,9 +105,9 @@ export function createTranscriptCache(options: TranscriptCacheOptions = {}): Tra
       taken.delete(view);
       // Only a view that grew since it was taken keeps its weighing; anything else is weighed anew.
       const grew = before !== undefined && before.weighed <= view.entries.length;
-      let bytes = grew ? before.bytes : 0;
+      let bytes = grew ? before.bytes : HEAP_PER_SESSION;
       for (let index = grew ? before.weighed : 0; index < view.entries.length; index += 1)
-        bytes += JSON.stringify(view.entries[index]).length;
+        bytes += entryHeapBytes(view.entries[index] as TranscriptEntry);
       if (bytes > maxBytes) return;
       cache.set(sessionId, { state, view, weighed: view.entries.length, bytes });
       total += bytes;
