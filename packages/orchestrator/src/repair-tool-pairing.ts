@@ -30,9 +30,9 @@ export function repairToolPairing(input: readonly Message[]): ToolPairingRepair 
   while (index < input.length) {
     const message = input[index] as Message;
     index += 1;
-    const uses = toolUseIds(message);
-    if (message.role !== 'assistant' || uses.length === 0) {
-      const kept = withoutStrayResults(message, new Set(), droppedResults);
+    const uses = message.role === 'assistant' ? toolUseIds(message) : NO_IDS;
+    if (uses.length === 0) {
+      const kept = withoutStrayResults(message, NO_CALLS, droppedResults);
       if (kept !== undefined) messages.push(kept);
       continue;
     }
@@ -76,8 +76,20 @@ function blocksOf(message: Message): ContentBlock[] {
     : message.content;
 }
 
-function toolUseIds(message: Message): string[] {
-  return blocksOf(message).flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+// Most messages hold no tool call: they are kept as they are, and nothing is allocated for them
+// (the request is built from the whole conversation on every model call; issue 20).
+const NO_IDS: readonly string[] = [];
+const NO_CALLS: ReadonlySet<string> = new Set();
+
+function toolUseIds(message: Message): readonly string[] {
+  if (typeof message.content === 'string') return NO_IDS;
+  let ids: string[] | undefined;
+  for (const block of message.content) {
+    if (block.type !== 'tool_use') continue;
+    if (ids === undefined) ids = [];
+    ids.push(block.id);
+  }
+  return ids ?? NO_IDS;
 }
 
 function withoutStrayResults(
@@ -86,6 +98,7 @@ function withoutStrayResults(
   dropped: string[],
 ): Message | undefined {
   if (typeof message.content === 'string') return message;
+  if (!message.content.some((block) => block.type === 'tool_result')) return message;
   const content = message.content.filter((block) => {
     if (block.type !== 'tool_result' || allowed.has(block.toolUseId)) return true;
     dropped.push(block.toolUseId);

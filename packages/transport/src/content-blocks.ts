@@ -29,18 +29,26 @@ export function toolResultText(block: ToolResultBlock): string {
 export function convertByRole<T>(
   messages: readonly Message[],
   convert: { assistant(message: Message): T[]; user(message: Message): T[] },
+  /** Where the converted items are appended (a new array by default), in order. */
+  into: T[] = [],
 ): T[] {
-  return messages.flatMap((message) => {
+  // A loop, not `flatMap`: the whole conversation is converted on every model call (issue 20).
+  for (const message of messages) {
+    let items: T[];
     switch (message.role) {
       case 'assistant':
-        return convert.assistant(message);
+        items = convert.assistant(message);
+        break;
       case 'user':
       case 'tool':
-        return convert.user(message);
+        items = convert.user(message);
+        break;
       default: {
         const unexpected: never = message.role;
         throw new UnsupportedRequestError({ message: `Unknown role ${String(unexpected)}` });
       }
     }
-  });
+    for (const item of items) into.push(item);
+  }
+  return into;
 }

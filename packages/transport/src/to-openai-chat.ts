@@ -32,11 +32,19 @@ function textContent(blocks: TextBlock[]): string | OpenAIChatTextPart[] {
   return blocks.map((block) => ({ type: 'text', text: block.text }));
 }
 
+/** The text of a message made of one text block (most are), converted with nothing else made. */
+function onlyText(message: Message): string | undefined {
+  if (typeof message.content === 'string') return message.content;
+  const [first] = message.content;
+  return message.content.length === 1 && first?.type === 'text' ? first.text : undefined;
+}
+
 function assistantMessage(message: Message): AssistantMessage {
-  if (typeof message.content === 'string') return { role: 'assistant', content: message.content };
+  const text = onlyText(message);
+  if (text !== undefined) return { role: 'assistant', content: text };
   const texts: TextBlock[] = [];
   const calls: OpenAIChatToolCall[] = [];
-  for (const block of message.content) {
+  for (const block of contentBlocks(message)) {
     switch (block.type) {
       case 'text':
         texts.push(block);
@@ -66,9 +74,14 @@ function assistantMessage(message: Message): AssistantMessage {
   return result;
 }
 
+function toAssistantMessages(message: Message): AssistantMessage[] {
+  return [assistantMessage(message)];
+}
+
 /** User and tool messages: tool results become `tool` messages first, then the user's text. */
 function userMessages(message: Message): OpenAIChatMessage[] {
-  if (typeof message.content === 'string') return [{ role: 'user', content: message.content }];
+  const text = onlyText(message);
+  if (text !== undefined) return [{ role: 'user', content: text }];
   const results: OpenAIChatMessage[] = [];
   const texts: TextBlock[] = [];
   for (const block of contentBlocks(message)) {
@@ -140,12 +153,7 @@ export function toOpenAIChatResponseFormat(format: ResponseFormat): OpenAIChatRe
 export function toOpenAIChat(request: ModelRequest, options: ToOpenAIChatOptions): OpenAIChatBody {
   const messages: OpenAIChatMessage[] = [];
   if (request.system !== undefined) messages.push({ role: 'system', content: request.system });
-  messages.push(
-    ...convertByRole(request.messages, {
-      assistant: (message) => [assistantMessage(message)],
-      user: userMessages,
-    }),
-  );
+  convertByRole(request.messages, { assistant: toAssistantMessages, user: userMessages }, messages);
   const body: OpenAIChatBody = {
     model: request.model ?? options.model,
     messages,

@@ -8,6 +8,10 @@ import type { FastifyBaseLogger } from 'fastify';
  * text; keys are redacted by the logger), decisions, compactions and ends.
  */
 export function logTurnEvent(logger: FastifyBaseLogger, event: TurnEvent): void {
+  // Most events (text deltas, tool progress) are never logged, and at `warn` only a failed
+  // attempt is: nothing is built for a line the logger would drop (issue 20).
+  const level = levelOf(event);
+  if (level === undefined || !enabledAt(logger, level)) return;
   const base = { sessionId: event.sessionId, turnId: event.turnId };
   switch (event.type) {
     case 'turn-start':
@@ -72,6 +76,40 @@ export function logTurnEvent(logger: FastifyBaseLogger, event: TurnEvent): void 
       return;
     default:
       return;
+  }
+}
+
+/** pino's own levels; a custom level name counts as enabled (the logger decides). */
+const LEVELS: Readonly<Record<string, number>> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Number.POSITIVE_INFINITY,
+};
+
+function enabledAt(logger: FastifyBaseLogger, level: 'info' | 'warn'): boolean {
+  const threshold = LEVELS[logger.level];
+  return threshold === undefined || threshold <= (LEVELS[level] as number);
+}
+
+/** The level an event's line is written at (as the switches below write it); none for the rest. */
+function levelOf(event: TurnEvent): 'info' | 'warn' | undefined {
+  switch (event.type) {
+    case 'attempt-error':
+      return 'warn';
+    case 'turn-start':
+    case 'decision':
+    case 'health':
+    case 'turn-end':
+      return 'info';
+    case 'compaction':
+      if (event.event.type === 'compaction-fallback') return 'warn';
+      return event.event.type === 'compaction-end' ? 'info' : undefined;
+    default:
+      return undefined;
   }
 }
 
