@@ -1,4 +1,4 @@
-import type { MessageEntry, TurnOutcome } from '@keel/spec';
+import type { MessageEntry, TurnClaim, TurnOutcome } from '@keel/spec';
 import { outcomeForError, storedOutcome, type TurnInput } from './run-turn';
 import { transcriptFacts } from './transcript-facts';
 import type { ClaimSettings, LiveTurn, TurnRuntime } from './turn-runtime';
@@ -9,50 +9,111 @@ import type { ClaimSettings, LiveTurn, TurnRuntime } from './turn-runtime';
  * its message unanswered (the gateway that ran the turn is gone): claim once more.
  */
 export type ClaimedTurn =
-  | { type: 'here'; release(): Promise<void> }
+  | { type: 'here'; claim: HeldClaim }
   | { type: 'answered'; outcome: TurnOutcome }
   | { type: 'free'; message: MessageEntry };
 
+/** The session's turn claim as this gateway holds it, heartbeated until `release`. */
+export interface HeldClaim {
+  /** Lets the session's turn go (stops the heartbeat). */
+  release(): Promise<void>;
+  /**
+   * Whether the claim still holds, for the next turn of the session here to run under it (a
+   * hand-over: nothing released, nothing claimed anew, so no other gateway takes the turn in
+   * between). Confirmed by the store when no claim or heartbeat did within half its ttl.
+   */
+  renew(): Promise<boolean>;
+}
+
 /**
- * Claims the session's turn for `turn`; while another gateway holds it, writes the message there
- * as queued (the store leaves it out when the transcript holds it already: a repeat, or a message
- * written before) and waits for the turn end that answers it, reading the transcript again when
- * the store announces a change of the session (`waitForChange`, listened to before each look)
- * and at least every `pollMs`.
+ * Claims the session's turn for `turn` (or runs it under `kept`, the claim the session's turn
+ * before it here handed over, while that still holds); while another gateway holds it, writes
+ * the message there as queued (the store leaves it out when the transcript holds it already: a
+ * repeat, or a message written before) and waits for the turn end that answers it, reading the
+ * transcript again when the store announces a change of the session (`waitForChange`, listened
+ * to before each look) and at least every `pollMs`.
  */
 export async function claimTurn(
   runtime: TurnRuntime,
   claims: ClaimSettings,
   turn: LiveTurn,
   input: TurnInput,
+  kept?: HeldClaim,
 ): Promise<ClaimedTurn> {
   const signal = turn.controller.signal;
   try {
+    if (kept !== undefined) {
+      if (await kept.renew()) return { type: 'here', claim: kept };
+      await kept.release();
+    }
+    const asked = performance.now();
     const result = await claims.turnClaims.claimTurn(turn.sessionId, {
       owner: claims.gatewayId,
       turnId: turn.turnId,
       ttlMs: claims.ttlMs,
       signal,
     });
-    if (result.claimed) {
-      const { claim } = result;
-      const timer = setInterval(
-        () => void claim.heartbeat().catch(() => clearInterval(timer)),
-        Math.max(1, Math.floor(claims.ttlMs / 3)),
-      );
-      timer.unref?.();
-      return {
-        type: 'here',
-        async release() {
-          clearInterval(timer);
-          await claim.release().catch(() => undefined);
-        },
-      };
-    }
+    if (result.claimed)
+      return { type: 'here', claim: holdClaim(result.claim, claims.ttlMs, asked) };
     return await answeredElsewhere(runtime, claims, turn, input);
   } catch (error) {
     return { type: 'answered', outcome: outcomeForError(runtime, turn, error) };
   }
+}
+
+/** The outcome of a message another gateway's turn answered: one turn start and end here. */
+export function announceAnswered(
+  runtime: TurnRuntime,
+  turn: LiveTurn,
+  outcome: TurnOutcome,
+): TurnOutcome {
+  const at = runtime.clock.now();
+  const { sessionId, turnId } = turn;
+  const { messageId, clientMessageId } = outcome;
+  runtime.emitter.emit({
+    sessionId,
+    turnId,
+    at,
+    type: 'turn-start',
+    messageId,
+    ...(clientMessageId === undefined ? {} : { clientMessageId }),
+  });
+  runtime.emitter.emit({ sessionId, turnId, at, type: 'turn-end', outcome });
+  return outcome;
+}
+
+/**
+ * Heartbeats `claim` every third of its ttl until released; `confirmedAt` is when the request that
+ * last extended it (the claim, or a heartbeat) was sent.
+ */
+function holdClaim(claim: TurnClaim, ttlMs: number, confirmedAt: number): HeldClaim {
+  let confirmed = confirmedAt;
+  let lost = false;
+  const heartbeat = async (): Promise<boolean> => {
+    const sent = performance.now();
+    try {
+      await claim.heartbeat();
+      confirmed = Math.max(confirmed, sent);
+      return true;
+    } catch {
+      lost = true;
+      clearInterval(timer);
+      return false;
+    }
+  };
+  const timer = setInterval(() => void heartbeat(), Math.max(1, Math.floor(ttlMs / 3)));
+  timer.unref?.();
+  return {
+    async release() {
+      clearInterval(timer);
+      await claim.release().catch(() => undefined);
+    },
+    async renew() {
+      if (lost || claim.released) return false;
+      if (performance.now() - confirmed < ttlMs / 2) return true;
+      return heartbeat();
+    },
+  };
 }
 
 async function answeredElsewhere(

@@ -1,6 +1,6 @@
 import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
 import { adoptingFence } from './adopting-fence';
-import { claimTurn } from './claimed-turn';
+import { announceAnswered, claimTurn, type HeldClaim } from './claimed-turn';
 import { createLiveTurn, detachFromCaller } from './create-live-turn';
 import { runTurn, type TurnInput } from './run-turn';
 import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
@@ -41,6 +41,10 @@ interface Slot {
   queued: number;
   /** `steer`: messages waiting for the next turn to write its message, to be written with it. */
   waiting: WaitingMessages | undefined;
+  /** Turns queued on the chain that have not started yet. */
+  turnsAhead: number;
+  /** The turn claim a turn that ended here handed over to the next turn (`turnsAhead` > 0). */
+  kept: HeldClaim | undefined;
 }
 
 /**
@@ -53,7 +57,8 @@ interface Slot {
  * write its own message and are written with it, in one append, and folded into its first model
  * call (`waiting-messages`): many concurrent messages make one turn, not one each.
  * Queued messages another gateway wrote for the running turn (adopted by its fence) are treated
- * exactly like messages written through it here.
+ * exactly like messages written through it here. A turn that ends with another turn of the
+ * session waiting here hands its turn claim over to it (nothing released, nothing claimed anew).
  */
 export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   const slots = new Map<string, Slot>();
@@ -62,7 +67,14 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   function slotOf(sessionId: string): Slot {
     let slot = slots.get(sessionId);
     if (slot === undefined) {
-      slot = { running: undefined, tail: Promise.resolve(), queued: 0, waiting: undefined };
+      slot = {
+        running: undefined,
+        tail: Promise.resolve(),
+        queued: 0,
+        waiting: undefined,
+        turnsAhead: 0,
+        kept: undefined,
+      };
       slots.set(sessionId, slot);
     }
     return slot;
@@ -76,7 +88,11 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       .catch(() => undefined)
       .finally(() => {
         slot.queued -= 1;
-        if (slot.queued === 0 && slot.running === undefined) slots.delete(sessionId);
+        if (slot.queued > 0) return;
+        // Nothing left to hand a kept claim to (the turn it was kept for never claimed).
+        void slot.kept?.release();
+        slot.kept = undefined;
+        if (slot.running === undefined) slots.delete(sessionId);
       });
     return result;
   }
@@ -91,7 +107,11 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     const clientMessageId =
       input.type === 'existing' ? input.message.clientMessageId : input.clientMessageId;
     const key = clientMessageId === undefined ? undefined : keyOf(sessionId, clientMessageId);
+    slotOf(sessionId).turnsAhead += 1;
     const outcome = chain(sessionId, async (slot) => {
+      slot.turnsAhead -= 1;
+      let kept = slot.kept;
+      slot.kept = undefined;
       for (let current = input; ; ) {
         const turn = createLiveTurn(runtime, sessionId, current, signal);
         turn.fence = adoptingFence(turn.fence, (messages) => adopt(turn, messages));
@@ -103,16 +123,22 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
           const claimed =
             runtime.claims === undefined
               ? undefined
-              : await claimTurn(runtime, runtime.claims, turn, current);
+              : await claimTurn(runtime, runtime.claims, turn, current, kept);
+          kept = undefined;
           if (claimed?.type === 'free') {
             current = { type: 'existing', message: claimed.message };
             continue;
           }
-          if (claimed?.type === 'answered') return answeredElsewhere(turn, claimed.outcome);
+          if (claimed?.type === 'answered') return announceAnswered(runtime, turn, claimed.outcome);
           try {
             return await runTurn(runtime, turn, current);
           } finally {
-            await claimed?.release();
+            // A turn waiting here (adopted or queued) runs under this claim: released, another
+            // gateway's waiter could take the turn first.
+            if (claimed !== undefined) {
+              if (slot.turnsAhead > 0) slot.kept = claimed.claim;
+              else await claimed.claim.release();
+            }
           }
         } finally {
           slot.running = undefined;
@@ -122,23 +148,6 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       }
     });
     if (key !== undefined) track(key, outcome);
-    return outcome;
-  }
-
-  /** The outcome of a message another gateway's turn answered: one turn start and end here. */
-  function answeredElsewhere(turn: LiveTurn, outcome: TurnOutcome): TurnOutcome {
-    const at = runtime.clock.now();
-    const { sessionId, turnId } = turn;
-    const { messageId, clientMessageId } = outcome;
-    runtime.emitter.emit({
-      sessionId,
-      turnId,
-      at,
-      type: 'turn-start',
-      messageId,
-      ...(clientMessageId === undefined ? {} : { clientMessageId }),
-    });
-    runtime.emitter.emit({ sessionId, turnId, at, type: 'turn-end', outcome });
     return outcome;
   }
 

@@ -15,13 +15,15 @@ export interface Gateway {
 
 /**
  * A gateway `id`: its own file store over `sessionsDir`, a `gatewayId`, the loopback mock's
- * Anthropic wire (key `key-<id>`), and every model call waiting for `gate` before it ends.
+ * Anthropic wire (key `key-<id>`), every model call waiting for `gate` before it ends, and a
+ * waiter's poll of `options.pollMs` (default 20 ms).
  */
 export function createGateway(
   id: string,
   sessionsDir: string,
   mock: MockProvider,
   gate: () => Promise<void>,
+  options: { pollMs?: number } = {},
 ): Gateway {
   const store = createTranscriptStore({ sessionsDir, fsync: false, lock: { pollMs: 5 } });
   const claims = store.turnClaims;
@@ -66,7 +68,7 @@ export function createGateway(
     providers: [{ id: 'anthropic', profiles: [{ id: 'k1' }] }],
     models: { primary: 'anthropic/primary' },
     gatewayId: id,
-    turnClaims: { pollMs: 20 },
+    turnClaims: { pollMs: options.pollMs ?? 20 },
   });
   const events: TurnEvent[] = [];
   orchestrator.subscribe((event) => events.push(event));

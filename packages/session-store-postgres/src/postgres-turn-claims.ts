@@ -172,13 +172,16 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
     async function release() {
       if (released) return;
       released = true;
-      const result = await pool.query(
-        `UPDATE ${s}.turn_claims SET expires_at = clock_timestamp()
-            WHERE session_id = $1 AND token = $2 AND expires_at > clock_timestamp()`,
+      // The gateways waiting for this session's turn to end look again at once: the release
+      // and its announcement are one statement (one round trip, sent on its commit).
+      await pool.query(
+        `WITH ended AS (
+            UPDATE ${s}.turn_claims SET expires_at = clock_timestamp()
+              WHERE session_id = $1 AND token = $2 AND expires_at > clock_timestamp()
+              RETURNING session_id)
+          ${notifySql(s)} FROM ended`,
         [sessionId, holder.token],
       );
-      // The gateways waiting for this session's turn to end look again at once.
-      if ((result.rowCount ?? 0) > 0) await pool.query(notifySql(s), [sessionId]);
     }
   }
 
