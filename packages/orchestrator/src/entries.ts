@@ -75,6 +75,13 @@ export function createEntryFactory(createId: () => string, now: () => number): E
  */
 function dropUndefined<T extends object>(value: T): T {
   const kept: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) if (field !== undefined) kept[key] = field;
+  const fields = value as Record<string, unknown>;
+  // `for…in` over own keys, not `Object.entries`: no array of pairs per entry (same keys, same
+  // order).
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) continue;
+    const field = fields[key];
+    if (field !== undefined) kept[key] = field;
+  }
   return kept as T;
 }
