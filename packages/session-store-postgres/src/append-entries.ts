@@ -181,11 +181,9 @@ async function writeChecked(
   job.signal?.throwIfAborted();
   const keep = await job.hooks?.select?.(client);
   const prepared = keep === undefined ? job.prepared : job.prepared.filter((_, at) => keep[at]);
-  if (prepared.length > 0) {
-    await insertEntries(client, s, sessionId, row, prepared);
-    // Sent on commit: the gateways waiting on this session look again at once.
-    await client.query(notifySql(s), [sessionId]);
-  }
+  // With the entries, in the same statement, the announcement, sent on commit: the gateways
+  // waiting on this session look again at once.
+  if (prepared.length > 0) await insertEntries(client, s, sessionId, row, prepared);
   const last = prepared.at(-1);
   const state = stateOf({
     incarnation: row.incarnation,
@@ -220,9 +218,12 @@ async function insertEntries(
         SELECT $1, $2::bigint + n.position, n.byte_offset, n.entry, n.digest, n.kind, n.role, $3
         FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
           WITH ORDINALITY AS n (entry, digest, kind, role, byte_offset, position)
+      ),
+      moved AS (
+        UPDATE ${s}.transcripts SET last_seq = $2::bigint + $9, last_digest = $10, total_bytes = $11
+        WHERE session_id = $1 RETURNING session_id
       )
-      UPDATE ${s}.transcripts SET last_seq = $2::bigint + $9, last_digest = $10, total_bytes = $11
-      WHERE session_id = $1`,
+      ${notifySql(s)} FROM moved`,
     [
       sessionId,
       row.lastSeq,

@@ -63,14 +63,18 @@ export function createPostgresQueuedAppends(context: StoreContext) {
             );
           },
           async beforeCommit(client, { before, after, written }) {
-            if (written > 0) {
-              await client.query(
-                `INSERT INTO ${context.schema}.queued_appends (session_id, before_state, after_state)
-                  VALUES ($1, $2, $3)`,
-                [sessionId, JSON.stringify(before), JSON.stringify(after)],
-              );
-            }
-            await client.query(releaseLeaseSql(context.schema), [sessionId, lease.token]);
+            // The ledger row (when anything was written) and the release: one statement.
+            const ledger = `ledger AS (
+                INSERT INTO ${context.schema}.queued_appends (session_id, before_state, after_state)
+                  VALUES ($1, $3, $4))`;
+            await client.query(
+              written > 0
+                ? releaseLeaseSql(context.schema, ledger)
+                : releaseLeaseSql(context.schema),
+              written > 0
+                ? [sessionId, lease.token, JSON.stringify(before), JSON.stringify(after)]
+                : [sessionId, lease.token],
+            );
           },
         },
       });
