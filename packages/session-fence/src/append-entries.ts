@@ -66,6 +66,8 @@ export async function appendEntries(
   if (expected !== undefined && live === undefined) {
     // No lease in this process: the check and the write still need the lock, briefly.
     await context.ensureDirectory();
+    // A lease this store keeps between holds would only make the lock wait for it.
+    await context.kept.letGo(lockPath);
     temporary = await context
       .sessionLock(sessionId)
       .acquire({ ...(signal === undefined ? {} : { signal }) });

@@ -9,6 +9,7 @@ import type {
 import { readFenceCounter, writeFenceCounter } from './fence-counter';
 import type { BorrowedCounter, FenceCounters } from './fence-counters';
 import type { FileSystem } from './file-system';
+import { type KeptLease, type KeptLeases, type LeaseEvents, letGoKept } from './kept-leases';
 import { openRegularFileIfExists } from './safe-file';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
 import type { InternalLockHandle, InternalSessionLock, SessionLockEvent } from './session-lock';
@@ -23,6 +24,8 @@ export interface LeasePaths {
   lock: InternalSessionLock;
   /** The store's counter descriptors, kept open across leases. */
   counters: FenceCounters;
+  /** The leases the store keeps between holds (see `kept-leases.ts`). */
+  kept: KeptLeases;
 }
 
 interface LeaseState {
@@ -30,6 +33,10 @@ interface LeaseState {
   lock: InternalLockHandle;
   counter: BorrowedCounter;
   token: bigint;
+  ttlMs: number | undefined;
+  events: LeaseEvents;
+  /** Released, the store may keep its lock for the next lease (`releaseNow` says no). */
+  keep: boolean;
 }
 
 const leaseStates = new WeakMap<SessionLease, LeaseState>();
@@ -40,7 +47,7 @@ const liveLeases = new Map<string, SessionLease>();
  * Takes the session's lock, then, under it, increments the fencing-token counter: the new value
  * is this lease's token. The counter's descriptor is borrowed from the store while the lock is
  * being taken (opened only when the store keeps none), and kept while the lease lives, so
- * checking a token later is one read.
+ * naming a lost lease's change later is one read.
  */
 export async function acquireLease(
   paths: LeasePaths,
@@ -48,23 +55,17 @@ export async function acquireLease(
 ): Promise<SessionLease> {
   const { fileSystem, sessionId } = paths;
   options.signal?.throwIfAborted();
-  let token = '';
-  const report = (event: SessionLockEvent): void => {
-    const leaseEvent: LeaseEvent =
-      event.type === 'lock-lost'
-        ? { type: 'lease-lost', sessionId, token }
-        : { type: 'lease-renew-failed', sessionId, token, error: event.error };
-    try {
-      options.onEvent?.(leaseEvent);
-    } catch {
-      // A throwing listener is ignored (LeaseOptions.onEvent).
-    }
-  };
+  const kept = paths.kept.take(paths.lockPath);
+  if (kept !== undefined) {
+    const reused = await reuseKept(paths, kept, options);
+    if (reused !== undefined) return reused;
+  }
+  const events: LeaseEvents = { sessionId, token: '', onEvent: options.onEvent };
   const lockAcquire = paths.lock.take({
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs }),
-    onEvent: report,
+    onEvent: (event) => report(events, event),
   });
   const [locked, counter] = await Promise.allSettled([
     lockAcquire,
@@ -95,10 +96,83 @@ export async function acquireLease(
     await Promise.all([lock.release(), borrowed.giveBack()]);
     throw error;
   }
-  token = next.toString();
-  const lease = createLease({ paths, lock, counter: borrowed, token: next });
+  events.token = next.toString();
+  const lease = createLease({
+    paths,
+    lock,
+    counter: borrowed,
+    token: next,
+    ttlMs: options.ttlMs,
+    events,
+    keep: true,
+  });
   liveLeases.set(paths.lockPath, lease);
   return lease;
+}
+
+/** A lease event of the lock, to the lease that holds it now (none while it is kept). */
+function report(events: LeaseEvents, event: SessionLockEvent): void {
+  const { sessionId, token } = events;
+  const leaseEvent: LeaseEvent =
+    event.type === 'lock-lost'
+      ? { type: 'lease-lost', sessionId, token }
+      : { type: 'lease-renew-failed', sessionId, token, error: event.error };
+  try {
+    events.onEvent?.(leaseEvent);
+  } catch {
+    // A throwing listener is ignored (LeaseOptions.onEvent).
+  }
+}
+
+/**
+ * The next lease from the lease the store kept: while its lock is still its own file (one
+ * `lstat`) and nobody asked for it, the lock was held the whole time, so nobody else moved the
+ * counter: the new token is the kept one plus one, written without a read. Otherwise (lost, asked
+ * for, another ttl) the kept lease is let go and `undefined` returned: a lease is taken as usual.
+ */
+async function reuseKept(
+  paths: LeasePaths,
+  kept: KeptLease,
+  options: LeaseOptions,
+): Promise<SessionLease | undefined> {
+  const { handle } = kept;
+  const usable =
+    kept.ttlMs === options.ttlMs &&
+    !handle.wanted &&
+    (await handle.isHeld().catch(() => false)) &&
+    !handle.wanted;
+  if (!usable) {
+    await letGoKept(kept);
+    return undefined;
+  }
+  const next = kept.token + 1n;
+  try {
+    await writeFenceCounter(paths.fileSystem, kept.counter.fd, next);
+  } catch (error) {
+    await letGoKept(kept);
+    throw error;
+  }
+  const events = kept.events;
+  events.token = next.toString();
+  events.onEvent = options.onEvent;
+  const lease = createLease({
+    paths,
+    lock: handle,
+    counter: kept.counter,
+    token: next,
+    ttlMs: options.ttlMs,
+    events,
+    keep: true,
+  });
+  liveLeases.set(paths.lockPath, lease);
+  return lease;
+}
+
+/** Releases `lease` and lets its lock go now (the store keeps nothing for the next lease). */
+export async function releaseNow(lease: SessionLease): Promise<void> {
+  const state = leaseStates.get(lease);
+  if (state !== undefined) state.keep = false;
+  await lease.release();
 }
 
 function createLease(state: LeaseState): SessionLease {
@@ -129,11 +203,17 @@ function createLease(state: LeaseState): SessionLease {
       if (released) return;
       released = true;
       if (liveLeases.get(paths.lockPath) === lease) liveLeases.delete(paths.lockPath);
-      try {
-        await lock.release();
-      } finally {
-        await state.counter.giveBack();
-      }
+      const kept: KeptLease = {
+        lockPath: paths.lockPath,
+        handle: lock,
+        counter: state.counter,
+        token: state.token,
+        ttlMs: state.ttlMs,
+        events: state.events,
+      };
+      // Kept for the next lease of the session while nobody asks for it (see `kept-leases.ts`).
+      if (state.keep && paths.kept.keep(kept)) return;
+      await letGoKept(kept);
     },
   };
   leaseStates.set(lease, state);
@@ -143,7 +223,10 @@ function createLease(state: LeaseState): SessionLease {
 /**
  * Whether `lease` is still its session's current lease: `stale-token` when the counter moved
  * past its token (a newer lease was issued), `lock-lost` when the lock file is no longer its own,
- * `undefined` while it holds. Two requests, in parallel.
+ * `undefined` while it holds. One `lstat` while the lock file is still the lease's own: then no
+ * newer token can exist (tokens are only issued under the lock, and a lock taken over is renamed
+ * away and never linked back; see `parkLease`), so the counter is read only to name the change
+ * of a lease that lost its lock, or was released.
  */
 export async function leaseChange(
   lease: SessionLease,
@@ -159,12 +242,9 @@ export async function leaseChange(
     const current = await readCounterAt(fileSystem, fencePath);
     return current > state.token ? 'stale-token' : 'lock-lost';
   }
-  const [current, held] = await Promise.all([
-    readFenceCounter(fileSystem, state.counter.fd, fencePath),
-    state.lock.isHeld(),
-  ]);
-  if (current > state.token) return 'stale-token';
-  return held ? undefined : 'lock-lost';
+  if (await state.lock.isHeld()) return undefined;
+  const current = await readFenceCounter(fileSystem, state.counter.fd, fencePath);
+  return current > state.token ? 'stale-token' : 'lock-lost';
 }
 
 /** A lease kept while its holder waits (`parkLease`). */

@@ -16,6 +16,7 @@ beforeEach(async () => {
   store = createTranscriptStore({
     sessionsDir: join(temp.path, 'sessions'),
     lock: { staleMs: 60_000, heartbeatMs: NEVER },
+    keptLeaseIdleMs: NEVER,
   });
   await store.append('s1', [textMessage('m0', 'first')]);
   fence = createSessionFence({ storage: store, sessionId: 's1' });
@@ -42,6 +43,10 @@ describe('a released fence keeps its lease while nobody asks', () => {
     await fence.append([textMessage('a1', 'answer', 'assistant')]);
     await fence.end();
     expect(await counter()).toBe(token);
+    // Ended, the lease is kept by the store for the session's next turn (lease-kept-between-turns
+    // test) until someone asks; a store that closes lets it go.
+    expect(await otherLock().tryAcquire()).toBeUndefined();
+    await store.close();
     const free = await otherLock().tryAcquire();
     expect(free).toBeDefined();
     await free?.release();

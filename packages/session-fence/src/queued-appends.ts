@@ -9,6 +9,7 @@ import type {
   TranscriptState,
   WaitForChangeOptions,
 } from '@keel/spec';
+import { releaseNow } from './file-lease';
 import { createFileSessionChanges } from './file-session-changes';
 import { errorCode } from './safe-file';
 import { SessionFenceError } from './session-fence-error';
@@ -111,7 +112,8 @@ export function createQueuedAppends(
       await appendFile(ledgerPath(sessionId), line, { flush: durable });
       return result;
     } finally {
-      await lease.release();
+      // Not kept: the session's turn runs elsewhere, and its next step needs the lock.
+      await releaseNow(lease);
     }
   }
 

@@ -14,7 +14,7 @@ import type {
   TranscriptEntry,
   TranscriptState,
 } from '@keel/spec';
-import { type ParkedLease, parkLease } from './file-lease';
+import { type ParkedLease, parkLease, releaseNow } from './file-lease';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
 import { assertValidSessionId } from './session-id';
 
@@ -102,7 +102,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     currentExpected(); // no recorded state: refused before a lease is taken
     await flushing;
     // A kept lease lost meanwhile is let go: the write then takes one, as after a release.
-    if (parked !== undefined && !(await parked.stillHeld())) await letGo();
+    if (parked !== undefined && !(await parked.stillHeld())) await letGo(true);
     // Released without a kept lease: one is taken for the write.
     const temporary = lease === undefined;
     const writeLease = temporary ? await takeLease(signal) : lease;
@@ -191,12 +191,16 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     }
   }
 
-  async function letGo(): Promise<void> {
+  /**
+   * Lets the lease go: over this package's store, kept for the session's next lease while nobody
+   * asks for it; `now` (a takeover, a failed acquire) lets the lock go at once.
+   */
+  async function letGo(now = false): Promise<void> {
     const held = lease;
     lease = undefined;
     parked?.unpark();
     parked = undefined;
-    await held?.release();
+    if (held !== undefined) await (now ? releaseNow(held) : held.release());
   }
 
   /**
@@ -217,7 +221,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     cause?: unknown,
   ): Promise<never> {
     takeover = new SessionTakeoverError({ sessionId, phase, change, cause });
-    await letGo();
+    await letGo(true);
     if (status !== 'ended') status = 'released';
     throw takeover;
   }
@@ -300,7 +304,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
         try {
           expected = await storage.state(sessionId, callOptions);
         } catch (error) {
-          await letGo();
+          await letGo(true);
           throw error;
         }
         status = 'held';
@@ -339,7 +343,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
         // A kept lease still holding its lock was held the whole time: only the transcript is
         // checked. One lost meanwhile is let go, and a new one taken, as after a release.
         if (park === undefined || !(await park.stillHeld())) {
-          await letGo();
+          await letGo(true);
           lease = await takeLease(callOptions.signal);
         }
         status = 'held';

@@ -4,7 +4,7 @@
 import { abortableDelay } from './abortable-delay';
 import { type FileSystem, nodeFileSystem } from './file-system';
 import { type Candidate, createCandidates } from './lock-candidate';
-import { type ObservedLock, observeLock, removeLockFile } from './lock-file';
+import { type LockFile, type ObservedLock, observeLock, removeLockFile } from './lock-file';
 import { startHeartbeat } from './lock-heartbeat';
 import type { LockOwner } from './lock-owner';
 import { type AskedHold, clearWanted, shouldAsk, signalWanted, watchLinks } from './lock-wanted';
@@ -76,6 +76,8 @@ export interface SessionLock {
  * `lock-wanted.ts`), so a holder that could let go early knows when to.
  */
 export interface InternalLockHandle extends SessionLockHandle {
+  /** The holder's own file (its identity and private name). */
+  readonly file: LockFile;
   /** A waiter asked for the lock since it was taken (as far as this holder has seen). */
   readonly wanted: boolean;
   /**
@@ -196,6 +198,8 @@ export function createSessionLockWith(
     let released = false;
     let wanted = false;
     const wantedListeners = new Set<() => void>();
+    // The watch of our file, from the first `onWanted` until the release (see there).
+    let stopWatching: (() => void) | undefined;
     const markWanted = (): void => {
       if (wanted || released) return;
       wanted = true;
@@ -245,6 +249,7 @@ export function createSessionLockWith(
     });
     return {
       owner: candidate.owner,
+      file: candidate,
       get released() {
         return released;
       },
@@ -257,14 +262,14 @@ export function createSessionLockWith(
           return () => {};
         }
         wantedListeners.add(listener);
-        // While someone listens, an ask from another process is seen at once: its link changes
+        // Once someone listened, an ask from another process is seen at once: its link changes
         // our file's link count, which a watch of our private name reports (then one lstat
-        // looks); without a watch, at the next heartbeat.
-        const stopWatching = watchLinks(candidate.privatePath, () => {
+        // looks); without a watch, at the next heartbeat. The watch stays until the release, so
+        // a lease kept again and again (across model calls, between turns) adds it once.
+        stopWatching ??= watchLinks(candidate.privatePath, () => {
           if (!released && !wanted) void isHeld().catch(() => false);
         });
         return () => {
-          stopWatching();
           wantedListeners.delete(listener);
         };
       },
@@ -284,6 +289,7 @@ export function createSessionLockWith(
         released = true;
         held.delete(self);
         wantedListeners.clear();
+        stopWatching?.();
         heartbeat.stop();
         // Never close the descriptor under the owner record's write.
         await candidate.recorded?.catch(() => {});

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { TranscriptState } from '@keel/spec';
 import { createFenceCounters, type FenceCounters } from './fence-counters';
 import type { FileSystem } from './file-system';
+import { createKeptLeases, type KeptLeases } from './kept-leases';
 import { errorCode } from './safe-file';
 import { assertValidSessionId } from './session-id';
 import {
@@ -38,6 +39,8 @@ export interface StoreContext {
   files: TranscriptFiles;
   /** Fencing-token counters kept open across leases. */
   counters: FenceCounters;
+  /** Leases kept between holds while nobody asks for them. */
+  kept: KeptLeases;
   /**
    * The lock of a session, one object per session for the most recently used ones, so a released
    * lock's file is reused by the next hold (see `createCandidates`).
@@ -61,6 +64,8 @@ export function createStoreContext(options: {
   durable: boolean;
   window: DigestWindow;
   lock: Omit<SessionLockOptions, 'path'>;
+  /** How long a lease is kept unused between holds (0: never kept). */
+  keptLeaseIdleMs?: number;
 }): StoreContext {
   const { fileSystem, sessionsDir, durable } = options;
   let ready: Promise<void> | undefined;
@@ -133,6 +138,9 @@ export function createStoreContext(options: {
     syncDirectory: () => syncDirectoryAt(sessionsDir),
     files: createTranscriptFiles(fileSystem),
     counters,
+    kept: createKeptLeases(
+      options.keptLeaseIdleMs === undefined ? {} : { idleMs: options.keptLeaseIdleMs },
+    ),
     sessionLock(sessionId) {
       const path = lockPath(sessionId);
       let lock = locks.get(path);

@@ -33,6 +33,12 @@ export interface TranscriptStoreOptions {
   tailDigestBytes?: number;
   /** Bytes at the start of the file (outside the tail) covered by the fence digest; default 4096. */
   headDigestBytes?: number;
+  /**
+   * How long a released lease is kept for the session's next lease while nobody asks for its
+   * lock, in ms; default 5 000; 0 lets every lease go at its release (see "The lease kept while
+   * nobody asks").
+   */
+  keptLeaseIdleMs?: number;
 }
 
 /** The file-backed `SessionStorage`, plus the paths it uses. */
@@ -44,6 +50,11 @@ export interface TranscriptStore extends SessionStorage {
   lockPath(sessionId: string): string;
   /** `<sessionsDir>/<sessionId>.fence`: the session's fencing-token counter. */
   fencePath(sessionId: string): string;
+  /**
+   * Lets go of the leases this store keeps between holds (see "The lease kept while nobody
+   * asks"), and keeps none from now on. The store still works. Idempotent.
+   */
+  close(): Promise<void>;
 }
 
 const DEFAULT_TAIL_READ_BYTES = 1024 * 1024;
@@ -70,6 +81,7 @@ export function createTranscriptStoreWith(
       headBytes: options.headDigestBytes ?? DEFAULT_HEAD_DIGEST_BYTES,
     },
     lock: options.lock ?? {},
+    ...(options.keptLeaseIdleMs === undefined ? {} : { keptLeaseIdleMs: options.keptLeaseIdleMs }),
   });
 
   const store: TranscriptStore = {
@@ -77,6 +89,7 @@ export function createTranscriptStoreWith(
     transcriptPath: context.transcriptPath,
     lockPath: context.lockPath,
     fencePath: context.fencePath,
+    close: () => context.kept.close(),
 
     // Every operation's file-system failures (a full disk, a read-only directory) reach the
     // caller as `StorageError`s (kind `storage`), never as raw system errors.
@@ -137,6 +150,7 @@ export function createTranscriptStoreWith(
       fencePath: context.fencePath(sessionId),
       lock: context.sessionLock(sessionId),
       counters: context.counters,
+      kept: context.kept,
     };
     leaseOptions.signal?.throwIfAborted();
     await context.ensureDirectory();
