@@ -178,21 +178,24 @@ const offOverhead = off.p50 - base.p50;
 const phaseMedian = (name: string) => median(phases.get(name) ?? []);
 const counted = (name: string) => (phases.get(name)?.length ?? 0) / PROFILED_TURNS;
 const phaseRows = [
-  ['fence.acquire', 'lease (link the lock file, bump the counter) and the transcript state'],
+  [
+    'fence.acquire',
+    'the lease the store kept since the session’s last turn (its lock still its own: one lstat; the next token written) and the transcript state',
+  ],
   [
     'fence.append',
     'an owned write: checks and append (twice a turn): the message returns once written (its fsync runs during the model call), the reply after its fsync',
   ],
   [
     'fence.release',
-    'keep the lease while nobody asks for the lock (a watch of the lock file); no check right after the message write (the write checked)',
+    'keep the lease while nobody asks for the lock (the lock file’s watch stays from the last turn); no check right after the message write (the write checked)',
   ],
   ['model call', 'the transport call to the mock provider'],
   [
     'fence.reacquire',
     'the kept lease still holds its lock (one lstat) and the check that nothing changed',
   ],
-  ['fence.end', 'check, let the lease go'],
+  ['fence.end', 'check the transcript; the store keeps the lease for the next turn'],
 ].map(([name, what]) => {
   const count = counted(name as string);
   return [
@@ -284,7 +287,7 @@ await publish({
       goal: '≤ 15',
       measured: syscalls === undefined ? 'not measured (no strace)' : syscalls.perTurn.toFixed(1),
       met: syscalls !== undefined && syscalls.perTurn <= 15,
-      why: 'a turn takes its lease once (owner record, link, counter read and write; released at the end by rename, lstat, unlink) and keeps it across the model call while nobody asks for the lock (a watch of the lock file, then at reacquire one lstat proving the lock is still its own; another writer asks with a link to the lock file and the fence lets go at once, see the session-fence README); every owned write checks the lease (counter read, lock lstat) and the transcript (lstat, a read of its digest ranges: two once the file outgrows the head and tail windows) in one step with the write; acquire and reacquire check the transcript too, and so does end. Cut so far: the release right after the message write checks nothing, and the end right after the reply write checks the transcript but not the lease (the write checked both; 40.4 → 38.4); the counter stays open across leases (38.4 → 34.4); the lease kept across the model call (a release and a new lease, 7 calls, against the watch and one lstat: 34.4 → 29.4). Not in this count (the model answers at once): a kept lease heartbeats during a long model call (a futimes and an lstat per quarter ttl), as a held one does. Not cut, on purpose: an owned write trusting a check made earlier in the same hold (a foreign write or a takeover between the two would be written over, not refused), the end check of the transcript (a write that lands after the reply must be noticed). Next: keep the lease between turns of a session while nobody asks (the next acquire and this release: 7 calls), with the same ask.',
+      why: 'what is left per turn: the lease the store kept since the session’s last turn (one lstat proving its lock is still its own, one write of the next token), kept across the model call and after the end while nobody asks for the lock (another writer asks with a link to the lock file, which the lock’s watch sees, and the lease is let go at once, see the session-fence README); every owned write checks the lease (one lock lstat) and the transcript (lstat, a read of its digest ranges: two once the file outgrows the head and tail windows) in one step with the write, then writes and fsyncs; acquire and reacquire check the transcript too, and so does end. Cut so far: the release right after the message write checks nothing, and the end right after the reply write checks the transcript but not the lease (the write checked both; 40.4 → 38.4); the counter stays open across leases (38.4 → 34.4); the lease kept across the model call (34.4 → 29.4); now the lease kept between turns (no owner record, link and counter read at the start, no rename, lstat and unlink at the end, the watch added once per hold instead of per release), and an owned write’s lease check no longer reads the counter while its lock file is still its own (no newer token can exist then: tokens are only issued under the lock, and a lock taken over is never linked back). Not in this count (the model answers at once, turns follow each other): a kept lease heartbeats, during a long model call and idle between turns (a futimes and two lstats per quarter ttl; idle, for at most 5 s). Not cut, on purpose: an owned write trusting a check made earlier in the same hold (a foreign write or a takeover between the two would be written over, not refused: the transcript check at acquire and reacquire, then again in each write), the end check of the transcript (a write that lands after the reply must be noticed), the head digest read (a same-size rewrite at the start must be seen).',
     },
     {
       name: 'p50 overhead of a turn, fsync off (not a target of the issue: what is left without the disk)',
