@@ -1,20 +1,50 @@
-import type { MessageEntry, SessionFence } from '@keel/spec';
+import type {
+  MessageEntry,
+  SessionFence,
+  SessionTurnClaims,
+  StorageCallOptions,
+  TranscriptState,
+} from '@keel/spec';
+
+/**
+ * The turn claim a turn runs under was handed over by the session's turn before it here, whose
+ * transcript ended at `since`: what other gateways queued after that (before this turn took the
+ * lease) was queued for this gateway's turns too.
+ */
+export interface HandedOver {
+  claims: SessionTurnClaims;
+  since: TranscriptState;
+}
 
 /**
  * The fence a turn uses, telling it what its fence adopted: after each check, release,
  * reacquire, write or end (settled either way), the queued messages of other gateways the fence
  * took since (`takeAdopted`) go to `onAdopted`, before the caller goes on, so the turn's entries
- * keep the transcript's order. A fence without `takeAdopted` is returned as it is.
+ * keep the transcript's order. With `handedOver`, `acquire` also adopts what other gateways
+ * queued since the turn before (nothing when anything else was written; a store failure there
+ * leaves them to be answered as before: once the claim is free). A fence without `takeAdopted`
+ * is returned as it is.
  */
 export function adoptingFence(
   fence: SessionFence,
   onAdopted: (messages: MessageEntry[]) => void,
+  handedOver?: HandedOver,
 ): SessionFence {
   const take = fence.takeAdopted?.bind(fence);
   if (take === undefined) return fence;
   const handOut = () => {
     const messages = take();
     if (messages.length > 0) onAdopted(messages);
+  };
+  /** Under the lease `acquire` took: nothing else is written meanwhile. */
+  const adoptSince = async ({ claims, since }: HandedOver, signal?: AbortSignal) => {
+    const options: StorageCallOptions = signal === undefined ? {} : { signal };
+    const seen = await claims.queuedSince(fence.sessionId, since, options).catch(() => undefined);
+    if (seen?.change !== undefined || seen === undefined || seen.entries === undefined) return;
+    const messages = seen.entries.filter(
+      (entry): entry is MessageEntry => entry.type === 'message' && entry.role === 'user',
+    );
+    if (messages.length > 0 && messages.length === seen.entries.length) onAdopted(messages);
   };
   const after =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
@@ -38,7 +68,10 @@ export function adoptingFence(
     get state() {
       return fence.state;
     },
-    acquire: (options) => fence.acquire(options),
+    acquire: async (options) => {
+      await fence.acquire(options);
+      if (handedOver !== undefined) await adoptSince(handedOver, options?.signal);
+    },
     release: after((options) => fence.release(options)),
     reacquire: after((options) => fence.reacquire(options)),
     append: after((entries, options) => fence.append(entries, options)),

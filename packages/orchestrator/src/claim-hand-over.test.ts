@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTranscriptStore } from '@keel/session-fence';
+import type { TurnOutcome } from '@keel/spec';
 import { createMockProvider } from '@keel/testing';
 import { afterEach, expect, it } from 'vitest';
 import { createGate, createGateway } from '../test/two-gateways';
@@ -69,4 +70,65 @@ it('the owner answers an adopted message under the claim of the turn before it',
   // With no turn left waiting, the last turn let the claim go.
   await a.orchestrator.shutdown();
   expect(await observer.currentTurn('s1')).toBeUndefined();
+});
+
+it('a message another gateway queues between two turns here is adopted by the second', async () => {
+  const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-hand-over-'));
+  cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
+  const mock = await createMockProvider({});
+  cleanup.push(() => mock.close());
+  const first = createGate();
+  let calls = 0;
+  let bAsked = false;
+  const b = createGateway(
+    'b',
+    sessionsDir,
+    mock,
+    async () => {
+      bAsked = true;
+    },
+    { pollMs: 600_000 },
+  );
+  let third: Promise<TurnOutcome> | undefined;
+  let acquires = 0;
+  const a = createGateway(
+    'a',
+    sessionsDir,
+    mock,
+    () => {
+      calls += 1;
+      return calls === 1 ? first.wait() : Promise.resolve();
+    },
+    {
+      // Before a's second turn takes the session (its first turn has ended, the claim is
+      // handed over): b gets a message and queues it.
+      async beforeAcquire() {
+        acquires += 1;
+        if (acquires !== 2) return;
+        third = b.orchestrator.runTurn({ sessionId: 's1', input: 'third', clientMessageId: 'c3' });
+        await b.queued;
+      },
+    },
+  );
+  cleanup.push(() => a.orchestrator.shutdown({ graceMs: 0 }));
+  cleanup.push(() => b.orchestrator.shutdown({ graceMs: 0 }));
+  cleanup.push(async () => first.open());
+
+  const one = a.orchestrator.runTurn({ sessionId: 's1', input: 'first', clientMessageId: 'c1' });
+  await first.reached;
+  // Queued here behind the first turn: the first turn hands its claim over to it.
+  const two = a.orchestrator.runTurn({ sessionId: 's1', input: 'second', clientMessageId: 'c2' });
+  first.open();
+  const answerTwo = await two;
+  // The second turn took c3 in as it took the session, as a turn's fence adopts a queued message.
+  const queued = a.events.find(
+    (event) => event.type === 'message-queued' && event.turnId === answerTwo.turnId,
+  );
+  expect(queued).toBeDefined();
+  const answerThree = await third;
+  expect(await one).toMatchObject({ kind: 'reply', clientMessageId: 'c1' });
+  expect(answerTwo).toMatchObject({ kind: 'reply', clientMessageId: 'c2' });
+  expect(answerThree).toMatchObject({ kind: 'reply', clientMessageId: 'c3' });
+  expect(bAsked).toBe(false);
+  expect(mock.requests.map((request) => request.apiKey)).toEqual(['key-a', 'key-a', 'key-a']);
 });

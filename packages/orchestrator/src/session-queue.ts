@@ -1,14 +1,11 @@
 import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
 import { adoptingFence } from './adopting-fence';
-import { announceAnswered, claimTurn, type HeldClaim } from './claimed-turn';
+import { announceAnswered, claimTurn } from './claimed-turn';
 import { createLiveTurn, detachFromCaller } from './create-live-turn';
 import { runTurn, type TurnInput } from './run-turn';
+import { createSlot, type Slot } from './session-slot';
 import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
-import {
-  createWaitingMessages,
-  type JoinedMessage,
-  type WaitingMessages,
-} from './waiting-messages';
+import { createWaitingMessages, type JoinedMessage } from './waiting-messages';
 
 export interface SubmitRequest {
   sessionId: string;
@@ -34,19 +31,6 @@ export interface SessionQueue {
   stats(): { runningTurns: number; queuedTurns: number };
 }
 
-interface Slot {
-  running: LiveTurn | undefined;
-  /** The tail of the session's chain of work. */
-  tail: Promise<unknown>;
-  queued: number;
-  /** `steer`: messages waiting for the next turn to write its message, to be written with it. */
-  waiting: WaitingMessages | undefined;
-  /** Turns queued on the chain that have not started yet. */
-  turnsAhead: number;
-  /** The turn claim a turn that ended here handed over to the next turn (`turnsAhead` > 0). */
-  kept: HeldClaim | undefined;
-}
-
 /**
  * Turns of one session run one after another. A message that arrives while a turn runs is
  * written at once through that turn's fence (an owned write: the running turn is not taken
@@ -67,14 +51,7 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   function slotOf(sessionId: string): Slot {
     let slot = slots.get(sessionId);
     if (slot === undefined) {
-      slot = {
-        running: undefined,
-        tail: Promise.resolve(),
-        queued: 0,
-        waiting: undefined,
-        turnsAhead: 0,
-        kept: undefined,
-      };
+      slot = createSlot();
       slots.set(sessionId, slot);
     }
     return slot;
@@ -111,10 +88,19 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     const outcome = chain(sessionId, async (slot) => {
       slot.turnsAhead -= 1;
       let kept = slot.kept;
+      const since = slot.keptSince;
       slot.kept = undefined;
+      slot.keptSince = undefined;
       for (let current = input; ; ) {
         const turn = createLiveTurn(runtime, sessionId, current, signal);
-        turn.fence = adoptingFence(turn.fence, (messages) => adopt(turn, messages));
+        const claims = runtime.storage.turnClaims;
+        turn.fence = adoptingFence(
+          turn.fence,
+          (messages) => adopt(turn, messages),
+          kept === undefined || since === undefined || claims === undefined
+            ? undefined
+            : { claims, since },
+        );
         if (runtime.stopping) stopForShutdown(turn);
         slot.running = turn;
         const unwatch =
@@ -136,8 +122,10 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
             // A turn waiting here (adopted or queued) runs under this claim: released, another
             // gateway's waiter could take the turn first.
             if (claimed !== undefined) {
-              if (slot.turnsAhead > 0) slot.kept = claimed.claim;
-              else await claimed.claim.release();
+              if (slot.turnsAhead > 0) {
+                slot.kept = claimed.claim;
+                slot.keptSince = turn.fence.state;
+              } else await claimed.claim.release();
             }
           }
         } finally {

@@ -15,15 +15,16 @@ export interface Gateway {
 
 /**
  * A gateway `id`: its own file store over `sessionsDir`, a `gatewayId`, the loopback mock's
- * Anthropic wire (key `key-<id>`), every model call waiting for `gate` before it ends, and a
- * waiter's poll of `options.pollMs` (default 20 ms).
+ * Anthropic wire (key `key-<id>`), every model call waiting for `gate` before it ends, a
+ * waiter's poll of `options.pollMs` (default 20 ms), and `options.beforeAcquire` awaited before
+ * each turn's fence takes the session.
  */
 export function createGateway(
   id: string,
   sessionsDir: string,
   mock: MockProvider,
   gate: () => Promise<void>,
-  options: { pollMs?: number } = {},
+  options: { pollMs?: number; beforeAcquire?: () => Promise<void> } = {},
 ): Gateway {
   const store = createTranscriptStore({ sessionsDir, fsync: false, lock: { pollMs: 5 } });
   const claims = store.turnClaims;
@@ -63,7 +64,18 @@ export function createGateway(
   };
   const orchestrator = createOrchestrator({
     storage,
-    fences: (sessionId) => createSessionFence({ storage: store, sessionId }),
+    fences(sessionId) {
+      const fence = createSessionFence({ storage: store, sessionId });
+      const { beforeAcquire } = options;
+      if (beforeAcquire === undefined) return fence;
+      const acquire = fence.acquire.bind(fence);
+      return Object.assign(fence, {
+        acquire: async (...args: Parameters<typeof acquire>) => {
+          await beforeAcquire();
+          return acquire(...args);
+        },
+      });
+    },
     router: { connect },
     providers: [{ id: 'anthropic', profiles: [{ id: 'k1' }] }],
     models: { primary: 'anthropic/primary' },

@@ -1,0 +1,33 @@
+import type { TranscriptState } from '@keel/spec';
+import type { HeldClaim } from './claimed-turn';
+import type { LiveTurn } from './turn-runtime';
+import type { WaitingMessages } from './waiting-messages';
+
+/** What the session queue keeps for one session while it has work. */
+export interface Slot {
+  running: LiveTurn | undefined;
+  /** The tail of the session's chain of work. */
+  tail: Promise<unknown>;
+  queued: number;
+  /** `steer`: messages waiting for the next turn to write its message, to be written with it. */
+  waiting: WaitingMessages | undefined;
+  /** Turns queued on the chain that have not started yet. */
+  turnsAhead: number;
+  /** The turn claim a turn that ended here handed over to the next turn (`turnsAhead` > 0). */
+  kept: HeldClaim | undefined;
+  /** The transcript's state as the turn that handed `kept` over left it. */
+  keptSince: TranscriptState | undefined;
+}
+
+/** A session's slot with nothing running, queued or kept. */
+export function createSlot(): Slot {
+  return {
+    running: undefined,
+    tail: Promise.resolve(),
+    queued: 0,
+    waiting: undefined,
+    turnsAhead: 0,
+    kept: undefined,
+    keptSince: undefined,
+  };
+}
