@@ -350,7 +350,7 @@ await publish({
       goal: `≤ ${ms(cpuPortkeyWholeMs)} ms`,
       measured: `${ms(cpuKeelMs)} ms as the CLI runs it (\`--optimize-for-size\`; ${ratio(cpuKeelMs, cpuPortkeyWholeMs)}), ${ms(cpuKeelDefaultMs)} ms with \`--no-optimize-for-size\` (${ratio(cpuKeelDefaultMs, cpuPortkeyWholeMs)}); with the flag ${Math.abs(((cpuKeelMs - cpuKeelDefaultMs) / cpuKeelDefaultMs) * 100).toFixed(0)} % ${cpuKeelMs >= cpuKeelDefaultMs ? 'more' : 'less'} CPU than without; ${ms(cpuKeelSmallYoungMs)} ms with a small young generation set at launch instead (\`${SMALL_YOUNG_FLAGS.join(' ')}\`, ${ratio(cpuKeelSmallYoungMs, cpuPortkeyWholeMs)})`,
       met: cpuKeelMs <= cpuPortkeyWholeMs,
-      why: 'per message Keel persists and fences a transcript (reads its tail, appends two entries, fsyncs, takes and releases a lease), runs the turn and its observers, and calls upstream streamed through the SDK; Portkey is a stateless proxy that stores nothing. The small-heap flag (bounded memory row) adds collection work',
+      why: "per message Keel persists and fences a transcript (reads its tail, appends two entries, fsyncs, takes and releases a lease), runs the turn and its observers, and calls upstream streamed through the SDK; Portkey is a stateless proxy that stores nothing. Where the gateway's CPU goes (`node --cpu-prof`, `--no-optimize-for-size`, 1 500 messages one at a time over 64 sessions of 20+ turns; shares of the main thread's busy samples at load ~25, 2026-12-02): the `fsync` binding 13 %, socket writes 13 % (the answer and the upstream request), the upstream call (the `openai` SDK, undici's `Response` and `Headers`, web streams, `node:http`) 12 %, session-fence 8 % in JavaScript and 8 % in its other file-system calls, the orchestrator 8 %, garbage collection 6 %, Fastify and ajv 3 %, the gateway's own code 3 %, the transport 1.4 %, Node's streams, events and timers most of the rest. Cut on 2026-12-02 (issue 20): 6 % of the bytes allocated per message (433 → 408 KB: tool pairing, message conversion and turn log lines that were built at `warn`); the `openai` SDK formats its request details for a debug line on every request whatever the log level (an eager argument, not a setting Keel passes; ~0.4 %). The small-heap flag (bounded memory row) adds collection work",
     },
     {
       name: `throughput at ${IN_FLIGHT} in flight (issue 20)`,
@@ -384,8 +384,17 @@ await publish({
     },
   ],
   targets: [
+    // A "met" never rests on a peer's artificial delay (issue 20): Portkey's streamed answers wait
+    // ~25 ms (see the note), so the fair row is against Portkey not streamed.
     {
-      name: 'Keel p50 overhead below Portkey p50 overhead (Keel durable)',
+      name: "Keel p50 overhead below Portkey's, not streamed (the fair comparison; Keel durable and streamed upstream)",
+      goal: `< ${ms(portkeyWhole - directWhole)} ms`,
+      measured: `${ms(keelOverhead)} ms`,
+      met: keelOverhead < portkeyWhole - directWhole,
+      why: `Keel's overhead holds two fsyncs and a fenced transcript, which a proxy that stores nothing does not pay`,
+    },
+    {
+      name: "Keel p50 overhead below Portkey's, streamed (as measured; Portkey's first chunk waits ~25 ms)",
       goal: `< ${ms(peerOverhead)} ms`,
       measured: `${ms(keelOverhead)} ms`,
       met: keelOverhead < peerOverhead,
