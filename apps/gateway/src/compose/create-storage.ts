@@ -61,7 +61,8 @@ export function createStorage(config: KeelConfig): StorageSetup {
     health: createProviderHealth(rules),
     shared: false,
     status: watchStorage(storage, () => writableDirectory(storage.sessionsDir)),
-    async close() {},
+    // The locks the store keeps between turns are let go here, not only at the process's exit.
+    close: () => storage.close(),
   };
 }
 
