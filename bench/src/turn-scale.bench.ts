@@ -7,7 +7,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createOrchestrator, type Orchestrator } from '@keel/orchestrator';
 import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
 import { createMockProvider } from '@keel/testing';
@@ -120,12 +119,8 @@ await rm(root, { recursive: true, force: true });
 // cache or a kept descriptor that holds fewer sessions than are active shows up here as calls
 // that only the larger variant makes (a store that kept 256 session locks made 40 calls a turn at
 // 1 000 sessions, 36 at 100: a lock file created and removed per turn).
-const syscallChild = fileURLToPath(new URL('./lib/turn-scale-syscalls-child.ts', import.meta.url));
 const syscallsAt = (sessions: number) =>
-  countTurnSyscalls(SYSCALL_TURNS, {
-    child: syscallChild,
-    env: { SESSIONS: String(sessions) },
-  });
+  countTurnSyscalls(SYSCALL_TURNS, { env: { SESSIONS: String(sessions), SEED: '1' } });
 const fewSyscalls = await syscallsAt(FEW_SESSIONS);
 const manySyscalls = await syscallsAt(MANY_SESSIONS);
 

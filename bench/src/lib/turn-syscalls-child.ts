@@ -1,16 +1,21 @@
 /**
- * Run under `strace` by `orchestrator-overhead.bench.ts`: TURNS one-message turns of the
- * orchestrator on the file store (fsync on) with a model port that answers at once, after a
- * warm-up, between two marker `stat`s of paths that do not exist (`MARKER`.start / .end).
+ * Run under `strace` (`turn-syscalls.ts`) by `orchestrator-overhead.bench.ts` and
+ * `turn-scale.bench.ts`: TURNS one-message turns of the orchestrator on the file store (fsync on),
+ * with a model port that answers at once, to the next of SESSIONS sessions, between two marker
+ * `stat`s of paths that do not exist (`MARKER`.start / .end). Before the marked turns: with
+ * `SEED=1` each session is seeded as turn-scale seeds them and visited once (a steady state over
+ * many sessions); without, three warm-up turns per session.
  */
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { createOrchestrator } from '@keel/orchestrator';
 import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
 import type { ModelPort } from '@keel/spec';
+import { writeSyntheticTranscript } from './synthetic-transcript';
 
 const { SESSIONS_DIR, MARKER } = process.env;
 const TURNS = Number(process.env.TURNS ?? '200');
-const SESSIONS = 8;
+const SESSIONS = Number(process.env.SESSIONS ?? '8');
+const SEED = process.env.SEED === '1';
 const port: ModelPort = {
   specificationVersion: 'v1',
   provider: 'null',
@@ -21,7 +26,9 @@ const port: ModelPort = {
     yield { type: 'finish', reason: 'stop' };
   },
 };
-const storage = createTranscriptStore({ sessionsDir: SESSIONS_DIR ?? '', fsync: true });
+const sessionsDir = SESSIONS_DIR ?? '';
+mkdirSync(sessionsDir, { recursive: true });
+const storage = createTranscriptStore({ sessionsDir, fsync: true });
 const orchestrator = createOrchestrator({
   storage,
   fences: (sessionId) => createSessionFence({ storage, sessionId }),
@@ -38,12 +45,21 @@ const mark = (name: string) => {
 };
 const turn = async (index: number) => {
   const outcome = await orchestrator.runTurn({
-    sessionId: `s${index % SESSIONS}`,
+    sessionId: `s-${index % SESSIONS}`,
     input: `m${index}`,
   });
   if (outcome.kind !== 'reply') throw new Error(`turn ended ${outcome.kind}`);
 };
-for (let index = 0; index < 3 * SESSIONS; index += 1) await turn(index);
+if (SEED) {
+  for (let index = 0; index < SESSIONS; index += 1)
+    await writeSyntheticTranscript({
+      sessionsDir,
+      sessionId: `s-${index}`,
+      turns: 10,
+      keepLast: 20,
+    });
+}
+for (let index = 0; index < (SEED ? 1 : 3) * SESSIONS; index += 1) await turn(index);
 mark('start');
 for (let index = 0; index < TURNS; index += 1) await turn(index);
 mark('end');

@@ -17,9 +17,8 @@ export interface TurnSyscalls {
   perTurn: number;
 }
 
-/** Another child than `turn-syscalls-child.ts` (same markers and environment), and its settings. */
+/** The child's settings: `SESSIONS` (default 8) and `SEED=1` (see `turn-syscalls-child.ts`). */
 export interface TurnSyscallsOptions {
-  child?: string;
   env?: Record<string, string>;
 }
 
@@ -37,8 +36,7 @@ export async function countTurnSyscalls(
     const sessionsDir = join(dir, 'sessions');
     const marker = join(dir, 'marker');
     const trace = join(dir, 'trace.txt');
-    const child =
-      options.child ?? fileURLToPath(new URL('./turn-syscalls-child.ts', import.meta.url));
+    const child = fileURLToPath(new URL('./turn-syscalls-child.ts', import.meta.url));
     const run = spawnSync(
       'strace',
       ['-f', '-y', '-o', trace, process.execPath, '--import', 'tsx', child],
