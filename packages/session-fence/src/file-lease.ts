@@ -97,17 +97,7 @@ export async function acquireLease(
     throw error;
   }
   events.token = next.toString();
-  const lease = createLease({
-    paths,
-    lock,
-    counter: borrowed,
-    token: next,
-    ttlMs: options.ttlMs,
-    events,
-    keep: true,
-  });
-  liveLeases.set(paths.lockPath, lease);
-  return lease;
+  return issueLease({ paths, lock, counter: borrowed, token: next, ttlMs: options.ttlMs, events });
 }
 
 /** A lease event of the lock, to the lease that holds it now (none while it is kept). */
@@ -155,17 +145,14 @@ async function reuseKept(
   const events = kept.events;
   events.token = next.toString();
   events.onEvent = options.onEvent;
-  const lease = createLease({
+  return issueLease({
     paths,
     lock: handle,
     counter: kept.counter,
     token: next,
     ttlMs: options.ttlMs,
     events,
-    keep: true,
   });
-  liveLeases.set(paths.lockPath, lease);
-  return lease;
 }
 
 /** Releases `lease` and lets its lock go now (the store keeps nothing for the next lease). */
@@ -175,7 +162,9 @@ export async function releaseNow(lease: SessionLease): Promise<void> {
   await lease.release();
 }
 
-function createLease(state: LeaseState): SessionLease {
+/** The session's live lease over `lock` and its counter at `token` (kept for the next lease on release). */
+function issueLease(fields: Omit<LeaseState, 'keep'>): SessionLease {
+  const state: LeaseState = { ...fields, keep: true };
   const { paths, lock } = state;
   let released = false;
   const lease: SessionLease = {
@@ -217,6 +206,7 @@ function createLease(state: LeaseState): SessionLease {
     },
   };
   leaseStates.set(lease, state);
+  liveLeases.set(paths.lockPath, lease);
   return lease;
 }
 
