@@ -187,6 +187,11 @@ export interface InspectOptions extends StorageCallOptions {
 export interface TurnClaimHolder {
   /** The gateway (process) that runs the turn, as it named itself when claiming. */
   readonly owner: string;
+  /**
+   * The turn that took the claim. A gateway may hand a held claim on to its next turn of the same
+   * session without releasing it; the claim then keeps this first turn's id (it names who claimed,
+   * not necessarily the turn running now).
+   */
   readonly turnId: string;
   /** The claim's fencing token: a decimal integer string that only grows per session (`BigInt`). */
   readonly token: string;
