@@ -40,7 +40,7 @@ export function adoptingFence(
   const adoptSince = async ({ claims, since }: HandedOver, signal?: AbortSignal) => {
     const options: StorageCallOptions = signal === undefined ? {} : { signal };
     const seen = await claims.queuedSince(fence.sessionId, since, options).catch(() => undefined);
-    if (seen?.change !== undefined || seen === undefined || seen.entries === undefined) return;
+    if (seen === undefined || seen.change !== undefined || seen.entries === undefined) return;
     const messages = seen.entries.filter(
       (entry): entry is MessageEntry => entry.type === 'message' && entry.role === 'user',
     );
