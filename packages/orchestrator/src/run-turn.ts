@@ -104,7 +104,7 @@ export async function runTurn(
   }
   const flushFailure = await held.settled();
   if (flushFailure !== undefined) {
-    // The message never became durable: no reply (the fence refuses every later write too).
+    // The message never became durable: the flush's error ends the turn, whatever else did.
     ending = endingForError(runtime, turn, flushFailure);
     toWrite = [];
   }
@@ -147,7 +147,7 @@ export async function runTurn(
     // events wait for that flush (`held`), and the fence's next write waits for it too.
     const opening = !opened;
     opened = true;
-    if (entries.length === 0) return;
+    // Never empty: the opening write holds the turn's start, the closing one the turn's end.
     const result = await turn.fence.append(entries, {
       ...(withSignal ? { signal } : {}),
       ...(opening ? { flush: 'deferred' as const } : {}),
