@@ -9,6 +9,9 @@
 //                                      the parts' reports are folded into one row per file
 //   MUTATION_CONCURRENCY=2             Stryker's test runners (default 1)
 //   MUTATION_REPORT_ONLY=1             write MUTATION.md from the reports already there
+//   MUTATION_TAG=name                  names a selection's report (default: its files, hashed if long)
+// Each run also updates tools/mutation/results.json (in git, see ledger.mjs): every file's last
+// result, so MUTATION.md keeps files run on other machines and marks those changed since.
 // Run Stryker in a private clone (others' rebuilt dist gives false kills), then copy its
 // packages/<name>/node_modules/.cache/stryker/{mutation,incremental}-<selection>.json into the same
 // folder of this tree and write MUTATION.md here with MUTATION_REPORT_ONLY=1.
@@ -19,6 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hashOf, readLedger, summarize, writeLedger } from './ledger.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PACKAGES = ['orchestrator', 'provider-health', 'error-classification'];
@@ -57,8 +61,9 @@ for (const name of process.env['MUTATION_REPORT_ONLY'] === '1' ? [] : chosen) {
  * Every report's mutants, per file. A file can be run in parts (`src/x.ts:1-150`, `src/x.ts:151-300`)
  * or again after a change: the newest report of a file gives its source, the reports of that same
  * source are folded mutant by mutant (the newest result wins), and reports of an older source are left
- * out. Returns [path, mutants, ranges] triples, each file once; `ranges` names the lines run when only
- * parts of the file were (read from the reports' names, which carry the selection), else undefined.
+ * out. Returns [path, ledger entry] pairs, each file once (see ledger.mjs); the entry's `ranges` names
+ * the lines run when only parts of the file were (read from the reports' names, which carry the
+ * selection).
  */
 function foldReports(reports) {
   const byPath = new Map();
@@ -71,13 +76,17 @@ function foldReports(reports) {
       if (seen === undefined || seen.source !== file.source)
         byPath.set(path, { source: file.source, mutants: new Map(), ranges: [] });
       const folded = byPath.get(path);
+      folded.measured = new Date(statSync(report).mtimeMs).toISOString().slice(0, 10);
       for (const m of file.mutants) folded.mutants.set(mutantKey(m), m);
       const range = rangeIn(tag, path);
       folded.ranges =
         range === undefined || folded.ranges === undefined ? undefined : [...folded.ranges, range];
     }
   }
-  return [...byPath].map(([path, { mutants, ranges }]) => [path, [...mutants.values()], ranges]);
+  return [...byPath].map(([path, { mutants, ranges, source, measured }]) => [
+    path,
+    summarize({ mutants: [...mutants.values()], ranges, source, measured }),
+  ]);
 }
 /** The lines of `path` a report's selection (`tag`, as stryker-options.mjs names it) ran, if a range. */
 function rangeIn(tag, path) {
@@ -108,18 +117,16 @@ function mutantKey(m) {
   return `${span(m)}:${m.mutatorName}:${m.replacement ?? ''}`;
 }
 
-/** Stryker's score: killed (and timed out) of the mutants that ran or had no test at all. */
-function score(mutants) {
-  const count = (...statuses) => mutants.filter((m) => statuses.includes(m.status)).length;
-  const killed = count('Killed', 'Timeout');
-  const survived = count('Survived');
-  const uncovered = count('NoCoverage');
-  const valid = killed + survived + uncovered;
+/** Stryker's score over ledger entries: killed (and timed out) of the mutants that ran or had no test. */
+function score(entries) {
+  const sum = (field) => entries.reduce((total, entry) => total + entry[field], 0);
+  const killed = sum('killed');
+  const valid = killed + sum('survived') + sum('uncovered');
   return {
     killed,
-    survived,
-    uncovered,
-    invalid: count('CompileError', 'RuntimeError'),
+    survived: sum('survived'),
+    uncovered: sum('uncovered'),
+    invalid: sum('invalid'),
     score: valid === 0 ? undefined : (100 * killed) / valid,
   };
 }
@@ -129,8 +136,8 @@ function code(text) {
   return fence === '`' ? `\`${text}\`` : `${fence} ${text} ${fence}`;
 }
 const percent = (value) => (value === undefined ? '—' : `${value.toFixed(1)} %`);
-const row = (label, s) =>
-  `| ${label} | ${percent(s.score)} | ${s.killed} | ${s.survived} | ${s.uncovered} | ${s.invalid} |`;
+const row = (label, s, measured) =>
+  `| ${label} | ${percent(s.score)} | ${s.killed} | ${s.survived} | ${s.uncovered} | ${s.invalid} | ${measured} |`;
 
 const lines = [
   '# Mutation testing',
@@ -139,8 +146,11 @@ const lines = [
   'Score = killed (or timed out) ÷ (killed + survived + no coverage); type errors are not counted.',
   '',
 ];
+const ledgerPath = join(root, 'tools/mutation/results.json');
+const ledger = readLedger(ledgerPath);
 for (const name of PACKAGES) {
-  // Every selection's last report (MUTATION_FILES runs keep their own), the newest per file.
+  // Every selection's last report (MUTATION_FILES runs keep their own), the newest per file, over
+  // what the ledger kept from earlier runs (on this machine or another).
   const dir = join(root, 'packages', name, 'node_modules/.cache/stryker');
   const reports = existsSync(dir)
     ? readdirSync(dir)
@@ -148,71 +158,86 @@ for (const name of PACKAGES) {
         .map((file) => join(dir, file))
         .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)
     : [];
-  if (reports.length === 0) {
-    lines.push(`## @keel/${name}`, '', 'Not run yet on this machine.', '');
+  const kept = Object.entries(ledger[name] ?? {}).filter(([path]) =>
+    existsSync(join(root, 'packages', name, path)),
+  );
+  ledger[name] = Object.fromEntries([...kept, ...foldReports(reports)]);
+  const byFile = Object.entries(ledger[name]);
+  if (byFile.length === 0) {
+    lines.push(`## @keel/${name}`, '', 'Not run yet.', '');
     continue;
   }
-  const byFile = foldReports(reports);
-  const all = byFile.flatMap(([, mutants]) => mutants);
+  // A file changed since its run: its row says so (its mutants moved; run it again).
+  const changed = (path, entry) =>
+    hashOf(readFileSync(join(root, 'packages', name, path), 'utf8')) !== entry.sha256;
+  const label = (path, entry) =>
+    `${fileLabel(path, entry.ranges)}${changed(path, entry) ? ' (changed since)' : ''}`;
+  const all = byFile.map(([, entry]) => entry);
   lines.push(`## @keel/${name}`, '');
-  lines.push('| files | score | killed | survived | no coverage | type errors |');
-  lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
-  lines.push(row(`all mutated (${byFile.length})`, score(all)));
+  lines.push('| files | score | killed | survived | no coverage | type errors | measured |');
+  lines.push('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
+  const days = (entries) => [...new Set(entries.map((entry) => entry.measured))].sort().join(', ');
+  lines.push(row(`all mutated (${byFile.length})`, score(all), days(all)));
   const core = byFile.filter(([path]) => coreOf(name).includes(path));
   if (core.length > 0) {
-    lines.push(row('decision core', score(core.flatMap(([, mutants]) => mutants))));
-    for (const [path, mutants, ranges] of core)
-      lines.push(row(fileLabel(path, ranges), score(mutants)));
+    const entries = core.map(([, entry]) => entry);
+    lines.push(row('decision core', score(entries), days(entries)));
+    for (const [path, entry] of core)
+      lines.push(row(label(path, entry), score([entry]), entry.measured));
   }
   // Every other file run, one row each, so a file outside the core shows its own score too.
-  for (const [path, mutants, ranges] of byFile.filter(([path]) => !coreOf(name).includes(path)))
-    lines.push(row(fileLabel(path, ranges), score(mutants)));
+  for (const [path, entry] of byFile.filter(([path]) => !coreOf(name).includes(path)))
+    lines.push(row(label(path, entry), score([entry]), entry.measured));
+  const stale = byFile.filter(([path, entry]) => changed(path, entry)).map(([path]) => path);
+  if (stale.length > 0)
+    lines.push(
+      '',
+      `Changed since their run (their rows and survivors are the last run's: run them again): ${stale
+        .map((p) => `\`${p}\``)
+        .join(', ')}.`,
+    );
   if (name === 'orchestrator') {
     lines.push(
       '',
       "The decision core's health rules are `@keel/provider-health`'s (this package's " +
         '`src/health-rules.ts` only re-exports them): see that package below.',
     );
-    const missing = coreOf(name).filter((path) => !byFile.some(([done]) => done === path));
-    if (missing.length > 0)
-      lines.push(
-        '',
-        `Decision-core files not run yet: ${missing.map((p) => `\`${p}\``).join(', ')}.`,
-      );
-    const partly = core.filter(([, , ranges]) => ranges !== undefined);
-    if (partly.length > 0)
-      lines.push(
-        '',
-        `Decision-core files run only in part (the score counts those lines' mutants): ${partly
-          .map(([path, , ranges]) => fileLabel(path, ranges))
-          .join(', ')}.`,
-      );
   }
-  if (name !== 'orchestrator') {
-    const notRun = readdirSync(join(root, 'packages', name, 'src'))
-      .filter((file) => file.endsWith('.ts') && !/\.test(-d)?\.ts$|^index\.ts$/.test(file))
-      .map((file) => `src/${file}`)
-      .filter((path) => !byFile.some(([done]) => done === path));
-    if (notRun.length > 0)
-      lines.push('', `Files not run yet: ${notRun.map((p) => `\`${p}\``).join(', ')}.`);
-  }
-  const left = byFile.flatMap(([path, mutants]) =>
-    mutants
-      .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
-      .map((m) => ({ path, ...m })),
-  );
+  const missing = coreOf(name).filter((path) => !byFile.some(([done]) => done === path));
+  if (missing.length > 0)
+    lines.push(
+      '',
+      `Decision-core files not run yet: ${missing.map((p) => `\`${p}\``).join(', ')}.`,
+    );
+  const partly = core.filter(([, entry]) => entry.ranges !== undefined);
+  if (partly.length > 0)
+    lines.push(
+      '',
+      `Decision-core files run only in part (the score counts those lines' mutants): ${partly
+        .map(([path, entry]) => fileLabel(path, entry.ranges))
+        .join(', ')}.`,
+    );
+  const excluded = name === 'orchestrator' ? ['src/turn-runtime.ts'] : [];
+  const notRun = readdirSync(join(root, 'packages', name, 'src'))
+    .filter((file) => file.endsWith('.ts') && !/\.test(-d)?\.ts$|^index\.ts$/.test(file))
+    .map((file) => `src/${file}`)
+    .filter((path) => !excluded.includes(path) && !missing.includes(path))
+    .filter((path) => !byFile.some(([done]) => done === path));
+  if (notRun.length > 0)
+    lines.push('', `Files not run yet: ${notRun.map((p) => `\`${p}\``).join(', ')}.`);
+  const left = byFile.flatMap(([path, entry]) => entry.survivors.map((m) => ({ path, ...m })));
   lines.push('', `### Surviving mutants (${left.length})`, '');
   if (left.length === 0) lines.push('None.');
   for (const m of left) {
-    const replacement = (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80);
-    const key = `${name}/${m.path}:${span(m)}:${m.mutatorName}:${replacement}`;
+    const key = `${name}/${m.path}:${m.span}:${m.mutator}:${m.replacement}`;
     const reason = equivalent[key] ?? 'not killed yet';
     lines.push(
-      `- \`${m.path}:${span(m)}\` ${m.mutatorName} → ${code(replacement)} (${m.status}): ${reason}`,
+      `- \`${m.path}:${m.span}\` ${m.mutator} → ${code(m.replacement)} (${m.status}): ${reason}`,
     );
   }
   lines.push('');
 }
+writeLedger(ledgerPath, ledger);
 // The issue's own survivors and their tests: kept by hand, appended as written.
 lines.push(readFileSync(join(root, 'tools/mutation/issue-survivors.md'), 'utf8').trimEnd());
 writeFileSync(join(root, 'MUTATION.md'), `${lines.join('\n')}\n`);

@@ -1,8 +1,17 @@
 // The Stryker options every package's stryker.config.mjs shares (`pnpm mutation` at the root; not
 // in CI: slow on 2 cores). MUTATION_FILES (comma-separated globs) narrows what is mutated; each
 // selection keeps its own incremental state and report, which tools/mutation/run.mjs merges.
+import { createHash } from 'node:crypto';
+
 const files = process.env.MUTATION_FILES?.split(',').filter(Boolean);
-const tag = files === undefined ? 'all' : files.join('+').replace(/[^\w+.-]/g, '_');
+// A selection's tag names its report and temp folder: its files, shortened with a hash when long
+// (a file name has at most 255 bytes), or MUTATION_TAG.
+const joined = files === undefined ? 'all' : files.join('+').replace(/[^\w+.-]/g, '_');
+const tag =
+  process.env.MUTATION_TAG ??
+  (joined.length <= 80
+    ? joined
+    : `${joined.slice(0, 60)}-${createHash('sha256').update(joined).digest('hex').slice(0, 12)}`);
 
 /**
  * @param {{ vitestConfig?: string, exclude?: string[], timeoutMS?: number, timeoutFactor?: number }} [own]
