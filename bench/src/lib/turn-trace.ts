@@ -7,7 +7,10 @@ import { quantile } from './stats';
  * `turn ended`, at `info`) and the client's send and answer times: the wait until the turn that
  * answers it starts (at whichever gateway), that turn, and the delivery of its answer to the
  * gateway the client asked. Also the gap between one turn of a session and the next, split by
- * whether the next ran at the same gateway. Same machine, so the processes' clocks agree.
+ * whether the next ran at the same gateway; which message each session's turns answered, in
+ * what order; and the answer times of the sessions whose first turn answered their first message
+ * apart from the others (what crossing gateways costs, apart from the order the claim race gives
+ * messages sent at the same instant). Same machine, so the processes' clocks agree.
  */
 export interface TurnTrace {
   /** Reads a gateway's log lines from now on. */
@@ -103,9 +106,7 @@ export function createTurnTrace(): TurnTrace {
       const moved: number[] = [];
       const first: number[] = [];
       for (const sessionId of sessions) {
-        const turns = runs
-          .filter((run) => run.sessionId === sessionId)
-          .sort((a, b) => a.startedAt - b.startedAt);
+        const turns = turnsOf(sessionId);
         const sent = Math.min(
           ...mine.filter((request) => request.sessionId === sessionId).map((r) => r.sentAt),
         );
@@ -117,9 +118,77 @@ export function createTurnTrace(): TurnTrace {
       }
       console.log(`a session's first turn starts ${median(first)} ms after its messages were sent`);
       console.log(
+        `order of the turns (which message each session's turns answered): ${ordersOf(mine)}`,
+      );
+      console.log(
+        `a retry answered after its first copy's turn ended, median ${median(retryDelays(mine))} ms`,
+      );
+      const { firstCopyFirst, otherFirst } = byFirstTurn(mine);
+      console.log(
+        `p50 of the answers in sessions whose first turn answered m0: ${median(firstCopyFirst)} ms (${firstCopyFirst.length}); another message: ${median(otherFirst)} ms (${otherFirst.length})`,
+      );
+      console.log(
         `gap between turns: same gateway ${median(same)} ms (${same.length}), another gateway ${median(moved)} ms (${moved.length})`,
       );
     }
+  }
+
+  /** The labels of a session's turns in the order they started (a retry's turn is its first copy's). */
+  function labelsInOrder(mine: TracedRequest[], sessionId: string): string {
+    const labelOf = new Map<string | undefined, string>();
+    for (const request of mine) {
+      if (request.sessionId !== sessionId) continue;
+      if (request.label !== 'retry' || !labelOf.has(request.clientMessageId))
+        labelOf.set(request.clientMessageId, request.label);
+    }
+    return turnsOf(sessionId)
+      .map((run) => labelOf.get(run.clientMessageId) ?? '?')
+      .join(' ');
+  }
+
+  function turnsOf(sessionId: string): RunTurn[] {
+    return runs
+      .filter((run) => run.sessionId === sessionId)
+      .sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  /** How many sessions' turns ran in each order, most frequent first (`m0 m1 m2: 30, …`). */
+  function ordersOf(mine: TracedRequest[]): string {
+    const counts = new Map<string, number>();
+    for (const sessionId of new Set(mine.map((request) => request.sessionId))) {
+      const order = labelsInOrder(mine, sessionId);
+      counts.set(order, (counts.get(order) ?? 0) + 1);
+    }
+    return [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([order, count]) => `${order}: ${count}`)
+      .join(', ');
+  }
+
+  /**
+   * The answer times (request to answer) of the sessions whose first turn answered `m0` (so also
+   * its retry's), and of the sessions where another message's turn ran first.
+   */
+  function byFirstTurn(mine: TracedRequest[]) {
+    const firstCopyFirst: number[] = [];
+    const otherFirst: number[] = [];
+    for (const sessionId of new Set(mine.map((request) => request.sessionId))) {
+      const into = labelsInOrder(mine, sessionId).startsWith('m0') ? firstCopyFirst : otherFirst;
+      for (const request of mine)
+        if (request.sessionId === sessionId) into.push(request.answeredAt - request.sentAt);
+    }
+    return { firstCopyFirst, otherFirst };
+  }
+
+  /** Per retry: its answer's time minus the end of the turn that answered its first copy. */
+  function retryDelays(mine: TracedRequest[]): number[] {
+    const runOf = new Map(runs.map((run) => [`${run.sessionId} ${run.clientMessageId}`, run]));
+    return mine
+      .filter((request) => request.label === 'retry')
+      .flatMap((request) => {
+        const run = runOf.get(`${request.sessionId} ${request.clientMessageId}`);
+        return run === undefined ? [] : [request.answeredAt - run.endedAt];
+      });
   }
 
   return {

@@ -31,7 +31,10 @@ export interface HeldClaim {
  * the message there as queued (the store leaves it out when the transcript holds it already: a
  * repeat, or a message written before) and waits for the turn end that answers it, reading the
  * transcript again when the store announces a change of the session (`waitForChange`, listened
- * to before each look) and at least every `pollMs`.
+ * to before each look) and, as a backstop, when none was announced for `pollMs`: with a store that
+ * announces changes, that backstop doubles each time it runs out, up to `BACKSTOP_GROWTH` times
+ * `pollMs` (the announcements wake the waiter; every look reads the transcript and the claim, and
+ * with many waiters the backstop's looks loaded the database the running turns need).
  */
 export async function claimTurn(
   runtime: TurnRuntime,
@@ -81,6 +84,9 @@ export function announceAnswered(
   runtime.emitter.emit({ sessionId, turnId, at, type: 'turn-end', outcome });
   return outcome;
 }
+
+/** How far the backstop of a waiter whose store announces changes grows: 8 × `pollMs`. */
+const BACKSTOP_GROWTH = 8;
 
 /**
  * Heartbeats `claim` every third of its ttl until released; `confirmedAt` is when the request that
@@ -140,9 +146,10 @@ async function answeredElsewhere(
     });
     await claims.turnClaims.appendQueued(sessionId, [queued], { signal });
   }
+  let backstopMs = claims.pollMs;
   for (;;) {
     // Listening before looking: a change announced while this gateway looks is not missed.
-    const change = nextChange(claims, sessionId, signal);
+    const change = nextChange(claims, sessionId, backstopMs, signal);
     try {
       const { entries } = await runtime.storage.read(sessionId, { signal });
       const facts = transcriptFacts(entries);
@@ -163,7 +170,9 @@ async function answeredElsewhere(
       if ((await claims.turnClaims.currentTurn(sessionId, { signal })) === undefined) {
         return { type: 'free', message };
       }
-      await change.next;
+      // Nothing announced for the whole backstop: the next one waits twice as long.
+      if ((await change.next) === false)
+        backstopMs = Math.min(backstopMs * 2, claims.pollMs * BACKSTOP_GROWTH);
     } finally {
       change.stop();
     }
@@ -171,23 +180,26 @@ async function answeredElsewhere(
 }
 
 /**
- * The next announced change of the session (the store's `waitForChange`), or `pollMs` at most;
- * `stop` gives up listening.
+ * The next announced change of the session (the store's `waitForChange`: `next` is `true`), or
+ * `backstopMs` at most (`false`); without `waitForChange`, `backstopMs` (`undefined`, as when
+ * given up: nothing could be announced, so the backstop does not grow). `stop` gives up listening.
  */
-function nextChange(claims: ClaimSettings, sessionId: string, signal: AbortSignal) {
+function nextChange(
+  claims: ClaimSettings,
+  sessionId: string,
+  backstopMs: number,
+  signal: AbortSignal,
+) {
   const controller = new AbortController();
   const stop = () => controller.abort();
   signal.addEventListener('abort', stop, { once: true });
   const wait = claims.turnClaims.waitForChange?.bind(claims.turnClaims);
-  const waiting =
+  const waiting: Promise<boolean | undefined> =
     wait === undefined
-      ? pause(claims.pollMs, controller.signal)
-      : wait(sessionId, { timeoutMs: claims.pollMs, signal: controller.signal });
+      ? pause(backstopMs, controller.signal)
+      : wait(sessionId, { timeoutMs: backstopMs, signal: controller.signal });
   // Given up (`stop`, or the turn's abort, which the next look reports): nothing to wait for.
-  const next = waiting.then(
-    () => undefined,
-    () => undefined,
-  );
+  const next = waiting.catch(() => undefined);
   return {
     next,
     stop() {
@@ -197,13 +209,13 @@ function nextChange(claims: ClaimSettings, sessionId: string, signal: AbortSigna
   };
 }
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+function pause(ms: number, signal: AbortSignal): Promise<undefined> {
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', stop);
-      resolve();
+      resolve(undefined);
     };
     const stop = () => {
       clearTimeout(timer);

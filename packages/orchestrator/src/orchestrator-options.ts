@@ -128,7 +128,11 @@ export interface OrchestratorOptions {
 export interface TurnClaimOptions {
   /** A claim's life without a heartbeat (heartbeats every third of it); default 30 000 ms. */
   ttlMs?: number;
-  /** How often a message queued at another gateway's turn looks for its answer; default 200 ms. */
+  /**
+   * How soon a message queued at another gateway's turn looks for its answer when the store
+   * announced no change of the session; default 200 ms. With a store that announces changes
+   * (`waitForChange`), this backstop doubles each time it runs out, up to 8 × `pollMs`.
+   */
   pollMs?: number;
 }
 

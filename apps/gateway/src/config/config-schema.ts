@@ -151,7 +151,8 @@ export const configSchema = z
            * gateway while another runs its session's turn is queued there and answered by that turn.
            * `ttlMs`: a claim's life without a heartbeat (by the database's clock; default
            * `leaseTtlMs`), how soon another gateway answers for one that died or froze. `pollMs`: how
-           * often a queued message looks for its answer when no notification came (default 200).
+           * soon a queued message looks for its answer when no notification came (default 200;
+           * doubling each time, up to 8 × `pollMs`, while none comes).
            */
           turnClaims: z
             .strictObject({
