@@ -69,7 +69,8 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
         // Nothing left to hand a kept claim to (the turn it was kept for never claimed).
         void slot.kept?.release();
         slot.kept = undefined;
-        if (slot.running === undefined) slots.delete(sessionId);
+        // No turn runs either: a slot's turns run only inside its chain.
+        slots.delete(sessionId);
       });
     return result;
   }
@@ -89,18 +90,17 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       slot.turnsAhead -= 1;
       let kept = slot.kept;
       const since = slot.keptSince;
+      const claims = runtime.storage.turnClaims;
+      // Only the first claim is handed over: a turn that claims again (`free`) adopts as any other.
+      let handedOver =
+        kept === undefined || since === undefined || claims === undefined
+          ? undefined
+          : { claims, since };
       slot.kept = undefined;
       slot.keptSince = undefined;
       for (let current = input; ; ) {
         const turn = createLiveTurn(runtime, sessionId, current, signal);
-        const claims = runtime.storage.turnClaims;
-        turn.fence = adoptingFence(
-          turn.fence,
-          (messages) => adopt(turn, messages),
-          kept === undefined || since === undefined || claims === undefined
-            ? undefined
-            : { claims, since },
-        );
+        turn.fence = adoptingFence(turn.fence, (messages) => adopt(turn, messages), handedOver);
         if (runtime.stopping) stopForShutdown(turn);
         slot.running = turn;
         const unwatch =
@@ -111,6 +111,7 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
               ? undefined
               : await claimTurn(runtime, runtime.claims, turn, current, kept);
           kept = undefined;
+          handedOver = undefined;
           if (claimed?.type === 'free') {
             current = { type: 'existing', message: claimed.message };
             continue;
@@ -152,12 +153,11 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     turn: LiveTurn,
   ): Promise<MessageEntry | undefined> {
     if (turn.fence.status !== 'held' && turn.fence.status !== 'released') return undefined;
+    // `entries.message` leaves an undefined clientMessageId out.
     const message = runtime.entries.message({
       role: 'user',
       content: request.content,
-      ...(request.clientMessageId === undefined
-        ? {}
-        : { clientMessageId: request.clientMessageId }),
+      clientMessageId: request.clientMessageId,
     });
     try {
       await turn.fence.append(
@@ -272,9 +272,7 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       runtime.entries.message({
         role: 'user',
         content: request.content,
-        ...(request.clientMessageId === undefined
-          ? {}
-          : { clientMessageId: request.clientMessageId }),
+        clientMessageId: request.clientMessageId,
       });
     const options = { clientMessageId: request.clientMessageId, signal: request.signal };
     for (;;) {
@@ -384,11 +382,8 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
 }
 
 function newInput(request: SubmitRequest): TurnInput {
-  return {
-    type: 'new',
-    content: request.content,
-    ...(request.clientMessageId === undefined ? {} : { clientMessageId: request.clientMessageId }),
-  };
+  // Every reader of a turn's input takes an undefined clientMessageId for none.
+  return { type: 'new', content: request.content, clientMessageId: request.clientMessageId };
 }
 
 function keyOf(sessionId: string, clientMessageId: string): string {

@@ -73,4 +73,39 @@ describe('session queue: what stats and isRunning say while turns run and wait',
     expect(h.orchestrator.isRunning('s2')).toBe(false);
     expect(userTexts(await h.entries('s1'))).toEqual(['one', 'two', 'three']);
   });
+  it('a manual compaction is no running turn, nor is a turn that waits behind it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reached!: () => void;
+    const compacting = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    harness = await createHarness({
+      compactor: () => ({
+        shouldCompact: () => false,
+        async compact() {
+          reached();
+          await gate;
+          return { status: 'skipped', reason: 'not-needed' };
+        },
+      }),
+    });
+    const h = harness;
+    const compacted = h.orchestrator.compact('s1');
+    await compacting;
+    let turn: Promise<TurnOutcome> | undefined;
+    try {
+      expect(h.orchestrator.stats().runningTurns).toBe(0);
+      turn = h.orchestrator.runTurn({ sessionId: 's1', input: 'after it' });
+      expect(h.orchestrator.stats().runningTurns).toBe(0);
+      expect(h.orchestrator.isRunning('s1')).toBe(false);
+    } finally {
+      release();
+    }
+    expect(await compacted).toEqual({ status: 'skipped', reason: 'not-needed' });
+    expect((await turn!).kind).toBe('reply');
+    expect(h.orchestrator.stats()).toEqual({ runningTurns: 0, queuedTurns: 0 });
+  });
 });
