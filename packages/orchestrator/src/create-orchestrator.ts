@@ -269,23 +269,27 @@ function boundLeaseWait(
     const fence = fences(sessionId);
     const acquire = async (callOptions: FenceCallOptions = {}) => {
       const timer = new AbortController();
+      const caller = callOptions.signal;
+      // The caller's abort reaches the wait through a listener removed when the wait ends, not
+      // `AbortSignal.any` (on Node 20 about 20 µs a call, and weak references for the GC to track:
+      // once per turn).
+      const forward = () => timer.abort(caller?.reason);
+      if (caller?.aborted === true) forward();
+      else caller?.addEventListener('abort', forward, { once: true });
       const timeout = setTimeout(() => {
         const error = new OrchestratorError({
           message: `Session "${sessionId}" is busy: its lease was not free within lockTimeoutMs (${lockTimeoutMs} ms)`,
         });
         timer.abort(Object.assign(error, { keelKind: 'coordination' as const }));
       }, lockTimeoutMs);
-      const signal =
-        callOptions.signal === undefined
-          ? timer.signal
-          : AbortSignal.any([callOptions.signal, timer.signal]);
       try {
-        await fence.acquire({ ...callOptions, signal });
+        await fence.acquire({ ...callOptions, signal: timer.signal });
       } catch (error) {
-        if (timer.signal.aborted && callOptions.signal?.aborted !== true) throw timer.signal.reason;
+        if (timer.signal.aborted && caller?.aborted !== true) throw timer.signal.reason;
         throw error;
       } finally {
         clearTimeout(timeout);
+        caller?.removeEventListener('abort', forward);
       }
     };
     return new Proxy(fence, {

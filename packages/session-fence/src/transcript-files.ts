@@ -7,8 +7,12 @@ import { UnsafeTranscriptPathError } from './session-fence-error';
 const { O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 /** One descriptor per transcript serves reads (at explicit positions) and appends. */
 const openFlags = constants.O_RDWR | constants.O_APPEND | O_NOFOLLOW | O_NONBLOCK;
-/** Descriptors kept open while no operation uses them, most recently used last. */
-const MAX_IDLE = 8;
+/**
+ * Descriptors kept open while no operation uses them, most recently used last. As many as the
+ * fencing-token counters keep (`MAX_IDLE_COUNTERS`): a gateway serving more active sessions than
+ * this reopens each transcript at every turn (an open, an fstat and a close more per turn).
+ */
+export const MAX_IDLE_TRANSCRIPTS = 64;
 
 /** A transcript's open descriptor, lent to one operation. */
 export interface TranscriptFile {
@@ -98,7 +102,7 @@ export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
     let idle = 0;
     for (const cached of open.values()) if (cached.users === 0) idle += 1;
     for (const [path, cached] of open) {
-      if (idle <= MAX_IDLE) break;
+      if (idle <= MAX_IDLE_TRANSCRIPTS) break;
       if (cached.users > 0) continue;
       forget(path, cached);
       idle -= 1;

@@ -41,6 +41,28 @@ describe('createAttemptWatchdog', () => {
     watchdog.dispose();
   });
 
+  it('arms one stall timer per attempt, not one per chunk, and still times each wait', () => {
+    const setTimer = vi.spyOn(globalThis, 'setTimeout');
+    const watchdog = createAttemptWatchdog({ stallTimeoutMs: 100 });
+    for (let chunk = 0; chunk < 5; chunk += 1) {
+      watchdog.waitForChunk();
+      vi.advanceTimersByTime(99);
+      watchdog.chunkReceived();
+      // Past the first wait's deadline while no chunk is awaited: nothing fires.
+      vi.advanceTimersByTime(50);
+    }
+    expect(watchdog.signal.aborted).toBe(false);
+    expect(setTimer).toHaveBeenCalledTimes(1);
+    // Each wait gets the whole stall time from its start.
+    watchdog.waitForChunk();
+    vi.advanceTimersByTime(99);
+    expect(watchdog.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(watchdog.timeout).toMatchObject({ timeoutKind: 'stall', timeoutMs: 100 });
+    watchdog.dispose();
+    setTimer.mockRestore();
+  });
+
   it('fires the attempt clock whatever happens in between', () => {
     const watchdog = createAttemptWatchdog({ timeoutMs: 300, stallTimeoutMs: 200 });
     for (let i = 0; i < 5; i += 1) {

@@ -42,7 +42,10 @@ function isPositive(value: number | undefined): value is number {
 export function createAttemptWatchdog(options: AttemptWatchdogOptions): AttemptWatchdog {
   const controller = new AbortController();
   let fired: TransportTimeoutError | undefined;
+  // One stall timer per attempt, re-armed (`refresh`) at each wait instead of a new timer per
+  // chunk: it may stay armed while no chunk is awaited, and then fires into `waiting === false`.
   let stallTimer: ReturnType<typeof setTimeout> | undefined;
+  let waiting = false;
   let firstTokenTimer: ReturnType<typeof setTimeout> | undefined;
   let attemptTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -79,14 +82,18 @@ export function createAttemptWatchdog(options: AttemptWatchdogOptions): AttemptW
       return fired;
     },
     waitForChunk() {
-      clear(stallTimer);
-      if (isPositive(stallTimeoutMs)) {
-        stallTimer = setTimeout(() => fire('stall', stallTimeoutMs), stallTimeoutMs);
+      if (!isPositive(stallTimeoutMs)) return;
+      waiting = true;
+      if (stallTimer === undefined) {
+        stallTimer = setTimeout(() => {
+          if (waiting) fire('stall', stallTimeoutMs);
+        }, stallTimeoutMs);
+      } else {
+        stallTimer.refresh();
       }
     },
     chunkReceived() {
-      clear(stallTimer);
-      stallTimer = undefined;
+      waiting = false;
     },
     firstEvent() {
       clear(firstTokenTimer);
