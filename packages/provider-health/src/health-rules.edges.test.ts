@@ -151,6 +151,13 @@ describe('health rules: refusals and unknown reports', () => {
     expect(() => resolveHealthRules(options as HealthRuleOptions)).toThrow(message);
   });
 
+  it('refuses a failureRatio given as text, even one that reads as a number in range', () => {
+    const options = { failureRatio: '0.5' } as unknown as HealthRuleOptions;
+    expect(() => resolveHealthRules(options)).toThrow(
+      'failureRatio must be a number above 0 and at most 1, not "0.5"',
+    );
+  });
+
   it('a report of a type no release sends is refused, quoting it', () => {
     const report = { type: 'rumour', target } as never;
     expect(() => applyReport(closedBreaker(), report, rules, 0)).toThrow(

@@ -270,6 +270,8 @@ describe('health rules: options', () => {
     expect(profileCooldown(target, 'rate_limit', undefined, rules)).toEqual({ model: 'm', ms: 7 });
     expect(profileCooldown(target, 'rate_limit', 50, rules)).toEqual({ model: 'm', ms: 50 });
     expect(profileCooldown(target, 'billing', 5, rules)).toEqual({ model: undefined, ms: 900 });
+    expect(profileCooldown(target, 'auth', 5, rules)).toEqual({ model: undefined, ms: 900 });
+    expect(profileCooldown(target, 'auth', 1_200, rules)).toEqual({ model: undefined, ms: 1_200 });
     expect(profileCooldown(target, 'overloaded', 5, rules)).toBeUndefined();
   });
 });
