@@ -64,4 +64,28 @@ describe('a message answered by another gateway’s turn', () => {
     // The caller's onEvent got the same two events.
     expect(seen).toEqual(atB);
   });
+
+  it('a message without a clientMessageId: its turn-start has no such member, not an undefined one', async () => {
+    const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-elsewhere-'));
+    cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
+    const mock = await createMockProvider({});
+    cleanup.push(() => mock.close());
+    const gate = createGate();
+    const a = createGateway('a', sessionsDir, mock, () => gate.wait());
+    const b = createGateway('b', sessionsDir, mock, async () => undefined);
+    cleanup.push(() => a.orchestrator.shutdown({ graceMs: 0 }));
+    cleanup.push(() => b.orchestrator.shutdown({ graceMs: 0 }));
+
+    const first = a.orchestrator.runTurn({ sessionId: 's1', input: 'first' });
+    await gate.reached;
+    const second = b.orchestrator.runTurn({ sessionId: 's1', input: 'second' });
+    await b.queued;
+    gate.open();
+    const [, two] = await Promise.all([first, second]);
+    expect(mock.requests.map((request) => request.apiKey)).toEqual(['key-a', 'key-a']);
+    expect(two.kind).toBe('reply');
+    const start = b.events.find((event) => event.type === 'turn-start');
+    expect(start).toMatchObject({ type: 'turn-start', sessionId: 's1', messageId: two.messageId });
+    expect(start !== undefined && 'clientMessageId' in start).toBe(false);
+  });
 });
