@@ -168,10 +168,13 @@ for (const name of PACKAGES) {
     continue;
   }
   // A file changed since its run: its row says so (its mutants moved; run it again).
+  // An entry without a hash was carried over from a MUTATION.md written before the ledger.
+  const carried = (entry) => entry.sha256 === null;
   const changed = (path, entry) =>
+    !carried(entry) &&
     hashOf(readFileSync(join(root, 'packages', name, path), 'utf8')) !== entry.sha256;
   const label = (path, entry) =>
-    `${fileLabel(path, entry.ranges)}${changed(path, entry) ? ' (changed since)' : ''}`;
+    `${fileLabel(path, entry.ranges)}${changed(path, entry) ? ' (changed since)' : ''}${carried(entry) ? ' (carried over)' : ''}`;
   const all = byFile.map(([, entry]) => entry);
   lines.push(`## @keel/${name}`, '');
   lines.push('| files | score | killed | survived | no coverage | type errors | measured |');
@@ -193,6 +196,14 @@ for (const name of PACKAGES) {
     lines.push(
       '',
       `Changed since their run (their rows and survivors are the last run's: run them again): ${stale
+        .map((p) => `\`${p}\``)
+        .join(', ')}.`,
+    );
+  const old = byFile.filter(([, entry]) => carried(entry)).map(([path]) => path);
+  if (old.length > 0)
+    lines.push(
+      '',
+      `Carried over from MUTATION.md as it was before the ledger (their Stryker reports were lost with the machine that ran them; the source they mutated is unknown: run them again): ${old
         .map((p) => `\`${p}\``)
         .join(', ')}.`,
     );
