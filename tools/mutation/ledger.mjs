@@ -6,6 +6,15 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
+/**
+ * Where a mutant is: `line:column-endLine:endColumn`. Two mutants can share a line, and even a start
+ * (`a && b` → false, and `a` → false), so the span tells them apart.
+ */
+export function span(m) {
+  const { start, end } = m.location;
+  return `${start.line}:${start.column}-${end.line}:${end.column}`;
+}
+
 /** sha256 of a file's text, as the ledger keeps it. */
 export const hashOf = (text) => createHash('sha256').update(text).digest('hex');
 
@@ -17,15 +26,12 @@ export function summarize({ mutants, ranges, source, measured }) {
   const count = (...statuses) => mutants.filter((m) => statuses.includes(m.status)).length;
   const survivors = mutants
     .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
-    .map((m) => {
-      const { start, end } = m.location;
-      return {
-        span: `${start.line}:${start.column}-${end.line}:${end.column}`,
-        mutator: m.mutatorName,
-        replacement: (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80),
-        status: m.status,
-      };
-    })
+    .map((m) => ({
+      span: span(m),
+      mutator: m.mutatorName,
+      replacement: (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80),
+      status: m.status,
+    }))
     .sort((a, b) => compareSpans(a.span, b.span));
   return {
     sha256: hashOf(source),

@@ -22,7 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hashOf, readLedger, summarize, writeLedger } from './ledger.mjs';
+import { hashOf, readLedger, span, summarize, writeLedger } from './ledger.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PACKAGES = ['orchestrator', 'provider-health', 'error-classification'];
@@ -103,14 +103,6 @@ function fileLabel(path, ranges) {
   if (ranges === undefined) return `\`${path}\``;
   const merged = [...ranges].sort((a, b) => a[0] - b[0]).map(([a, b]) => `${a}–${b}`);
   return `\`${path}\` (lines ${[...new Set(merged)].join(', ')})`;
-}
-/**
- * Where a mutant is: `line:column-endLine:endColumn`. Two mutants can share a line, and even a start
- * (`a && b` → false, and `a` → false), so the span tells them apart.
- */
-function span(m) {
-  const { start, end } = m.location;
-  return `${start.line}:${start.column}-${end.line}:${end.column}`;
 }
 /** One mutant: its span, mutator and replacement. */
 function mutantKey(m) {
