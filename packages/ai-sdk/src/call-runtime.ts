@@ -42,10 +42,17 @@ export async function report(state: CallState, healthReport: HealthReport): Prom
   await state.runtime.health.report(healthReport).catch(() => undefined);
 }
 
-/** Sleeps `ms`; on abort rejects at once with the signal's reason. */
+/**
+ * Sleeps until `Date.now()` has moved `ms` on (a Node timer alone now and then wakes a
+ * millisecond early, and the plan, reading `Date.now()`, would still see a key cooling); on
+ * abort rejects at once with the signal's reason.
+ */
 export async function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  const until = Date.now() + Math.max(0, ms);
+  const options = signal === undefined ? {} : { signal };
   try {
-    await sleepFor(ms, undefined, signal === undefined ? {} : { signal });
+    do await sleepFor(Math.max(0, until - Date.now()), undefined, options);
+    while (Date.now() < until);
   } catch (error) {
     throw signal?.aborted ? signal.reason : error;
   }
