@@ -76,8 +76,10 @@ describe('the console in a real browser', () => {
       const answer = await sendMessage(fixture.gateway, sessionId, { text: 'are you there?' });
       expect(answer.body).toMatchObject({ outcome: 'reply', text: 'The backup answers.' });
 
+      // The transcript's turn end can be drawn before the live stream brings the last
+      // attempt's end: wait for that attempt's own outcome, not the turn's.
       await page.waitForSelector(
-        '[data-turn][data-outcome="reply"] [data-timeline] [data-attempt="3"]',
+        '[data-turn][data-outcome="reply"] [data-timeline] [data-attempt="3"][data-attempt-outcome="ok"]',
       );
       const rows = await attemptRows(page);
       const primary = rows.filter((row) => row.model === 'overloaded-1');
