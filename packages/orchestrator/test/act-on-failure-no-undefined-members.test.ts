@@ -1,11 +1,11 @@
 // What a failed attempt tells observers and provider health has no member set to undefined: a
 // field the failure did not carry is absent (`'status' in event` is false), as a subscriber or a
 // health store that copies keys sees it.
-import { createProviderHealth } from '@keel/provider-health';
-import type { HealthReport, ProviderHealth } from '@keel/spec';
+import type { HealthReport } from '@keel/spec';
 import { mockFaults } from '@keel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness';
+import { recordingHealth } from './recording-health';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -14,20 +14,6 @@ afterEach(async () => {
 });
 
 const primary = { model: 'primary' };
-
-function recordingHealth(reports: HealthReport[]): ProviderHealth {
-  const health = createProviderHealth();
-  return {
-    ...health,
-    permit: health.permit.bind(health),
-    snapshot: health.snapshot.bind(health),
-    subscribe: health.subscribe.bind(health),
-    report(report, options) {
-      reports.push(report);
-      return health.report(report, options);
-    },
-  };
-}
 
 describe('a failed attempt without a status or a retry-after (a connection reset)', () => {
   it('its attempt-error event and its health report carry neither key', async () => {

@@ -1,8 +1,8 @@
-import type { HealthReport, ProviderHealth } from '@keel/spec';
+import type { HealthReport } from '@keel/spec';
 import { mockFaults } from '@keel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createProviderHealth } from '../src/index';
 import { createHarness, type Harness } from './harness';
+import { recordingHealth } from './recording-health';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -88,7 +88,7 @@ describe('the decision table at its edges', () => {
     harness = await createHarness({
       providers: twoKeys,
       overrides: {
-        health: recording(reports),
+        health: recordingHealth(reports),
       },
       models: { primary: 'anthropic/primary', fallbacks: ['anthropic/fallback'] },
       script: [
@@ -110,17 +110,3 @@ describe('the decision table at its edges', () => {
     ]);
   });
 });
-
-/** The real in-process health, recording every report it is given. */
-function recording(reports: HealthReport[]): ProviderHealth {
-  const health = createProviderHealth();
-  return {
-    permit: (target, options) => health.permit(target, options),
-    report(report, options) {
-      reports.push(report);
-      return health.report(report, options);
-    },
-    snapshot: (options) => health.snapshot(options),
-    subscribe: (listener) => health.subscribe(listener),
-  };
-}

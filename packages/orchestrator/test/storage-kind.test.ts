@@ -1,10 +1,10 @@
 // A store that fails (a full disk, a frozen database) ends the turn at once with the storage kind:
 // no retry, no other model, no takeover, never a model switch, never counted against the model.
-import { createProviderHealth } from '@keel/provider-health';
 import { createSessionFence, StorageError } from '@keel/session-fence';
-import type { HealthReport, ProviderHealth, SessionStorage } from '@keel/spec';
+import type { HealthReport, SessionStorage } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness';
+import { recordingHealth } from './recording-health';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -43,21 +43,6 @@ function failingFences(
       },
     } as SessionStorage;
     return createSessionFence({ storage: failing, sessionId });
-  };
-}
-
-/** The in-process health, with every report it is given on record. */
-function recordingHealth(reports: HealthReport[]): ProviderHealth {
-  const health = createProviderHealth();
-  return {
-    ...health,
-    permit: health.permit.bind(health),
-    snapshot: health.snapshot.bind(health),
-    subscribe: health.subscribe.bind(health),
-    report(report, options) {
-      reports.push(report);
-      return health.report(report, options);
-    },
   };
 }
 

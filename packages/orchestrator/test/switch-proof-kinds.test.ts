@@ -1,32 +1,17 @@
 // A model switch waiting when an attempt fails takes precedence over the kind's decision, except
 // for the kinds that end the turn either way: a stop, a busy session, a failing store
 // (act-on-failure's SWITCH_PROOF). A failing store is never the model's fault (NOT_THE_MODEL).
-import { createProviderHealth } from '@keel/provider-health';
 import { createSessionFence, SessionLockTimeoutError, StorageError } from '@keel/session-fence';
-import type { HealthReport, ProviderHealth, SessionStorage } from '@keel/spec';
+import type { HealthReport, SessionStorage } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness';
+import { recordingHealth } from './recording-health';
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-/** The in-process health, with every report it is given on record. */
-function recordingHealth(reports: HealthReport[]): ProviderHealth {
-  const health = createProviderHealth();
-  return {
-    ...health,
-    permit: health.permit.bind(health),
-    snapshot: health.snapshot.bind(health),
-    subscribe: health.subscribe.bind(health),
-    report(report, options) {
-      reports.push(report);
-      return health.report(report, options);
-    },
-  };
-}
 
 /**
  * A harness whose fences' `compare` throws `failure` once the first model stream ends: the check
