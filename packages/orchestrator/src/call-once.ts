@@ -57,7 +57,7 @@ export async function callOnce(
     turn,
     target,
     attempt,
-    port.capabilities?.runsOwnTools === true,
+    port.capabilities.runsOwnTools,
   );
   const startedAt = clock.now();
   const output = createProgress();
