@@ -7,7 +7,7 @@
  * its request ceiling, every transcript whole with no trailing orphan, and no lock left after a
  * graceful stop (see `support/run-chaos.ts`). `KEEL_CHAOS_SEED` changes the seed.
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTranscriptStore } from '@keel/session-fence';
 import { describe, expect, it } from 'vitest';
@@ -33,11 +33,33 @@ describe(`chaos (seed ${SEED})`, () => {
         config: { sessionsDir: 'sessions' },
         read: (sessionId, dir) =>
           createTranscriptStore({ sessionsDir: join(dir, 'sessions') }).read(sessionId),
-        leftLeases: async (dir) =>
-          (await readdir(join(dir, 'sessions'))).filter((name) => name.endsWith('.lock')),
+        leftLeases: async (dir, killedPids) => {
+          const sessionsDir = join(dir, 'sessions');
+          const locks = (await readdir(sessionsDir)).filter((name) => name.endsWith('.lock'));
+          const owners = await Promise.all(
+            locks.map(async (name) => {
+              const text = await readFile(join(sessionsDir, name), 'utf8');
+              return { name, pid: pidIn(text) };
+            }),
+          );
+          // A lock of a gateway that was killed is stale; one of a gateway stopped gracefully is not.
+          return owners
+            .filter((lock) => lock.pid === undefined || !killedPids.includes(lock.pid))
+            .map((lock) => `${lock.name} (pid ${lock.pid})`);
+        },
       },
     });
     expect(summary.restarts).toBe(3);
     expect(summary.outcomes.reply).toBeGreaterThan(0);
   });
 });
+
+/** The pid a lock file names (its owner, as JSON), if it can be read. */
+function pidIn(text: string): number | undefined {
+  try {
+    const owner = JSON.parse(text) as { pid?: unknown };
+    return typeof owner.pid === 'number' ? owner.pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
