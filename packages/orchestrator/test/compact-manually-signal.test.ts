@@ -1,30 +1,12 @@
 // compactManually passes the caller's signal to every wait it makes: the fence's acquire, the one
 // read of the session, and the compactor's append through the fence.
-import type {
-  CompactionEntry,
-  CompactorPort,
-  SessionFence,
-  SessionStorage,
-  TranscriptEntry,
-} from '@keel/spec';
+import type { CompactorPort, SessionFence, SessionStorage, TranscriptEntry } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import { compactManually } from '../src/compact-manually';
 import type { TurnRuntime } from '../src/turn-runtime';
+import { DIRECT_SUMMARY } from './compaction-summary';
 
-const summary: CompactionEntry = {
-  type: 'compaction',
-  id: 'compaction-1',
-  timestamp: new Date(0).toISOString(),
-  summary: 'a summary',
-  firstKeptEntryId: null,
-  provenance: {
-    producerId: 'direct',
-    attempts: 1,
-    tokensBefore: 100,
-    tokensAfter: 10,
-    sourceDigest: 'sha256:00',
-  },
-};
+const summary = DIRECT_SUMMARY;
 
 describe('compactManually', () => {
   it('hands the caller’s signal to acquire, read and append', async () => {

@@ -3,7 +3,6 @@
 // turn's session's compaction events are passed on, the subscription ends, and a failure fails
 // the turn only when the turn was stopped or taken over.
 import type {
-  CompactionEntry,
   CompactionEvent,
   CompactorPort,
   SessionTakeoverErrorShape,
@@ -14,21 +13,9 @@ import { describe, expect, it } from 'vitest';
 import { runCompaction } from '../src/run-compaction';
 import type { TurnProgress } from '../src/turn-progress';
 import type { LiveTurn, TurnRuntime } from '../src/turn-runtime';
+import { DIRECT_SUMMARY } from './compaction-summary';
 
-const summary: CompactionEntry = {
-  type: 'compaction',
-  id: 'compaction-1',
-  timestamp: new Date(0).toISOString(),
-  summary: 'a summary',
-  firstKeptEntryId: null,
-  provenance: {
-    producerId: 'direct',
-    attempts: 1,
-    tokensBefore: 100,
-    tokensAfter: 10,
-    sourceDigest: 'sha256:00',
-  },
-};
+const summary = DIRECT_SUMMARY;
 
 interface Setup {
   runtime: TurnRuntime;

@@ -7,22 +7,15 @@
 // messages on a repeat: an end of another kind that came without its text (written by another
 // implementation) gives an empty text, never the model's words of that turn (`storedOutcome`:
 // mutants that rebuilt every kind, or gave another fallback text, fail the third test).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TurnEntry } from '@keel/spec';
-import { createFakeClaude } from '@keel/testing';
-import { createTransport } from '@keel/transport';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeCliHarness, LS_STEPS } from './fake-cli-harness';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;
-let scratch: string | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
-  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
-  scratch = undefined;
 });
 
 const turnEnd = async (h: Harness, turnId: string) =>
@@ -36,41 +29,8 @@ describe('the text of a turn’s end', () => {
     // One call, several messages: the call's text is its pieces as they streamed (the port puts
     // a blank line before the closing text), and the messages hold them apart; joined with the
     // blank line a transcript puts between messages, they would give back a second one.
-    scratch = mkdtempSync(join(tmpdir(), 'keel-end-text-'));
-    const cwd = join(scratch, 'work');
-    mkdirSync(cwd);
-    const fake = createFakeClaude({
-      dir: scratch,
-      scenario: {
-        turns: [
-          {
-            steps: [
-              { type: 'text', text: 'Let me look.' },
-              {
-                type: 'tool_use',
-                id: 'toolu_1',
-                name: 'Bash',
-                input: { command: 'ls' },
-                result: 'a.txt',
-              },
-              { type: 'text', text: 'There is a.txt.' },
-            ],
-          },
-        ],
-      },
-    });
-    const cli = createTransport({
-      api: 'claude-cli',
-      provider: 'cli',
-      command: fake.command,
-      cwd,
-      env: fake.env,
-      abortGraceMs: 0,
-    });
-    harness = await createHarness({
-      providers: [{ id: 'cli', profiles: [{ id: 'local' }] }],
-      models: { primary: 'cli/claude-fake' },
-      overrides: { router: { connect: () => cli } },
+    harness = await createFakeCliHarness({
+      steps: [{ type: 'text', text: 'Let me look.' }, ...LS_STEPS],
     });
     const request = { sessionId: 's1', input: 'What is here?', clientMessageId: 'c-1' };
     const outcome = await harness.orchestrator.runTurn(request);

@@ -4,21 +4,14 @@
 // does not. Hand-made mutants: the turn start without its clientMessageId (run-turn.ts line 216–218:
 // `{}` for it, or its check inverted) fails the first test; every message of a call named after the
 // model (line 242: `true ? { model, provider } : {}`) fails the second.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createFakeClaude } from '@keel/testing';
-import { createTransport } from '@keel/transport';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeCliHarness, LS_STEPS } from './fake-cli-harness';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;
-let scratch: string | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
-  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
-  scratch = undefined;
 });
 
 const stamped = { id: expect.any(String), timestamp: expect.any(String) };
@@ -74,41 +67,7 @@ describe('the entries a turn writes', () => {
   });
 
   it('a call that ran its own tools: the tool result names no model', async () => {
-    scratch = mkdtempSync(join(tmpdir(), 'keel-written-entries-'));
-    const cwd = join(scratch, 'work');
-    mkdirSync(cwd);
-    const fake = createFakeClaude({
-      dir: scratch,
-      scenario: {
-        turns: [
-          {
-            steps: [
-              {
-                type: 'tool_use',
-                id: 'toolu_1',
-                name: 'Bash',
-                input: { command: 'ls' },
-                result: 'a.txt',
-              },
-              { type: 'text', text: 'There is a.txt.' },
-            ],
-          },
-        ],
-      },
-    });
-    const cli = createTransport({
-      api: 'claude-cli',
-      provider: 'cli',
-      command: fake.command,
-      cwd,
-      env: fake.env,
-      abortGraceMs: 0,
-    });
-    harness = await createHarness({
-      providers: [{ id: 'cli', profiles: [{ id: 'local' }] }],
-      models: { primary: 'cli/claude-fake' },
-      overrides: { router: { connect: () => cli } },
-    });
+    harness = await createFakeCliHarness({ steps: LS_STEPS });
     const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'What is here?' });
     expect(outcome.kind).toBe('reply');
     const written = (await harness.entries('s1')).flatMap((entry) =>
