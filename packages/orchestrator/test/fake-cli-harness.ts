@@ -4,12 +4,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFakeClaude, type FakeClaudeTurn } from '@keel/testing';
+import { createFakeClaude, type FakeClaudeStep, type FakeClaudeTurn } from '@keel/testing';
 import { createTransport } from '@keel/transport';
 import { createHarness, type Harness } from './harness';
 
 /** The CLI runs `ls` with its own Bash tool, then says what it found. */
-export const LS_STEPS: FakeClaudeTurn['steps'] = [
+export const LS_STEPS: FakeClaudeStep[] = [
   { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' }, result: 'a.txt' },
   { type: 'text', text: 'There is a.txt.' },
 ];
