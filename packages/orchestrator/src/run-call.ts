@@ -4,6 +4,7 @@ import { abortEnding } from './abort-ending';
 import { callSettings } from './call-settings';
 import { runModelCall } from './run-model-call';
 import { createStatelessFence } from './stateless-fence';
+import type { AttemptSegment } from './stream-attempt';
 import { createTurnProgress, type TurnEnding } from './turn-progress';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 import { turnUsage } from './turn-usage';
@@ -61,9 +62,7 @@ export async function runCall(
     if (result.type === 'end') {
       ending = result.ending;
     } else {
-      content = result.output.segments.flatMap((segment) =>
-        segment.role === 'assistant' ? segment.content : [],
-      );
+      content = clientContent(result.output.segments);
       finish = result.output.finish;
       ending = { kind: 'reply', text: result.output.text, target: result.target };
     }
@@ -140,4 +139,26 @@ function createCallTurn(
     request: call.request,
     onCallerAbort,
   };
+}
+
+/**
+ * What the client gets back: the assistant's blocks, without the tool calls a port that runs its
+ * own tools (the Claude Code CLI) answered within the call. The client could not pair them with a
+ * result, and sent back in its next request an unpaired `tool_use` is refused by the provider (400).
+ */
+function clientContent(segments: readonly AttemptSegment[]): ContentBlock[] {
+  const answered = new Set(
+    segments.flatMap((segment) =>
+      segment.role === 'tool'
+        ? segment.content.flatMap((block) =>
+            block.type === 'tool_result' ? [block.toolUseId] : [],
+          )
+        : [],
+    ),
+  );
+  return segments.flatMap((segment) =>
+    segment.role === 'assistant'
+      ? segment.content.filter((block) => block.type !== 'tool_use' || !answered.has(block.id))
+      : [],
+  );
 }
