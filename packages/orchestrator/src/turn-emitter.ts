@@ -43,7 +43,7 @@ export function createTurnEmitter(hooks: readonly TurnHooks[]): TurnEmitter {
       set.add(listener);
       return () => {
         set.delete(listener);
-        if (set.size === 0) watchers.delete(turnId);
+        if (set.size === 0 && watchers.get(turnId) === set) watchers.delete(turnId);
       };
     },
     get observerErrors() {

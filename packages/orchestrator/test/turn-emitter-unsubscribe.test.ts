@@ -1,5 +1,6 @@
 // createTurnEmitter (turn-emitter.ts): an unsubscribed listener hears nothing more; stopping one
-// watcher of a turn leaves the turn's other watchers in place.
+// watcher of a turn leaves the turn's other watchers in place, and stopping it again (after the
+// turn's watchers were all gone and a new one came) leaves the new one in place.
 import type { TurnEvent } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import { createTurnEmitter } from '../src/turn-emitter';
@@ -22,6 +23,17 @@ describe('createTurnEmitter', () => {
     const emitter = createTurnEmitter([]);
     const heard: string[] = [];
     const stopA = emitter.watch('t1', () => heard.push('a'));
+    emitter.watch('t1', () => heard.push('b'));
+    stopA();
+    emitter.emit(event('t1'));
+    expect(heard).toEqual(['b']);
+  });
+
+  it('stopping a watcher twice leaves a later watcher of the same turn in place', () => {
+    const emitter = createTurnEmitter([]);
+    const heard: string[] = [];
+    const stopA = emitter.watch('t1', () => heard.push('a'));
+    stopA();
     emitter.watch('t1', () => heard.push('b'));
     stopA();
     emitter.emit(event('t1'));
