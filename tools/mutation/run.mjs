@@ -9,6 +9,9 @@
 //                                      the parts' reports are folded into one row per file
 //   MUTATION_CONCURRENCY=2             Stryker's test runners (default 1)
 //   MUTATION_REPORT_ONLY=1             write MUTATION.md from the reports already there
+//   MUTATION_RECHECK=1                 run again only the survivors not explained as equivalent
+//                                      (their lines) and the files changed since (see recheck.mjs);
+//                                      MUTATION_TAG=recheck-2 keeps an earlier recheck's report
 //   MUTATION_TAG=name                  names a selection's report (default: its files, hashed if long)
 // Each run also updates tools/mutation/results.json (in git, see ledger.mjs): every file's last
 // result, so MUTATION.md keeps files run on other machines and marks those changed since.
@@ -23,6 +26,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashOf, readLedger, span, summarize, writeLedger } from './ledger.mjs';
+import { applyRecheck, recheckSelection } from './recheck.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PACKAGES = ['orchestrator', 'provider-health', 'error-classification'];
@@ -47,11 +51,37 @@ const chosen = (process.env['MUTATION_PACKAGES'] ?? PACKAGES.join(','))
   .filter((name) => PACKAGES.includes(name));
 const equivalent = JSON.parse(readFileSync(join(root, 'tools/mutation/equivalent.json'), 'utf8'));
 
+const ledgerPath = join(root, 'tools/mutation/results.json');
+const ledger = readLedger(ledgerPath);
+/** Whether the ledger's entry for `path` of package `name` measured the file as it is now. */
+const sameSource = (name, path, entry) =>
+  existsSync(join(root, 'packages', name, path)) &&
+  hashOf(readFileSync(join(root, 'packages', name, path), 'utf8')) === entry.sha256;
+
 for (const name of process.env['MUTATION_REPORT_ONLY'] === '1' ? [] : chosen) {
   const cwd = join(root, 'packages', name);
+  let env = process.env;
+  if (process.env['MUTATION_RECHECK'] === '1') {
+    const entries = Object.entries(ledger[name] ?? {}).filter(([path]) =>
+      existsSync(join(cwd, path)),
+    );
+    const files = recheckSelection(name, entries, equivalent, (path, entry) =>
+      sameSource(name, path, entry),
+    );
+    if (files.length === 0) continue;
+    // Each recheck keeps its report (`recheck`, or MUTATION_TAG when it starts with `recheck`):
+    // they apply in turn, and a later one runs only what the earlier ones left.
+    const tag = process.env['MUTATION_TAG'] ?? '';
+    env = {
+      ...process.env,
+      MUTATION_FILES: files.join(','),
+      MUTATION_TAG: tag.startsWith('recheck') ? tag : 'recheck',
+    };
+  }
   console.log(`\n# Stryker: @keel/${name}`);
   const run = spawnSync('pnpm', ['exec', 'stryker', 'run', 'stryker.config.mjs'], {
     cwd,
+    env,
     stdio: 'inherit',
   });
   if (run.status !== 0) console.error(`Stryker ended with ${run.status} for @keel/${name}`);
@@ -138,8 +168,6 @@ const lines = [
   'Score = killed (or timed out) ÷ (killed + survived + no coverage); type errors are not counted.',
   '',
 ];
-const ledgerPath = join(root, 'tools/mutation/results.json');
-const ledger = readLedger(ledgerPath);
 for (const name of PACKAGES) {
   // Every selection's last report (MUTATION_FILES runs keep their own), the newest per file, over
   // what the ledger kept from earlier runs (on this machine or another).
@@ -153,7 +181,32 @@ for (const name of PACKAGES) {
   const kept = Object.entries(ledger[name] ?? {}).filter(([path]) =>
     existsSync(join(root, 'packages', name, path)),
   );
-  ledger[name] = Object.fromEntries([...kept, ...foldReports(reports)]);
+  const isRecheck = (report) => /[/\\]mutation-recheck[^/\\]*\.json$/.test(report);
+  ledger[name] = Object.fromEntries([
+    ...kept,
+    ...foldReports(reports.filter((r) => !isRecheck(r))),
+  ]);
+  // A recheck applies onto the entry of the same source, unless a later report ran the file again.
+  for (const report of reports.filter(isRecheck)) {
+    const measured = new Date(statSync(report).mtimeMs).toISOString().slice(0, 10);
+    const newer = reports.filter(
+      (r) => !isRecheck(r) && statSync(r).mtimeMs > statSync(report).mtimeMs,
+    );
+    for (const [long, file] of Object.entries(JSON.parse(readFileSync(report, 'utf8')).files)) {
+      const path = long.slice(long.indexOf('src/'));
+      if (
+        newer.some((r) =>
+          Object.keys(JSON.parse(readFileSync(r, 'utf8')).files).some((f) => f.endsWith(path)),
+        )
+      )
+        continue;
+      const base = ledger[name][path];
+      ledger[name][path] =
+        base !== undefined && base.sha256 === hashOf(file.source)
+          ? applyRecheck(base, file.mutants, measured)
+          : summarize({ mutants: file.mutants, ranges: undefined, source: file.source, measured });
+    }
+  }
   const byFile = Object.entries(ledger[name]);
   if (byFile.length === 0) {
     lines.push(`## @keel/${name}`, '', 'Not run yet.', '');
@@ -171,6 +224,11 @@ for (const name of PACKAGES) {
   lines.push(`## @keel/${name}`, '');
   lines.push('| files | score | killed | survived | no coverage | type errors | measured |');
   lines.push('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
+  // A recheck's day follows the day the file was run whole.
+  const when = (entry) =>
+    entry.rechecked === undefined || entry.rechecked === entry.measured
+      ? entry.measured
+      : `${entry.measured} (survivors ${entry.rechecked})`;
   const days = (entries) => [...new Set(entries.map((entry) => entry.measured))].sort().join(', ');
   lines.push(row(`all mutated (${byFile.length})`, score(all), days(all)));
   const core = byFile.filter(([path]) => coreOf(name).includes(path));
@@ -178,11 +236,11 @@ for (const name of PACKAGES) {
     const entries = core.map(([, entry]) => entry);
     lines.push(row('decision core', score(entries), days(entries)));
     for (const [path, entry] of core)
-      lines.push(row(label(path, entry), score([entry]), entry.measured));
+      lines.push(row(label(path, entry), score([entry]), when(entry)));
   }
   // Every other file run, one row each, so a file outside the core shows its own score too.
   for (const [path, entry] of byFile.filter(([path]) => !coreOf(name).includes(path)))
-    lines.push(row(label(path, entry), score([entry]), entry.measured));
+    lines.push(row(label(path, entry), score([entry]), when(entry)));
   const stale = byFile.filter(([path, entry]) => changed(path, entry)).map(([path]) => path);
   if (stale.length > 0)
     lines.push(
