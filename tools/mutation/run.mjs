@@ -23,6 +23,7 @@
 // prints it): the span, not the line alone, since two mutants can share a line and a start.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashOf, readLedger, span, summarize, writeLedger } from './ledger.mjs';
@@ -44,6 +45,17 @@ const DECISION_CORE = {
   'provider-health': ['health-rules'],
   'error-classification': [],
 };
+// A file of types alone (interfaces, type aliases) compiles to nothing: Stryker finds no mutant in it
+// and leaves it out of its report, so it is named as such, not as a file not run yet.
+const ts = createRequire(import.meta.url)('typescript');
+const typesOnly = (file) =>
+  ts
+    .transpileModule(readFileSync(file, 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext },
+    })
+    .outputText.replace(/\/\/.*$/gm, '')
+    .replace(/export \{\};?/, '')
+    .trim() === '';
 const coreOf = (name) => DECISION_CORE[name].map((file) => `src/${file}.ts`);
 
 const chosen = (process.env['MUTATION_PACKAGES'] ?? PACKAGES.join(','))
@@ -284,8 +296,12 @@ for (const name of PACKAGES) {
     .map((file) => `src/${file}`)
     .filter((path) => !excluded.includes(path) && !missing.includes(path))
     .filter((path) => !byFile.some(([done]) => done === path));
-  if (notRun.length > 0)
-    lines.push('', `Files not run yet: ${notRun.map((p) => `\`${p}\``).join(', ')}.`);
+  const types = notRun.filter((path) => typesOnly(join(root, 'packages', name, path)));
+  const toRun = notRun.filter((path) => !types.includes(path));
+  if (types.length > 0)
+    lines.push('', `Types alone (no mutant to make): ${types.map((p) => `\`${p}\``).join(', ')}.`);
+  if (toRun.length > 0)
+    lines.push('', `Files not run yet: ${toRun.map((p) => `\`${p}\``).join(', ')}.`);
   const left = byFile.flatMap(([path, entry]) => entry.survivors.map((m) => ({ path, ...m })));
   lines.push('', `### Surviving mutants (${left.length})`, '');
   if (left.length === 0) lines.push('None.');
