@@ -3,11 +3,11 @@
 // own system prompt (a stateless call) or the latest summary (a turn), each message's content as
 // JSON, the tools as JSON — rounded up, plus the output the request may produce: the request's
 // `maxTokens`, else the model's `maxOutputTokens`, else the orchestrator's `maxTokens`, else none.
-import type { ModelTarget, TranscriptEntry } from '@keel/spec';
+import type { TranscriptEntry } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OrchestratorOptions } from '../src/index';
-import { budgetKey, createBudgetLedger, type TurnBudgets } from '../src/index';
 import { createHarness, type Harness } from './harness';
+import { recordingBudgets } from './recording-budgets';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -18,21 +18,6 @@ afterEach(async () => {
 const lookup = { name: 'lookup', inputSchema: { type: 'object' } };
 const oneProfile = [{ id: 'anthropic', profiles: [{ id: 'k1' }] }];
 const chars = (value: unknown) => JSON.stringify(value).length;
-
-/** Budgets whose ledger keeps the tokens each reservation asked for. */
-function recordingBudgets(reserved: number[]): TurnBudgets {
-  const ledger = createBudgetLedger();
-  return {
-    ledger: {
-      ...ledger,
-      reserve(key, limits, tokens) {
-        reserved.push(tokens);
-        return ledger.reserve(key, limits, tokens);
-      },
-    },
-    budgetOf: (target: ModelTarget) => ({ key: budgetKey(target), limits: { tpm: 1_000_000 } }),
-  };
-}
 
 async function harnessWith(reserved: number[], overrides: Partial<OrchestratorOptions>) {
   return createHarness({

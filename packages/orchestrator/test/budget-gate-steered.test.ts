@@ -3,10 +3,10 @@
 // which lists it as steered, is not yet written: the estimate reads the turn's own folded set. The
 // message lands during the first tool run; the second request folds it in (its reservation is
 // taken before that, without it); the third request's reservation must include it.
-import type { ModelTarget, TurnOutcome } from '@keel/spec';
+import type { TurnOutcome } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { budgetKey, createBudgetLedger, type TurnBudgets } from '../src/index';
 import { createHarness, type Harness } from './harness';
+import { recordingBudgets } from './recording-budgets';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -16,21 +16,6 @@ afterEach(async () => {
 
 const steered = 'w'.repeat(4_000);
 const steeredTokens = Math.ceil(JSON.stringify([{ type: 'text', text: steered }]).length / 4);
-
-/** Budgets whose ledger keeps the tokens each reservation asked for. */
-function recordingBudgets(reserved: number[]): TurnBudgets {
-  const ledger = createBudgetLedger();
-  return {
-    ledger: {
-      ...ledger,
-      reserve(key, limits, tokens) {
-        reserved.push(tokens);
-        return ledger.reserve(key, limits, tokens);
-      },
-    },
-    budgetOf: (target: ModelTarget) => ({ key: budgetKey(target), limits: { tpm: 1_000_000 } }),
-  };
-}
 
 describe('the budget estimate of a turn that folded a message in', () => {
   it('counts the folded message in the requests after the one that folded it', async () => {

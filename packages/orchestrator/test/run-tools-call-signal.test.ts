@@ -4,28 +4,19 @@
 // would keep the call's closures alive with it), and a call past its bound aborts it with a
 // TimeoutError naming the bound, so a tool can tell a timeout from a stop.
 import { getEventListeners } from 'node:events';
-import type { ToolCallContext, ToolRunner, TurnEvent } from '@keel/spec';
+import type { ToolCallContext, ToolRunner } from '@keel/spec';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runTools } from '../src/run-tools.js';
-import type { LiveTurn, TurnRuntime } from '../src/turn-runtime.js';
+import { toolRunSetup } from './tool-run-setup';
 
 const TIMEOUT_MS = 50;
 const call = { id: 't1', name: 'lookup', input: {} };
 
 function setup(run: ToolRunner['run']) {
-  const runtime = {
+  return toolRunSetup({
     tools: { definitions: [{ name: 'lookup', inputSchema: { type: 'object' } }], run },
-    hooks: [],
-    settings: { toolTimeoutMs: TIMEOUT_MS },
-    clock: { now: () => 0 },
-    emitter: { emit: (_event: TurnEvent) => undefined },
-  } as unknown as TurnRuntime;
-  const turn = {
-    sessionId: 's1',
-    turnId: 'turn-1',
-    controller: new AbortController(),
-  } as unknown as LiveTurn;
-  return { runtime, turn };
+    toolTimeoutMs: TIMEOUT_MS,
+  });
 }
 
 /** A tool that answers at once, keeping the signal it was given. */

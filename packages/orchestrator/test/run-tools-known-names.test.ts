@@ -4,7 +4,7 @@
 import type { ToolCall, ToolRunner, TurnEvent } from '@keel/spec';
 import { describe, expect, it } from 'vitest';
 import { runTools } from '../src/run-tools.js';
-import type { LiveTurn, TurnRuntime } from '../src/turn-runtime.js';
+import { toolRunSetup } from './tool-run-setup';
 
 function setup() {
   const ran: string[] = [];
@@ -19,18 +19,11 @@ function setup() {
       return { content: `ran ${call.name}` };
     },
   };
-  const runtime = {
+  const { runtime, turn } = toolRunSetup({
     tools,
-    hooks: [],
-    settings: { toolTimeoutMs: 60_000 },
-    clock: { now: () => 0 },
-    emitter: { emit: (event: TurnEvent) => emitted.push(event) },
-  } as unknown as TurnRuntime;
-  const turn = {
-    sessionId: 's1',
-    turnId: 'turn-1',
-    controller: new AbortController(),
-  } as unknown as LiveTurn;
+    toolTimeoutMs: 60_000,
+    emit: (event) => emitted.push(event),
+  });
   return { runtime, turn, ran, emitted };
 }
 
