@@ -15,6 +15,18 @@ export function span(m) {
   return `${start.line}:${start.column}-${end.line}:${end.column}`;
 }
 
+/** A surviving Stryker mutant as the ledger keeps it (the replacement on one line, 80 characters). */
+export const survivorOf = (m) => ({
+  span: span(m),
+  mutator: m.mutatorName,
+  replacement: (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80),
+  status: m.status,
+});
+
+/** A ledger survivor's key in tools/mutation/equivalent.json, as MUTATION.md prints it. */
+export const survivorKey = (name, path, survivor) =>
+  `${name}/${path}:${survivor.span}:${survivor.mutator}:${survivor.replacement}`;
+
 /** sha256 of a file's text, as the ledger keeps it. */
 export const hashOf = (text) => createHash('sha256').update(text).digest('hex');
 
@@ -26,12 +38,7 @@ export function summarize({ mutants, ranges, source, measured }) {
   const count = (...statuses) => mutants.filter((m) => statuses.includes(m.status)).length;
   const survivors = mutants
     .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
-    .map((m) => ({
-      span: span(m),
-      mutator: m.mutatorName,
-      replacement: (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80),
-      status: m.status,
-    }))
+    .map(survivorOf)
     .sort((a, b) => compareSpans(a.span, b.span));
   return {
     sha256: hashOf(source),

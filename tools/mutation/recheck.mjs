@@ -4,10 +4,7 @@
 // equivalent (every mutant on those lines, so a regression there shows too), in files whose source
 // is still the one the ledger measured, and the whole of each file changed since. Its report
 // (tag `recheck…`) is then applied to the ledger entry mutant by mutant instead of replacing it.
-import { span } from './ledger.mjs';
-
-/** The ledger key of a survivor, as tools/mutation/equivalent.json names it. */
-const keyOf = (name, path, m) => `${name}/${path}:${m.span}:${m.mutator}:${m.replacement}`;
+import { survivorKey, survivorOf } from './ledger.mjs';
 
 /**
  * MUTATION_FILES for a recheck of package `name`: `src/x.ts:a-b` for the lines of each survivor of
@@ -22,7 +19,7 @@ export function recheckSelection(name, entries, equivalent, unchanged) {
       continue;
     }
     const lines = entry.survivors
-      .filter((m) => !(equivalent[keyOf(name, path, m)] ?? '').startsWith('equivalent'))
+      .filter((m) => !(equivalent[survivorKey(name, path, m)] ?? '').startsWith('equivalent'))
       .map((m) => m.span.split('-').map((end) => Number(end.split(':')[0])))
       .sort((a, b) => a[0] - b[0]);
     const merged = [];
@@ -49,13 +46,12 @@ const field = (status) =>
  */
 export function applyRecheck(entry, mutants, measured) {
   const next = { ...entry, survivors: [...entry.survivors] };
-  const at = (m) =>
-    next.survivors.findIndex(
-      (s) =>
-        s.span === span(m) &&
-        s.mutator === m.mutatorName &&
-        s.replacement === (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80),
+  const at = (m) => {
+    const { span, mutator, replacement } = survivorOf(m);
+    return next.survivors.findIndex(
+      (s) => s.span === span && s.mutator === mutator && s.replacement === replacement,
     );
+  };
   for (const m of mutants.filter((mutant) => COUNTED.includes(mutant.status))) {
     const index = at(m);
     const before = index === -1 ? 'Killed' : next.survivors[index].status;
@@ -64,13 +60,7 @@ export function applyRecheck(entry, mutants, measured) {
     next[field(m.status)] += 1;
     if (!SURVIVING.includes(m.status)) next.survivors.splice(index, 1);
     else if (index !== -1) next.survivors[index] = { ...next.survivors[index], status: m.status };
-    else
-      next.survivors.push({
-        span: span(m),
-        mutator: m.mutatorName,
-        replacement: (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80),
-        status: m.status,
-      });
+    else next.survivors.push(survivorOf(m));
   }
   return { ...next, rechecked: measured };
 }

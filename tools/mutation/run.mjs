@@ -26,7 +26,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hashOf, readLedger, span, summarize, writeLedger } from './ledger.mjs';
+import { hashOf, readLedger, span, summarize, survivorKey, writeLedger } from './ledger.mjs';
 import { applyRecheck, recheckSelection } from './recheck.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -201,17 +201,15 @@ for (const name of PACKAGES) {
   // A recheck applies onto the entry of the same source, unless a later report ran the file again.
   for (const report of reports.filter(isRecheck)) {
     const measured = new Date(statSync(report).mtimeMs).toISOString().slice(0, 10);
-    const newer = reports.filter(
-      (r) => !isRecheck(r) && statSync(r).mtimeMs > statSync(report).mtimeMs,
+    const runAgain = new Set(
+      reports
+        .filter((r) => !isRecheck(r) && statSync(r).mtimeMs > statSync(report).mtimeMs)
+        .flatMap((r) => Object.keys(JSON.parse(readFileSync(r, 'utf8')).files))
+        .map((long) => long.slice(long.indexOf('src/'))),
     );
     for (const [long, file] of Object.entries(JSON.parse(readFileSync(report, 'utf8')).files)) {
       const path = long.slice(long.indexOf('src/'));
-      if (
-        newer.some((r) =>
-          Object.keys(JSON.parse(readFileSync(r, 'utf8')).files).some((f) => f.endsWith(path)),
-        )
-      )
-        continue;
+      if (runAgain.has(path)) continue;
       const base = ledger[name][path];
       ledger[name][path] =
         base !== undefined && base.sha256 === hashOf(file.source)
@@ -227,9 +225,7 @@ for (const name of PACKAGES) {
   // A file changed since its run: its row says so (its mutants moved; run it again).
   // An entry without a hash was carried over from a MUTATION.md written before the ledger.
   const carried = (entry) => entry.sha256 === null;
-  const changed = (path, entry) =>
-    !carried(entry) &&
-    hashOf(readFileSync(join(root, 'packages', name, path), 'utf8')) !== entry.sha256;
+  const changed = (path, entry) => !carried(entry) && !sameSource(name, path, entry);
   const label = (path, entry) =>
     `${fileLabel(path, entry.ranges)}${changed(path, entry) ? ' (changed since)' : ''}${carried(entry) ? ' (carried over)' : ''}`;
   const all = byFile.map(([, entry]) => entry);
@@ -306,7 +302,7 @@ for (const name of PACKAGES) {
   lines.push('', `### Surviving mutants (${left.length})`, '');
   if (left.length === 0) lines.push('None.');
   for (const m of left) {
-    const key = `${name}/${m.path}:${m.span}:${m.mutator}:${m.replacement}`;
+    const key = survivorKey(name, m.path, m);
     const reason = equivalent[key] ?? 'not killed yet';
     lines.push(
       `- \`${m.path}:${m.span}\` ${m.mutator} → ${code(m.replacement)} (${m.status}): ${reason}`,
