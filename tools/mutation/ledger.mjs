@@ -15,13 +15,43 @@ export function span(m) {
   return `${start.line}:${start.column}-${end.line}:${end.column}`;
 }
 
-/** A surviving Stryker mutant as the ledger keeps it (the replacement on one line, 80 characters). */
-export const survivorOf = (m) => ({
+/**
+ * A surviving Stryker mutant as the ledger keeps it. Its replacement is kept on one line; one longer
+ * than 80 characters (a long regex with one part changed) is kept as the part that differs from the
+ * `source` it mutated, with 20 characters each side, so that two mutants of one literal are told
+ * apart in MUTATION.md and in their keys.
+ */
+export const survivorOf = (m, source) => ({
   span: span(m),
   mutator: m.mutatorName,
-  replacement: (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80),
+  replacement: shownReplacement(m, source),
   status: m.status,
 });
+
+const SHOWN = 80;
+const SIDE = 20;
+
+function shownReplacement(m, source) {
+  const mutated = (m.replacement ?? '').replace(/\s+/g, ' ');
+  if (mutated.length <= SHOWN) return mutated;
+  const original = textAt(source, m.location).replace(/\s+/g, ' ');
+  let from = 0;
+  while (from < mutated.length && mutated[from] === original[from]) from += 1;
+  let back = 0;
+  const room = Math.min(mutated.length, original.length) - from;
+  while (back < room && mutated.at(-1 - back) === original.at(-1 - back)) back += 1;
+  const start = Math.max(0, from - SIDE);
+  const end = Math.min(mutated.length, mutated.length - back + SIDE);
+  return `${start > 0 ? '…' : ''}${mutated.slice(start, end)}${end < mutated.length ? '…' : ''}`;
+}
+
+/** The text of `source` at a Stryker location (lines and columns from 1, the end excluded). */
+export function textAt(source, { start, end }) {
+  const lines = source.split('\n');
+  const offset = ({ line, column }) =>
+    lines.slice(0, line - 1).reduce((sum, text) => sum + text.length + 1, 0) + column - 1;
+  return source.slice(offset(start), offset(end));
+}
 
 /** A ledger survivor's key in tools/mutation/equivalent.json, as MUTATION.md prints it. */
 export const survivorKey = (name, path, survivor) =>
@@ -38,7 +68,7 @@ export function summarize({ mutants, ranges, source, measured }) {
   const count = (...statuses) => mutants.filter((m) => statuses.includes(m.status)).length;
   const survivors = mutants
     .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
-    .map(survivorOf)
+    .map((m) => survivorOf(m, source))
     .sort((a, b) => compareSpans(a.span, b.span));
   return {
     sha256: hashOf(source),

@@ -42,12 +42,13 @@ const field = (status) =>
  * `entry` (a ledger entry of the same source) with a recheck's `mutants` applied: a survivor now
  * killed moves to `killed`, a mutant that was killed and now survives moves back (a regression), a
  * survivor's status is updated. Mutants the checker refused stay as they were (the same source gives
- * the same type errors). Applying the same recheck again changes nothing.
+ * the same type errors). Applying the same recheck again changes nothing. `source` is the text the
+ * recheck mutated (the entry's own, as its hash says).
  */
-export function applyRecheck(entry, mutants, measured) {
+export function applyRecheck(entry, mutants, measured, source) {
   const next = { ...entry, survivors: [...entry.survivors] };
   const at = (m) => {
-    const { span, mutator, replacement } = survivorOf(m);
+    const { span, mutator, replacement } = survivorOf(m, source);
     return next.survivors.findIndex(
       (s) => s.span === span && s.mutator === mutator && s.replacement === replacement,
     );
@@ -60,7 +61,7 @@ export function applyRecheck(entry, mutants, measured) {
     next[field(m.status)] += 1;
     if (!SURVIVING.includes(m.status)) next.survivors.splice(index, 1);
     else if (index !== -1) next.survivors[index] = { ...next.survivors[index], status: m.status };
-    else next.survivors.push(survivorOf(m));
+    else next.survivors.push(survivorOf(m, source));
   }
   return { ...next, rechecked: measured };
 }

@@ -213,7 +213,7 @@ for (const name of PACKAGES) {
       const base = ledger[name][path];
       ledger[name][path] =
         base !== undefined && base.sha256 === hashOf(file.source)
-          ? applyRecheck(base, file.mutants, measured)
+          ? applyRecheck(base, file.mutants, measured, file.source)
           : summarize({ mutants: file.mutants, ranges: undefined, source: file.source, measured });
     }
   }
