@@ -9,7 +9,7 @@ import { mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
 import { startMockProcess } from './lib/mock-process';
 import { publish } from './lib/result';
 
-/** `BENCH_MEMORY_MESSAGES` shortens a full run (100 000 messages take about half an hour here). */
+/** `BENCH_MEMORY_MESSAGES` shortens a full run (100 000 messages took 12 minutes here alone, 77 minutes for 69 000 beside other work). */
 const MESSAGES = pick(Number(process.env['BENCH_MEMORY_MESSAGES'] ?? 100_000), 600);
 const SESSIONS = pick(1_000, 30);
 const IN_FLIGHT = 16;
@@ -133,6 +133,10 @@ const final = last.rssMiB;
 const half = samples.filter((sample) => sample.messages >= answered / 2);
 const halfStart = half[0]?.rssMiB ?? Number.NaN;
 const growth = final - halfStart;
+/** The lowest and highest RSS of some samples: one sample is one moment of the collector's cycle. */
+const spread = (some: Sample[]) =>
+  `${Math.min(...some.map((s) => s.rssMiB)).toFixed(0)}–${Math.max(...some.map((s) => s.rssMiB)).toFixed(0)} MiB`;
+const firstHalf = samples.filter((sample) => sample.messages > 0 && sample.messages < answered / 2);
 
 await publish({
   order: 20.3,
@@ -180,7 +184,7 @@ await publish({
     },
   ],
   notes: [
-    `The gateway's CPU time (user and system) over the run: ${cpuPerMessage.toFixed(2)} ms per message. The issue asks 100 000 messages (\`BENCH_MEMORY_MESSAGES\`, about half an hour alone on this machine); ${partial ? `the run above was stopped at ${answered}` : 'the run above is the count it names'}.`,
+    `The gateway's CPU time (user and system) over the run: ${cpuPerMessage.toFixed(2)} ms per message. The issue asks 100 000 messages (\`BENCH_MEMORY_MESSAGES\`, 12 minutes alone on this machine on 2026-12-03); ${partial ? `the run above was stopped at ${answered}` : 'the run above is the count it names'}. One sample is one moment of the collector's cycle, so the flat row compares two of them; the samples after the first over the first half: ${spread(firstHalf)}; over the last half: ${spread(half)}.`,
     "Where the memory goes (the table's columns are `/proc/<pid>/smaps`): the node binary and its libraries (file-backed, ~44 MiB, there from the start); V8's heap (anonymous): the young generation, the code, and the old generation with what the gateway keeps on purpose — the orchestrator's transcript cache (at most 16 MiB of heap across sessions as it counts it: an entry 1.25× its JSON's characters, a session 2 KiB more, checked against V8's heap statistics by `transcript-heap.test.ts`; until commit 3d584d9 it counted JSON characters alone, 1.1–1.5× under its heap; in this bench its 1 000 sessions, taken in turn, miss it every turn, so it stays full) and the event log (`events.maxBytes`, 4 MiB of events' JSON by default, about 4.6 MiB of heap; it was 16 MiB) — plus the Fastify, SDK and plugin state; the malloc arena (`[heap]`): Buffers, the HTTP parser, libuv. `keel-gateway` starts V8 with `--optimize-for-size` (apps/gateway/src/bound-heap.ts; `node --no-optimize-for-size` keeps V8's own heuristics): without it V8 keeps a 32 MiB young generation and leaves the old generation fragmented by the caches' least-recently-used evictions (old space about twice what is alive). Runs of 5 600 messages over 1 000 sessions on 2026-12-02 (each beside another gateway's run, minutes apart, a preload logging `process.memoryUsage()` and `v8.getHeapSpaceStatistics()`): V8's heuristics 223 MiB RSS (young 32 MiB, old 90 MiB, heapUsed 60–80 MB), `--optimize-for-size` 150 MiB (young 8 MiB, old 40–60 MiB); its cost is CPU: side by side (1 600 messages each, both gateways at once) 19.4 ms of gateway CPU per message with the flag against 16.0 ms without (+21 %, more and longer collections); `--heap-growing-percent=20` alone did not help (old space still 121 MiB at 8 000 messages). The malloc arena, 272 MiB at 7 500 messages on 2026-12-01, was 10–40 MiB in these runs: the file store and the orchestrator changed in between (the deferred fsync, fewer file-system calls per turn); which change did it was not isolated.",
     "The heap-flag decision (issue 20), side by side on 2026-12-02 with the cache counting heap (3d584d9): three 10 000-message runs of this bench at once (load 22–27, beside a longer run), the gateway's RSS at 5 000 and at 10 000 messages and its CPU per message over the run: `--optimize-for-size` (the CLI's) 131 and 146 MiB (peak 151), 10.85 ms; V8's defaults (`--no-optimize-for-size`) 195 and 273 MiB (peak 294; malloc arena 65 MiB), 6.74 ms; `--no-optimize-for-size --max-semi-space-size=1` 219 and 304 MiB (malloc arena 66 MiB), 8.18 ms — a smaller young generation alone does not keep the old generation and the malloc arena down, and costs CPU too. A second such run (three at once): `--optimize-for-size` 141 MiB at 5 000, 127 at 8 362 (stopped at 17 minutes), 11.77 ms; `--no-optimize-for-size --max-semi-space-size=2` 168 at 5 000, 185 at 9 799 (peak 187; +10 % over its last half; an earlier run was at 218 at 5 000), 8.09 ms (0.69×); `--max-semi-space-size=4` 174 at 5 000, 243 at 10 000 (malloc arena 42 MiB), 7.75 ms. Only `--optimize-for-size` stays under 200 MiB and flat in both runs, so `keel-gateway` keeps it (`--max-semi-space-size=2` was under 200 MiB at 10 000 here but still growing, over it in the earlier run: a candidate for a full run, not a choice); its price is about 1.6× the CPU per message of V8's defaults (the gateway's CPU row, `gateway-overhead`, has it side by side).",
   ],
