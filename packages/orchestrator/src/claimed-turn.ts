@@ -28,13 +28,8 @@ export interface HeldClaim {
 /**
  * Claims the session's turn for `turn` (or runs it under `kept`, the claim the session's turn
  * before it here handed over, while that still holds); while another gateway holds it, writes
- * the message there as queued (the store leaves it out when the transcript holds it already: a
- * repeat, or a message written before) and waits for the turn end that answers it, reading the
- * transcript again when the store announces a change of the session (`waitForChange`, listened
- * to before each look) and, as a backstop, when none was announced for `pollMs`: with a store that
- * announces changes, that backstop doubles each time it runs out, up to `BACKSTOP_GROWTH` times
- * `pollMs` (the announcements wake the waiter; every look reads the transcript and the claim, and
- * with many waiters the backstop's looks loaded the database the running turns need).
+ * the message there as queued and waits for the turn end that answers it: `claimOrQueue`, then
+ * `waitElsewhere`.
  */
 export async function claimTurn(
   runtime: TurnRuntime,
@@ -43,6 +38,34 @@ export async function claimTurn(
   input: TurnInput,
   kept?: HeldClaim,
 ): Promise<ClaimedTurn> {
+  const step = await claimOrQueue(runtime, claims, turn, input, kept);
+  return step.type === 'elsewhere' ? waitElsewhere(runtime, turn, step.waiting) : step;
+}
+
+/** A message written (queued) for the turn another gateway holds, to wait for its answer. */
+export interface WaitingElsewhere {
+  claims: ClaimSettings;
+  /** The message, when the turn's input named it. */
+  message: MessageEntry | undefined;
+  /** The message as this gateway wrote it (a new one), found by its client message id. */
+  queued: MessageEntry | undefined;
+}
+
+/**
+ * The first part of `claimTurn`: the claim taken (`here`), or, while another gateway holds it, the
+ * message written there as queued (`elsewhere`: the store leaves it out when the transcript holds
+ * it already, a repeat or a message written before) — everything that must happen in the order
+ * the session's messages arrived here. A store error is the turn's outcome (`answered`).
+ */
+export async function claimOrQueue(
+  runtime: TurnRuntime,
+  claims: ClaimSettings,
+  turn: LiveTurn,
+  input: TurnInput,
+  kept?: HeldClaim,
+): Promise<
+  Exclude<ClaimedTurn, { type: 'free' }> | { type: 'elsewhere'; waiting: WaitingElsewhere }
+> {
   const signal = turn.controller.signal;
   try {
     if (kept !== undefined) {
@@ -58,7 +81,28 @@ export async function claimTurn(
     });
     if (result.claimed)
       return { type: 'here', claim: holdClaim(result.claim, claims.ttlMs, asked) };
-    return await answeredElsewhere(runtime, claims, turn, input);
+    return { type: 'elsewhere', waiting: await queueElsewhere(runtime, claims, turn, input) };
+  } catch (error) {
+    return { type: 'answered', outcome: outcomeForError(runtime, turn, error) };
+  }
+}
+
+/**
+ * The second part of `claimTurn`: waits for the turn end that answers the message, reading the
+ * transcript again when the store announces a change of the session (`waitForChange`, listened
+ * to before each look) and, as a backstop, when none was announced for `pollMs`: with a store that
+ * announces changes, that backstop doubles each time it runs out, up to `BACKSTOP_GROWTH` times
+ * `pollMs` (the announcements wake the waiter; every look reads the transcript and the claim, and
+ * with many waiters the backstop's looks loaded the database the running turns need). `free`
+ * when no gateway holds the claim and the message is still unanswered.
+ */
+export async function waitElsewhere(
+  runtime: TurnRuntime,
+  turn: LiveTurn,
+  waiting: WaitingElsewhere,
+): Promise<Exclude<ClaimedTurn, { type: 'here' }>> {
+  try {
+    return await answeredElsewhere(runtime, turn, waiting);
   } catch (error) {
     return { type: 'answered', outcome: outcomeForError(runtime, turn, error) };
   }
@@ -122,17 +166,15 @@ function holdClaim(claim: TurnClaim, ttlMs: number, confirmedAt: number): HeldCl
   };
 }
 
-async function answeredElsewhere(
+async function queueElsewhere(
   runtime: TurnRuntime,
   claims: ClaimSettings,
   turn: LiveTurn,
   input: TurnInput,
-): Promise<ClaimedTurn> {
-  const { sessionId } = turn;
-  const signal = turn.controller.signal;
+): Promise<WaitingElsewhere> {
   // Nothing of the transcript is held here: a message arriving meanwhile is not a repeat of it.
   turn.markPrepared();
-  let message = input.type === 'existing' ? input.message : undefined;
+  const message = input.type === 'existing' ? input.message : undefined;
   let queued: MessageEntry | undefined;
   if (message === undefined && input.type === 'new') {
     // A copy of it stored already (a repeat, or queued at another gateway meanwhile) is not
@@ -144,8 +186,22 @@ async function answeredElsewhere(
       content: input.content,
       ...(input.clientMessageId === undefined ? {} : { clientMessageId: input.clientMessageId }),
     });
-    await claims.turnClaims.appendQueued(sessionId, [queued], { signal });
+    await claims.turnClaims.appendQueued(turn.sessionId, [queued], {
+      signal: turn.controller.signal,
+    });
   }
+  return { claims, message, queued };
+}
+
+async function answeredElsewhere(
+  runtime: TurnRuntime,
+  turn: LiveTurn,
+  waiting: WaitingElsewhere,
+): Promise<Exclude<ClaimedTurn, { type: 'here' }>> {
+  const { sessionId } = turn;
+  const signal = turn.controller.signal;
+  const { claims, queued } = waiting;
+  let message = waiting.message;
   let backstopMs = claims.pollMs;
   for (;;) {
     // Listening before looking: a change announced while this gateway looks is not missed.

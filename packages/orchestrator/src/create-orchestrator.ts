@@ -67,8 +67,12 @@ export interface Orchestrator {
     sessionId: string,
     options?: { focus?: string; signal?: AbortSignal },
   ): Promise<CompactResult>;
+  /** Whether a turn of the session runs here, or a message of it waits here for another gateway's. */
   isRunning(sessionId: string): boolean;
-  /** Turns running now, and turns waiting behind them, across every session. */
+  /**
+   * Turns running now, and turns waiting behind them, across every session; a message waiting for
+   * another gateway's turn is a queued one.
+   */
   stats(): { runningTurns: number; queuedTurns: number };
   /**
    * Lets running and queued turns finish for up to `graceMs` (default 10 000), then stops the rest:
@@ -223,7 +227,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
     },
 
     isRunning(sessionId) {
-      return queue.running(sessionId) !== undefined;
+      return queue.running(sessionId) !== undefined || queue.waitingElsewhere(sessionId);
     },
 
     stats() {

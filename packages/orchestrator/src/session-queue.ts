@@ -1,11 +1,16 @@
 import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
 import { adoptingFence } from './adopting-fence';
-import { announceAnswered, claimTurn } from './claimed-turn';
-import { createLiveTurn, detachFromCaller } from './create-live-turn';
+import {
+  announceAnswered,
+  claimOrQueue,
+  type WaitingElsewhere,
+  waitElsewhere,
+} from './claimed-turn';
+import { createLiveTurn, type DisposableTurn } from './create-live-turn';
 import { runTurn, type TurnInput } from './run-turn';
 import { createSlot, type Slot } from './session-slot';
+import { createSteerJoin } from './steer-join';
 import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
-import { createWaitingMessages, type JoinedMessage } from './waiting-messages';
 
 export interface SubmitRequest {
   sessionId: string;
@@ -24,6 +29,8 @@ export interface SessionQueue {
   /** Runs other session work (a manual compaction) between turns, never beside one. */
   exclusive<T>(sessionId: string, task: () => Promise<T>): Promise<T>;
   running(sessionId: string): LiveTurn | undefined;
+  /** Whether a message of the session waits here for another gateway's turn to answer it. */
+  waitingElsewhere(sessionId: string): boolean;
   /** Every running turn. */
   all(): LiveTurn[];
   /** Resolves once no turn runs and none is queued. */
@@ -47,6 +54,8 @@ export interface SessionQueue {
 export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   const slots = new Map<string, Slot>();
   const inFlight = new Map<string, Promise<TurnOutcome>>();
+  /** Turns whose message waits, outside their session's chain, for another gateway's answer. */
+  const waiters = new Map<LiveTurn, Promise<unknown>>();
 
   function slotOf(sessionId: string): Slot {
     let slot = slots.get(sessionId);
@@ -85,59 +94,109 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     const clientMessageId =
       input.type === 'existing' ? input.message.clientMessageId : input.clientMessageId;
     const key = clientMessageId === undefined ? undefined : keyOf(sessionId, clientMessageId);
+    const outcome = queueTurn(sessionId, input, signal, onEvent);
+    if (key !== undefined) track(key, outcome);
+    return outcome;
+  }
+
+  /**
+   * The turn for `input`: run here in the session's chain, or, while another gateway holds the
+   * session's turn, its message written there as queued in the chain and its answer waited for
+   * outside it — so the messages that arrive here behind it are written at once too, and each is
+   * answered as soon as its own answer is stored, whatever the order the other gateway answers
+   * them in (a client's retry of one joins its answer at once). A message found unanswered with
+   * the claim free goes back into the chain, for a turn here.
+   */
+  async function queueTurn(
+    sessionId: string,
+    input: TurnInput,
+    signal: AbortSignal | undefined,
+    onEvent: ((event: TurnEvent) => void) | undefined,
+  ): Promise<TurnOutcome> {
+    for (let current = input; ; ) {
+      const step = await inChain(sessionId, current, signal, onEvent);
+      if (step.type === 'done') return step.outcome;
+      const waited = await waitOutside(step);
+      if (waited.type === 'answered') return waited.outcome;
+      current = { type: 'existing', message: waited.message };
+    }
+  }
+
+  /** The chain's part of a turn: claimed and run here, or queued for the claim's holder. */
+  function inChain(
+    sessionId: string,
+    input: TurnInput,
+    signal: AbortSignal | undefined,
+    onEvent: ((event: TurnEvent) => void) | undefined,
+  ): Promise<ChainStep> {
     slotOf(sessionId).turnsAhead += 1;
-    const outcome = chain(sessionId, async (slot) => {
+    return chain(sessionId, async (slot): Promise<ChainStep> => {
       slot.turnsAhead -= 1;
-      let kept = slot.kept;
+      const kept = slot.kept;
       const since = slot.keptSince;
       const claims = runtime.storage.turnClaims;
-      // Only the first claim is handed over: a turn that claims again (`free`) adopts as any other.
-      let handedOver =
+      const handedOver =
         kept === undefined || since === undefined || claims === undefined
           ? undefined
           : { claims, since };
       slot.kept = undefined;
       slot.keptSince = undefined;
-      for (let current = input; ; ) {
-        const turn = createLiveTurn(runtime, sessionId, current, signal);
-        turn.fence = adoptingFence(turn.fence, (messages) => adopt(turn, messages), handedOver);
-        if (runtime.stopping) stopForShutdown(turn);
-        slot.running = turn;
-        const unwatch =
-          onEvent === undefined ? undefined : runtime.emitter.watch(turn.turnId, onEvent);
+      const turn = createLiveTurn(runtime, sessionId, input, signal);
+      turn.fence = adoptingFence(turn.fence, (messages) => adopt(turn, messages), handedOver);
+      if (runtime.stopping) stopForShutdown(turn);
+      slot.running = turn;
+      const unwatch =
+        onEvent === undefined ? undefined : runtime.emitter.watch(turn.turnId, onEvent);
+      let waiting = false;
+      try {
+        const settings = runtime.claims;
+        const claimed =
+          settings === undefined
+            ? undefined
+            : await claimOrQueue(runtime, settings, turn, input, kept);
+        if (claimed?.type === 'elsewhere') {
+          waiting = true;
+          return { type: 'elsewhere', turn, unwatch, waiting: claimed.waiting };
+        }
+        if (claimed?.type === 'answered')
+          return { type: 'done', outcome: announceAnswered(runtime, turn, claimed.outcome) };
         try {
-          const claimed =
-            runtime.claims === undefined
-              ? undefined
-              : await claimTurn(runtime, runtime.claims, turn, current, kept);
-          kept = undefined;
-          handedOver = undefined;
-          if (claimed?.type === 'free') {
-            current = { type: 'existing', message: claimed.message };
-            continue;
-          }
-          if (claimed?.type === 'answered') return announceAnswered(runtime, turn, claimed.outcome);
-          try {
-            return await runTurn(runtime, turn, current);
-          } finally {
-            // A turn waiting here (adopted or queued) runs under this claim: released, another
-            // gateway's waiter could take the turn first.
-            if (claimed !== undefined) {
-              if (slot.turnsAhead > 0) {
-                slot.kept = claimed.claim;
-                slot.keptSince = turn.fence.state;
-              } else await claimed.claim.release();
-            }
-          }
+          return { type: 'done', outcome: await runTurn(runtime, turn, input) };
         } finally {
-          slot.running = undefined;
+          // A turn waiting here (adopted or queued) runs under this claim: released, another
+          // gateway's waiter could take the turn first.
+          if (claimed !== undefined) {
+            if (slot.turnsAhead > 0) {
+              slot.kept = claimed.claim;
+              slot.keptSince = turn.fence.state;
+            } else await claimed.claim.release();
+          }
+        }
+      } finally {
+        slot.running = undefined;
+        if (!waiting) {
           unwatch?.();
           turn.dispose();
         }
       }
     });
-    if (key !== undefined) track(key, outcome);
-    return outcome;
+  }
+
+  /** Waits, outside the session's chain, for another gateway's turn to answer a queued message. */
+  async function waitOutside(step: Extract<ChainStep, { type: 'elsewhere' }>) {
+    const { turn, unwatch } = step;
+    const waited = waitElsewhere(runtime, turn, step.waiting);
+    waiters.set(turn, waited);
+    try {
+      const result = await waited;
+      return result.type === 'answered'
+        ? { ...result, outcome: announceAnswered(runtime, turn, result.outcome) }
+        : result;
+    } finally {
+      waiters.delete(turn);
+      unwatch?.();
+      turn.dispose();
+    }
   }
 
   function track(key: string, outcome: Promise<TurnOutcome>): void {
@@ -263,76 +322,19 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     }
   }
 
-  /**
-   * `steer`, no turn able to take a write: the message waits for the next turn to write its own
-   * message and is written with it; with none waiting, it opens the wait with a turn of its own.
-   */
-  async function joinNext(request: SubmitRequest): Promise<TurnOutcome> {
-    const build = () =>
-      runtime.entries.message({
-        role: 'user',
-        content: request.content,
-        clientMessageId: request.clientMessageId,
-      });
-    const options = { clientMessageId: request.clientMessageId, signal: request.signal };
-    for (;;) {
-      const slot = slotOf(request.sessionId);
-      const joined = slot.waiting?.join(build, options);
-      if (joined === undefined) {
-        const waiting = createWaitingMessages((messages, turn, emitter) => {
-          detachFromCaller(turn);
-          for (const message of messages) announce(turn, message, emitter);
-        });
-        slot.waiting = waiting;
-        const outcome = enqueue(
-          request.sessionId,
-          { ...newInput(request), joining: waiting },
-          request.signal,
-          request.onEvent,
-        );
-        waiting.answeredBy(outcome);
-        const close = () => {
-          waiting.close();
-          if (slot.waiting === waiting) slot.waiting = undefined;
-        };
-        outcome.then(close, close);
-        return outcome;
-      }
-      const result = await joined;
-      if (result.type !== 'left') return answerJoined(request, result);
-      // Left (the turn wrote nothing, or this is a repeat): the next wait, or a turn of its own.
-    }
-  }
-
-  /** A message written with the turn it waited for: that turn's outcome, or a turn of its own. */
-  async function answerJoined(
-    request: SubmitRequest,
-    joined: Exclude<JoinedMessage, { type: 'left' }>,
-  ): Promise<TurnOutcome> {
-    const { message } = joined;
-    const unwatch =
-      joined.type === 'written' && request.onEvent !== undefined
-        ? runtime.emitter.watch(joined.turnId, request.onEvent)
-        : undefined;
-    let outcome: TurnOutcome;
-    try {
-      outcome = await joined.outcome;
-    } finally {
-      unwatch?.();
-    }
-    // Folded into that turn, or its write in doubt (it failed): the turn's outcome is its own.
-    if (
-      joined.type === 'failed' ||
-      outcome.errorKind === 'storage' ||
-      outcome.steeredMessageIds?.includes(message.messageId) === true
-    ) {
-      const { clientMessageId: _, ...rest } = outcome;
-      const { messageId, clientMessageId } = message;
-      return { ...rest, messageId, ...(clientMessageId === undefined ? {} : { clientMessageId }) };
-    }
-    // Written, never folded (the turn ended before its first model call): a turn of its own.
-    return answerWritten(request, message, joined.turnId);
-  }
+  const joinNext = createSteerJoin({
+    runtime,
+    slotOf,
+    announce,
+    answerWritten,
+    enqueueNew: (request, joining) =>
+      enqueue(
+        request.sessionId,
+        { ...newInput(request), joining },
+        request.signal,
+        request.onEvent,
+      ),
+  });
 
   return {
     submit(request) {
@@ -360,10 +362,14 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     running(sessionId) {
       return slots.get(sessionId)?.running;
     },
+    waitingElsewhere(sessionId) {
+      return [...waiters.keys()].some((turn) => turn.sessionId === sessionId);
+    },
     all() {
-      return [...slots.values()].flatMap((slot) =>
+      const running = [...slots.values()].flatMap((slot) =>
         slot.running === undefined ? [] : [slot.running],
       );
+      return [...running, ...waiters.keys()];
     },
     stats() {
       let runningTurns = 0;
@@ -373,13 +379,25 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
         runningTurns += running;
         queuedTurns += Math.max(0, slot.queued - running);
       }
-      return { runningTurns, queuedTurns };
+      // A message waiting for another gateway's turn is queued there.
+      return { runningTurns, queuedTurns: queuedTurns + waiters.size };
     },
     async idle() {
-      while (slots.size > 0) await Promise.all([...slots.values()].map((slot) => slot.tail));
+      while (slots.size > 0 || waiters.size > 0)
+        await Promise.all([...[...slots.values()].map((slot) => slot.tail), ...waiters.values()]);
     },
   };
 }
+
+/** A turn's part in its session's chain: ended there, or its message waiting for another gateway. */
+type ChainStep =
+  | { type: 'done'; outcome: TurnOutcome }
+  | {
+      type: 'elsewhere';
+      turn: DisposableTurn;
+      unwatch: (() => void) | undefined;
+      waiting: WaitingElsewhere;
+    };
 
 function newInput(request: SubmitRequest): TurnInput {
   // Every reader of a turn's input takes an undefined clientMessageId for none.
