@@ -4,13 +4,9 @@
  * stored its answer — a client's retry of a's message at b joins that answer without waiting for
  * b's own messages (session-queue.ts waits for another gateway's turn outside the session's chain).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createTranscriptStore } from '@keel/session-fence';
-import { createMockProvider } from '@keel/testing';
 import { afterEach, expect, it } from 'vitest';
-import { createGate, createGateway } from '../test/two-gateways';
+import { createGate, startTwoGateways } from '../test/two-gateways';
 
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -19,14 +15,8 @@ afterEach(async () => {
 });
 
 it("b writes each message at once and answers a retry of a's message when a stored it", async () => {
-  const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-waiters-'));
-  cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
-  const mock = await createMockProvider({});
-  cleanup.push(() => mock.close());
   let gate = createGate();
-  const a = createGateway('a', sessionsDir, mock, () => gate.wait());
-  const b = createGateway('b', sessionsDir, mock, async () => undefined);
-  for (const g of [a, b]) cleanup.push(() => g.orchestrator.shutdown({ graceMs: 0 }));
+  const { sessionsDir, mock, a, b } = await startTwoGateways(cleanup, () => gate.wait());
   // A failed expectation leaves no model call held.
   cleanup.push(async () => gate.open());
   const send = (g: typeof a, input: string, clientMessageId: string) =>
@@ -80,14 +70,8 @@ it("b writes each message at once and answers a retry of a's message when a stor
 }, 60_000);
 
 it("a message waiting for a's turn ends with b's shutdown, which waits for it", async () => {
-  const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-waiters-'));
-  cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
-  const mock = await createMockProvider({});
-  cleanup.push(() => mock.close());
   const gate = createGate();
-  const a = createGateway('a', sessionsDir, mock, () => gate.wait());
-  const b = createGateway('b', sessionsDir, mock, async () => undefined);
-  cleanup.push(() => a.orchestrator.shutdown({ graceMs: 0 }));
+  const { a, b } = await startTwoGateways(cleanup, () => gate.wait());
   cleanup.push(async () => gate.open());
 
   const first = a.orchestrator.runTurn({ sessionId: 's1', input: 'first' });

@@ -1,10 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TurnEvent } from '@keel/spec';
-import { createMockProvider } from '@keel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGate, createGateway } from './two-gateways';
+import { createGate, startTwoGateways } from './two-gateways';
 
 // A message queued at gateway b and answered by gateway a's turn: b's own subscribers and the
 // caller's onEvent still see one turn start and one turn end for it, naming the message.
@@ -17,15 +13,8 @@ afterEach(async () => {
 
 describe('a message answered by another gateway’s turn', () => {
   it('its gateway emits one turn-start naming the message and one turn-end with that outcome', async () => {
-    const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-elsewhere-'));
-    cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
-    const mock = await createMockProvider({});
-    cleanup.push(() => mock.close());
     const gate = createGate();
-    const a = createGateway('a', sessionsDir, mock, () => gate.wait());
-    const b = createGateway('b', sessionsDir, mock, async () => undefined);
-    cleanup.push(() => a.orchestrator.shutdown({ graceMs: 0 }));
-    cleanup.push(() => b.orchestrator.shutdown({ graceMs: 0 }));
+    const { mock, a, b } = await startTwoGateways(cleanup, () => gate.wait());
 
     const first = a.orchestrator.runTurn({
       sessionId: 's1',
@@ -66,15 +55,8 @@ describe('a message answered by another gateway’s turn', () => {
   });
 
   it('a message without a clientMessageId: its turn-start has no such member, not an undefined one', async () => {
-    const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-elsewhere-'));
-    cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
-    const mock = await createMockProvider({});
-    cleanup.push(() => mock.close());
     const gate = createGate();
-    const a = createGateway('a', sessionsDir, mock, () => gate.wait());
-    const b = createGateway('b', sessionsDir, mock, async () => undefined);
-    cleanup.push(() => a.orchestrator.shutdown({ graceMs: 0 }));
-    cleanup.push(() => b.orchestrator.shutdown({ graceMs: 0 }));
+    const { mock, a, b } = await startTwoGateways(cleanup, () => gate.wait());
 
     const first = a.orchestrator.runTurn({ sessionId: 's1', input: 'first' });
     await gate.reached;

@@ -1,6 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
 import type { ModelEvent, ModelPort, ModelTarget, SessionStorage, TurnEvent } from '@keel/spec';
-import type { MockProvider } from '@keel/testing';
+import { createMockProvider, type MockProvider } from '@keel/testing';
 import { createTransport } from '@keel/transport';
 import { createOrchestrator, type Orchestrator } from '../src/index';
 
@@ -105,4 +108,22 @@ export function createGate() {
       return opened;
     },
   };
+}
+
+/**
+ * Gateways `a` and `b` over a new sessions folder and a new mock provider, `a`'s model calls ending
+ * through `gateA` (b's at once); `cleanup` gets the steps that shut them down and remove the folder.
+ */
+export async function startTwoGateways(
+  cleanup: Array<() => Promise<void>>,
+  gateA: () => Promise<void>,
+): Promise<{ sessionsDir: string; mock: MockProvider; a: Gateway; b: Gateway }> {
+  const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-gateways-'));
+  cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
+  const mock = await createMockProvider({});
+  cleanup.push(() => mock.close());
+  const a = createGateway('a', sessionsDir, mock, gateA);
+  const b = createGateway('b', sessionsDir, mock, async () => undefined);
+  for (const g of [a, b]) cleanup.push(() => g.orchestrator.shutdown({ graceMs: 0 }));
+  return { sessionsDir, mock, a, b };
 }
