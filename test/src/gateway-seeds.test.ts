@@ -5,7 +5,7 @@
  * by the provider (retried, a real summary stored, never a placeholder), and the real Claude Code
  * CLI killed mid-tool (the next turn reseeds a fresh CLI session instead of dying on the orphan).
  */
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMockProvider, type MockProvider, mockFaults } from '@keel/testing';
@@ -227,6 +227,14 @@ describe('the seed incidents, end to end', () => {
       clientMessageId: 'cli-1',
     }).catch(() => undefined);
     await waitUntil('the Bash tool to run', () => processesIn(work, hang).length > 0);
+    // The incident needs the call in the CLI's own transcript: running the tool does not mean the
+    // CLI has written it (under load it had not, and the next turn found nothing orphaned).
+    await waitUntil('the CLI to record the tool call', () =>
+      cliTranscripts(home).some((text) => text.includes('toolu_seed_hang')),
+    );
+    // Everything dies at once, as in a crash: the CLI is stopped first, so it cannot notice its
+    // gateway's death and record an interrupted tool result before it is killed.
+    for (const pid of processesIn(work)) process.kill(pid, 'SIGSTOP');
     await first.kill();
     killProcessesIn(work);
     await lost;
@@ -253,6 +261,15 @@ describe('the seed incidents, end to end', () => {
     killProcessesIn(work);
   });
 });
+
+/** The text of every Claude Code transcript under `home` (`.claude/projects/<cwd>/<id>.jsonl`). */
+function cliTranscripts(home: string): string[] {
+  const projects = join(home, '.claude', 'projects');
+  if (!existsSync(projects)) return [];
+  return readdirSync(projects, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.jsonl'))
+    .map((path) => readFileSync(join(projects, path), 'utf8'));
+}
 
 async function startGatewayDirOnly(): Promise<string> {
   const { mkdtemp } = await import('node:fs/promises');
