@@ -1,12 +1,8 @@
 import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
 import { adoptingFence } from './adopting-fence';
-import {
-  announceAnswered,
-  claimOrQueue,
-  type WaitingElsewhere,
-  waitElsewhere,
-} from './claimed-turn';
-import { createLiveTurn, type DisposableTurn } from './create-live-turn';
+import { createClaimWaiters, type QueuedElsewhere } from './claim-waiters';
+import { announceAnswered, claimOrQueue } from './claimed-turn';
+import { createLiveTurn } from './create-live-turn';
 import { runTurn, type TurnInput } from './run-turn';
 import { createSlot, type Slot } from './session-slot';
 import { createSteerJoin } from './steer-join';
@@ -54,8 +50,7 @@ export interface SessionQueue {
 export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
   const slots = new Map<string, Slot>();
   const inFlight = new Map<string, Promise<TurnOutcome>>();
-  /** Turns whose message waits, outside their session's chain, for another gateway's answer. */
-  const waiters = new Map<LiveTurn, Promise<unknown>>();
+  const waiters = createClaimWaiters(runtime);
 
   function slotOf(sessionId: string): Slot {
     let slot = slots.get(sessionId);
@@ -116,7 +111,7 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     for (let current = input; ; ) {
       const step = await inChain(sessionId, current, signal, onEvent);
       if (step.type === 'done') return step.outcome;
-      const waited = await waitOutside(step);
+      const waited = await waiters.wait(step);
       if (waited.type === 'answered') return waited.outcome;
       current = { type: 'existing', message: waited.message };
     }
@@ -180,23 +175,6 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
         }
       }
     });
-  }
-
-  /** Waits, outside the session's chain, for another gateway's turn to answer a queued message. */
-  async function waitOutside(step: Extract<ChainStep, { type: 'elsewhere' }>) {
-    const { turn, unwatch } = step;
-    const waited = waitElsewhere(runtime, turn, step.waiting);
-    waiters.set(turn, waited);
-    try {
-      const result = await waited;
-      return result.type === 'answered'
-        ? { ...result, outcome: announceAnswered(runtime, turn, result.outcome) }
-        : result;
-    } finally {
-      waiters.delete(turn);
-      unwatch?.();
-      turn.dispose();
-    }
   }
 
   function track(key: string, outcome: Promise<TurnOutcome>): void {
@@ -363,13 +341,13 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
       return slots.get(sessionId)?.running;
     },
     waitingElsewhere(sessionId) {
-      return [...waiters.keys()].some((turn) => turn.sessionId === sessionId);
+      return waiters.has(sessionId);
     },
     all() {
       const running = [...slots.values()].flatMap((slot) =>
         slot.running === undefined ? [] : [slot.running],
       );
-      return [...running, ...waiters.keys()];
+      return [...running, ...waiters.turns()];
     },
     stats() {
       let runningTurns = 0;
@@ -384,20 +362,13 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     },
     async idle() {
       while (slots.size > 0 || waiters.size > 0)
-        await Promise.all([...[...slots.values()].map((slot) => slot.tail), ...waiters.values()]);
+        await Promise.all([...[...slots.values()].map((slot) => slot.tail), ...waiters.pending()]);
     },
   };
 }
 
 /** A turn's part in its session's chain: ended there, or its message waiting for another gateway. */
-type ChainStep =
-  | { type: 'done'; outcome: TurnOutcome }
-  | {
-      type: 'elsewhere';
-      turn: DisposableTurn;
-      unwatch: (() => void) | undefined;
-      waiting: WaitingElsewhere;
-    };
+type ChainStep = { type: 'done'; outcome: TurnOutcome } | ({ type: 'elsewhere' } & QueuedElsewhere);
 
 function newInput(request: SubmitRequest): TurnInput {
   // Every reader of a turn's input takes an undefined clientMessageId for none.

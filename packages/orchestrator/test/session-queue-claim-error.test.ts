@@ -1,12 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
-import type { ModelPort, SessionStorage } from '@keel/spec';
 import { createMockProvider } from '@keel/testing';
-import { createTransport } from '@keel/transport';
 import { afterEach, expect, it } from 'vitest';
-import { createOrchestrator } from '../src/index';
+import { createGateway } from './two-gateways';
 
 // A turn whose claim fails (the store errs before the turn read the transcript) ends; a message
 // that arrived meanwhile, waiting for that turn to hold the transcript (to tell a repeat), goes on
@@ -23,9 +20,6 @@ it('a message waiting on a turn whose claim failed gets its own turn', async () 
   cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
   const mock = await createMockProvider({});
   cleanup.push(() => mock.close());
-  const store = createTranscriptStore({ sessionsDir, fsync: false, lock: { pollMs: 5 } });
-  const claims = store.turnClaims;
-  if (claims === undefined) throw new Error('the file store has no turn claims');
   let reach: () => void = () => undefined;
   const reached = new Promise<void>((resolve) => {
     reach = resolve;
@@ -35,9 +29,9 @@ it('a message waiting on a turn whose claim failed gets its own turn', async () 
     fail = reject;
   });
   let calls = 0;
-  const storage: SessionStorage = {
-    ...store,
-    turnClaims: {
+  const { orchestrator } = createGateway('a', sessionsDir, mock, async () => undefined, {
+    // The first claim waits, then fails; the others go to the store.
+    wrapClaims: (claims) => ({
       ...claims,
       async claimTurn(...args) {
         calls += 1;
@@ -45,24 +39,7 @@ it('a message waiting on a turn whose claim failed gets its own turn', async () 
         reach();
         return failed;
       },
-    },
-  };
-  const connect = (target: { model: string }): ModelPort =>
-    createTransport({
-      api: 'anthropic-messages',
-      baseUrl: mock.anthropicBaseUrl,
-      apiKey: 'key-a',
-      model: target.model,
-      maxTokens: 256,
-    }) as unknown as ModelPort;
-  const orchestrator = createOrchestrator({
-    storage,
-    fences: (sessionId) => createSessionFence({ storage: store, sessionId }),
-    router: { connect },
-    providers: [{ id: 'anthropic', profiles: [{ id: 'k1' }] }],
-    models: { primary: 'anthropic/primary' },
-    gatewayId: 'a',
-    turnClaims: { pollMs: 20 },
+    }),
   });
   cleanup.push(() => orchestrator.shutdown({ graceMs: 0 }));
 

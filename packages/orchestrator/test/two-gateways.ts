@@ -2,7 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
-import type { ModelEvent, ModelPort, ModelTarget, SessionStorage, TurnEvent } from '@keel/spec';
+import type {
+  ModelEvent,
+  ModelPort,
+  ModelTarget,
+  SessionStorage,
+  SessionTurnClaims,
+  TurnEvent,
+} from '@keel/spec';
 import { createMockProvider, type MockProvider } from '@keel/testing';
 import { createTransport } from '@keel/transport';
 import { createOrchestrator, type Orchestrator } from '../src/index';
@@ -19,19 +26,25 @@ export interface Gateway {
 /**
  * A gateway `id`: its own file store over `sessionsDir`, a `gatewayId`, the loopback mock's
  * Anthropic wire (key `key-<id>`), every model call waiting for `gate` before it ends, a
- * waiter's poll of `options.pollMs` (default 20 ms), and `options.beforeAcquire` awaited before
- * each turn's fence takes the session.
+ * waiter's poll of `options.pollMs` (default 20 ms), `options.beforeAcquire` awaited before
+ * each turn's fence takes the session, and its turn claims wrapped by `options.wrapClaims`.
  */
 export function createGateway(
   id: string,
   sessionsDir: string,
   mock: MockProvider,
   gate: () => Promise<void>,
-  options: { pollMs?: number; beforeAcquire?: () => Promise<void> } = {},
+  options: {
+    pollMs?: number;
+    beforeAcquire?: () => Promise<void>;
+    /** Wraps the store's turn claims as this gateway sees them. */
+    wrapClaims?: (claims: SessionTurnClaims) => SessionTurnClaims;
+  } = {},
 ): Gateway {
   const store = createTranscriptStore({ sessionsDir, fsync: false, lock: { pollMs: 5 } });
-  const claims = store.turnClaims;
-  if (claims === undefined) throw new Error('the file store has no turn claims');
+  const own = store.turnClaims;
+  if (own === undefined) throw new Error('the file store has no turn claims');
+  const claims = options.wrapClaims?.(own) ?? own;
   let markQueued: () => void = () => undefined;
   const queued = new Promise<void>((resolve) => {
     markQueued = resolve;
