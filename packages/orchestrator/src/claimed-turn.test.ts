@@ -110,4 +110,30 @@ describe('turn claims across two gateways', () => {
     expect(answer).toMatchObject({ kind: 'reply', clientMessageId: 'c1' });
     expect(mock.requests.map((request) => request.apiKey)).toEqual(['key-b']);
   });
+
+  it('a message without a client id, queued for a dead gateway, is written once and answered once', async () => {
+    const sessionsDir = await mkdtemp(join(tmpdir(), 'keel-claims-'));
+    cleanup.push(() => rm(sessionsDir, { recursive: true, force: true }));
+    const mock = await createMockProvider({});
+    cleanup.push(() => mock.close());
+    const store = createTranscriptStore({ sessionsDir, fsync: false });
+    const taken = await store.turnClaims?.claimTurn('s1', {
+      owner: 'dead',
+      turnId: 't0',
+      ttlMs: 300,
+    });
+    expect(taken?.claimed).toBe(true);
+    const b = gateway('b', sessionsDir, mock, async () => undefined);
+    // b writes the message as queued for "dead", finds the claim free once it expires and runs
+    // the turn itself: for the message it stored, not a second copy of its input.
+    const answer = await b.orchestrator.runTurn({ sessionId: 's1', input: 'no id here' });
+    expect(answer).toMatchObject({ kind: 'reply' });
+    const texts = (await store.read('s1')).entries.flatMap((entry) =>
+      entry.type === 'message' && entry.role === 'user' ? [JSON.stringify(entry.content)] : [],
+    );
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toContain('no id here');
+    expect(mock.requests).toHaveLength(1);
+    expect(JSON.stringify(mock.requests[0]?.body).split('no id here')).toHaveLength(2);
+  });
 });
