@@ -61,10 +61,25 @@ interface Tally {
   messages: number;
   modelRequests: number;
   latencies: number[];
+  /** Latencies by the place of the turn that answered them in their session (0: the first). */
+  byPlace: number[][];
+  /** Sessions whose first turn answered `m0` (as pinned does in every session). */
+  firstCopyFirst: number;
+}
+function emptyTally(): Tally {
+  return {
+    answers: 0,
+    resends: 0,
+    messages: 0,
+    modelRequests: 0,
+    latencies: [],
+    byPlace: Array.from({ length: BURST }, () => []),
+    firstCopyFirst: 0,
+  };
 }
 const tallies: Record<Variant, Tally> = {
-  spread: { answers: 0, resends: 0, messages: 0, modelRequests: 0, latencies: [] },
-  pinned: { answers: 0, resends: 0, messages: 0, modelRequests: 0, latencies: [] },
+  spread: emptyTally(),
+  pinned: emptyTally(),
 };
 
 /** One answer, timed from the request to the JSON answer. */
@@ -79,7 +94,8 @@ async function timed(
   const sentAt = Date.now();
   const started = performance.now();
   const answer = await gateway.send(sessionId, text, id);
-  const took = performance.now() - started;
+  const answeredAt = performance.now();
+  const took = answeredAt - started;
   trace?.request({
     variant,
     sessionId,
@@ -89,7 +105,7 @@ async function timed(
     sentAt,
     answeredAt: Date.now(),
   });
-  return { answer, ms: took };
+  return { answer, ms: took, answeredAt };
 }
 
 /** A session's round: `BURST` messages at once, and a retry of the first while they run. */
@@ -116,6 +132,17 @@ async function sessionRound(variant: Variant, sessionId: string, home: number) {
     else if (answer.outcome !== 'reply') throw new Error(`answered ${JSON.stringify(answer)}`);
     tally.latencies.push(took);
   }
+  // The burst's messages in the order they were answered: one turn each, one after another (the
+  // retry's answer is its first copy's).
+  const places = answers
+    .slice(0, BURST)
+    .map((answer, index) => ({ index, at: answer.answeredAt }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ index }) => index);
+  if (places[0] === 0) tally.firstCopyFirst += 1;
+  answers.forEach(({ ms: took }, index) => {
+    tally.byPlace[places.indexOf(index < BURST ? index : 0)]?.push(took);
+  });
 }
 
 try {
@@ -165,6 +192,24 @@ await publish({
         rows: [row('spread at random', spread), row('pinned to one gateway', pinned)],
       },
     },
+    {
+      caption:
+        'The same answers by the place of the turn that answered them in their session (the first, second or third of its burst; a retry counts at its first copy’s place): what crossing gateways costs apart from the order the messages are answered in.',
+      table: {
+        columns: ['turn', 'spread answers', 'spread p50', 'pinned answers', 'pinned p50', 'ratio'],
+        rows: spread.byPlace.map((latencies, place) => {
+          const other = pinned.byPlace[place] ?? [];
+          return [
+            ['first', 'second', 'third'][place] ?? String(place + 1),
+            String(latencies.length),
+            ms(quantile(latencies, 0.5)),
+            String(other.length),
+            ms(quantile(other, 0.5)),
+            `${(quantile(latencies, 0.5) / quantile(other, 0.5)).toFixed(2)}×`,
+          ];
+        }),
+      },
+    },
   ],
   targets: [
     {
@@ -193,6 +238,7 @@ await publish({
     },
   ],
   notes: [
+    `The order: \`m0\` was answered first in ${spread.firstCopyFirst} of ${spread.messages / BURST} sessions spread and ${pinned.firstCopyFirst} of ${pinned.messages / BURST} pinned. Pinned, one gateway takes the burst in the order it was sent, so \`m0\` and its retry — exactly half of the answers — are answered by the session's first turn, and the p50 is the slowest of those one-turn answers (the nearest rank, 96 of 192). Spread, the claim race among three gateways that got their messages within the same millisecond decides which runs first; when it is not \`m0\`, fewer than half of the answers are first-turn ones and the p50 is a second-turn answer. So the p50 row compares the two modes of a two-humped distribution and moves with the share of sessions whose first turn was \`m0\`; the table by place compares like with like.`,
     'A message reaching a gateway that does not run its session’s turn is queued in the transcript for that turn and answered by it (`followup`: one turn per message, one after another); the receiving gateway is woken by a PostgreSQL `NOTIFY` when the answer is written (`storage.turnClaims.pollMs`, 200 ms, is only the backstop). The retry joins the answer of its first copy wherever it lands.',
     'In both variants the three messages of a burst are answered one after another, so the answer latency is up to three model calls; what spreading adds is the queued write, the claim and the notification round trips.',
     'The latency ratios vary widely from run to run on this shared machine (p50 from 1.37× to 2.32× over the runs of 2026-12-01 and 2026-12-02, load averages up to 28 on 2 cores).',
