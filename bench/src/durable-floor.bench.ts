@@ -1,0 +1,270 @@
+/**
+ * Issue 20's gateway rows against the floor of any durable gateway on this machine: the same
+ * message (a 20-turn history and one new message, streamed Chat Completions upstream) sent
+ * directly with the `openai` SDK, through a bare `node:http` proxy (a hop, nothing stored), through
+ * the durable floor (`lib/durable-proxy-child.ts`: the message and the reply appended and fsynced,
+ * the answer sent after both, nothing else) and through the Keel gateway (durable). Interleaved
+ * latency at 1 in flight, throughput at 1 and at 32 in flight, and each server process's CPU per
+ * message. What the rows of section 1 ask of Keel — ≤ 2 ms over the direct SDK, CPU ≤ Portkey's
+ * not-streamed proxy, ≥ 50 % of direct throughput at 32 in flight — is read against what the floor
+ * itself costs.
+ *
+ * Run: `pnpm build && pnpm bench durable-floor`.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+import { pick } from './lib/env';
+import { interleave } from './lib/interleave';
+import { mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import { closedLoop } from './lib/load';
+import { startMockProcess } from './lib/mock-process';
+import { portkeyHeaders, startPortkey } from './lib/portkey';
+import { processCpuMs } from './lib/process-cpu';
+import { publish } from './lib/result';
+import { startService } from './lib/service';
+import { startBareProxy } from './lib/start-bare-proxy';
+import { median, ms, ratio, spread, summarize } from './lib/stats';
+
+const ROUNDS = pick(300, 12);
+const WARMUP = pick(40, 3);
+const HISTORY = pick(20, 2);
+const SESSIONS = pick(32, 4);
+const IN_FLIGHT = pick(32, 4);
+const BLOCK_AT_1 = pick(60, 5);
+const BLOCK_MANY = pick(320, 16);
+const BLOCKS = pick(5, 1);
+const CPU_BLOCK = pick(200, 10);
+const MODEL = 'bench-model';
+const REPLY = 'ok';
+type Message = { role: 'user' | 'assistant'; content: string };
+
+const mock = await startMockProcess({ reply: REPLY });
+const gateway = await startKeelGateway(
+  mockGatewayConfig({
+    baseUrl: mock.openaiBaseUrl,
+    sessionsDir: 'sessions',
+    providers: [{ id: 'mock', keys: ['sk-bench'] }],
+    primary: `mock/${MODEL}`,
+  }),
+);
+const bare = await startBareProxy(mock.openaiBaseUrl.replace(/\/v1\/?$/, ''), 'pipe');
+const floorDir = await mkdtemp(join(tmpdir(), 'keel-bench-floor-'));
+const floorService = startService(
+  [
+    fileURLToPath(new URL('./lib/durable-proxy-child.ts', import.meta.url)),
+    mock.openaiBaseUrl.replace(/\/v1\/?$/, ''),
+    floorDir,
+  ],
+  { nodeOptions: ['--import', 'tsx'] },
+);
+const [, floorUrl = ''] = await floorService.waitForLine(/^DURABLE_PROXY_LISTENING (\S+)/);
+
+type Send = (session: number, text: string) => Promise<void>;
+/** The direct variant's conversations: Portkey's CPU block sends the same histories. */
+const directHistories = new Map<number, Message[]>();
+const portkey = await startPortkey();
+const client = (baseURL: string) => new OpenAI({ apiKey: 'sk-bench', baseURL, maxRetries: 0 });
+const viaPortkey = new OpenAI({
+  apiKey: 'sk-bench',
+  baseURL: `${portkey.url}/v1`,
+  maxRetries: 0,
+  defaultHeaders: portkeyHeaders(mock.openaiBaseUrl),
+});
+/** Portkey's CPU, not streamed (its streamed answers wait 25 ms first): the row's yardstick. */
+const portkeyCpu: number[] = [];
+async function portkeyBlock(block: number): Promise<void> {
+  const before = await processCpuMs(portkey.service.pid);
+  for (let message = 0; message < CPU_BLOCK; message += 1) {
+    const completion = await viaPortkey.chat.completions.create({
+      model: MODEL,
+      messages: [
+        ...(directHistories.get(message % SESSIONS) ?? []),
+        { role: 'user', content: `cpu ${block} message ${message}` },
+      ],
+      max_completion_tokens: 64,
+    });
+    if (completion.choices[0]?.message.content !== REPLY) throw new Error('unexpected reply');
+  }
+  portkeyCpu.push(((await processCpuMs(portkey.service.pid)) - before) / CPU_BLOCK);
+}
+const direct = client(mock.openaiBaseUrl);
+const viaBare = client(`${bare.url}/v1`);
+const viaFloor = client(`${floorUrl}/v1`);
+
+/**
+ * A client that keeps each session's conversation and sends it with every message, as the gateway
+ * does upstream from its transcript: every variant sends the same messages to the same sessions,
+ * so their histories stay the same length.
+ */
+function conversationsVia(via: OpenAI, histories = new Map<number, Message[]>()): Send {
+  return async (session, text) => {
+    const history = histories.get(session) ?? [];
+    await streamed(via, session, [...history, { role: 'user', content: text }]);
+    history.push({ role: 'user', content: text }, { role: 'assistant', content: REPLY });
+    histories.set(session, history);
+  };
+}
+
+async function streamed(via: OpenAI, session: number, messages: Message[]): Promise<void> {
+  const stream = await via.chat.completions.create(
+    {
+      model: MODEL,
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 64,
+    },
+    { headers: { 'x-session': `floor-${session}` } },
+  );
+  let reply = '';
+  for await (const chunk of stream) reply += chunk.choices[0]?.delta.content ?? '';
+  if (reply !== REPLY) throw new Error(`unexpected reply ${JSON.stringify(reply)}`);
+}
+
+async function keel(session: number, text: string): Promise<void> {
+  const answer = await gateway.send(`floor-${session}`, text);
+  if (answer.outcome !== 'reply' || answer.text !== REPLY)
+    throw new Error(`unexpected outcome ${JSON.stringify(answer)}`);
+}
+
+const VARIANTS: Array<{ name: string; send: Send; pid?: number }> = [
+  { name: 'direct SDK', send: conversationsVia(direct, directHistories) },
+  {
+    name: 'bare `node:http` proxy (stores nothing)',
+    send: conversationsVia(viaBare),
+    pid: bare.service.pid,
+  },
+  {
+    name: 'durable floor (two appends and fsyncs, nothing else)',
+    send: conversationsVia(viaFloor),
+    pid: floorService.pid,
+  },
+  { name: 'Keel gateway (durable)', send: keel, pid: gateway.service.pid },
+];
+/** Every variant sends the same message to the same session. */
+async function everyVariant(session: number, text: string, order: number): Promise<void> {
+  for (let index = 0; index < VARIANTS.length; index += 1)
+    await VARIANTS[(index + order) % VARIANTS.length]?.send(session, text);
+}
+for (let turn = 0; turn < HISTORY; turn += 1)
+  await closedLoop({ total: SESSIONS, concurrency: 4 }, (session) =>
+    everyVariant(session, `history ${turn}`, turn),
+  );
+
+// Latency: each round one message per variant, in rotating order, in the round's session.
+const times = await interleave(
+  VARIANTS.map((variant) => ({
+    name: variant.name,
+    run: (round: number) => variant.send(round % SESSIONS, `message ${round}`),
+  })),
+  { rounds: ROUNDS, warmup: WARMUP },
+);
+
+// Throughput and CPU: blocks per variant, in rotating order, every variant sending the same
+// messages to the same sessions (the direct SDK too in the CPU block, unmeasured).
+const at1 = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
+const atMany = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
+const cpu = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
+let serial = 0;
+for (let round = 0; round < BLOCKS; round += 1) {
+  for (let index = 0; index < VARIANTS.length; index += 1) {
+    const variant = VARIANTS[(index + round) % VARIANTS.length] as (typeof VARIANTS)[0];
+    serial += 1;
+    const block = serial;
+    const one = await closedLoop({ total: BLOCK_AT_1, concurrency: 1 }, (message) =>
+      variant.send(message % SESSIONS, `block ${block} message ${message}`),
+    );
+    at1.get(variant.name)?.push(one.perSecond);
+    const many = await closedLoop(
+      { total: BLOCK_MANY, concurrency: IN_FLIGHT },
+      (message, worker) => variant.send(worker % SESSIONS, `block ${block} message ${message}`),
+    );
+    atMany.get(variant.name)?.push(many.perSecond);
+    const before = variant.pid === undefined ? 0 : await processCpuMs(variant.pid);
+    for (let message = 0; message < CPU_BLOCK; message += 1)
+      await variant.send(message % SESSIONS, `cpu ${block} message ${message}`);
+    if (variant.pid !== undefined)
+      cpu.get(variant.name)?.push(((await processCpuMs(variant.pid)) - before) / CPU_BLOCK);
+  }
+  await portkeyBlock(serial);
+}
+await Promise.allSettled([
+  gateway.close(),
+  portkey.service.stop(),
+  bare.service.stop(),
+  floorService.stop(),
+  mock.close(),
+]);
+await rm(floorDir, { recursive: true, force: true });
+
+const summaries = new Map([...times].map(([name, values]) => [name, summarize(values)] as const));
+const base = summaries.get('direct SDK') ?? summarize([]);
+const overhead = (name: string) => (summaries.get(name)?.p50 ?? Number.NaN) - base.p50;
+const baseAt1 = median(at1.get('direct SDK') ?? []);
+const baseMany = median(atMany.get('direct SDK') ?? []);
+const [, bareName, floorName, keelName] = VARIANTS.map((variant) => variant.name) as [
+  string,
+  string,
+  string,
+  string,
+];
+const shareMany = (name: string) => median(atMany.get(name) ?? []) / baseMany;
+const cpuOf = (name: string) => median(cpu.get(name) ?? []);
+await publish({
+  order: 20.5,
+  title: 'Issue 20: the floor of a durable gateway',
+  method: `Four variants, each the same streamed Chat Completions request (a ${HISTORY}-turn history and one new message) to the mock provider in its own process (zero delay, reply "${REPLY}"): sent directly with the \`openai\` SDK; through a bare \`node:http\` proxy with a keep-alive agent (forwards bytes, stores nothing); through the durable floor (\`bench/src/lib/durable-proxy-child.ts\`: parses the request, appends its last message as a JSON line to the session's file and starts that fsync, forwards the request, reads the whole answer, appends it, waits for both fsyncs, then answers — the least a server can do under DESIGN.md "Durable before acknowledged"; no lock, no fence, no transcript read, no turn); and through the Keel gateway (\`POST /v1/sessions/:id/messages\`, file store, fsync on, log level warn). ${SESSIONS} sessions, the same history in every variant. Latency: ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one message per variant per round, the order rotating. Then ${BLOCKS} rounds of blocks per variant: ${BLOCK_AT_1} messages one at a time, ${BLOCK_MANY} with ${IN_FLIGHT} in flight (each in flight keeping to its own session), and ${CPU_BLOCK} one at a time for the server process's user + system CPU (\`/proc/<pid>/stat\`); medians of the blocks.`,
+  baseline: 'the same request sent directly with the official `openai` SDK, in the same run.',
+  tables: [
+    {
+      table: {
+        columns: [
+          'variant',
+          'p50 ms',
+          'p10–p90 ms',
+          'p99 ms',
+          'p50 overhead ms',
+          'req/s at 1 in flight (ratio)',
+          `req/s at ${IN_FLIGHT} in flight (ratio)`,
+          'server CPU ms per message',
+        ],
+        rows: VARIANTS.map(({ name, pid }) => {
+          const summary = summaries.get(name) ?? summarize([]);
+          const one = median(at1.get(name) ?? []);
+          const many = median(atMany.get(name) ?? []);
+          return [
+            name,
+            ms(summary.p50),
+            spread(summary),
+            ms(summary.p99),
+            name === 'direct SDK' ? '–' : `+${ms(overhead(name))}`,
+            `${one.toFixed(0)} (${ratio(one, baseAt1)})`,
+            `${many.toFixed(0)} (${ratio(many, baseMany)})`,
+            pid === undefined ? '–' : ms(cpuOf(name)),
+          ];
+        }),
+      },
+    },
+  ],
+  targets: [
+    {
+      name: 'durable floor: p50 overhead over the direct SDK (what section 1 asks of Keel: ≤ 2 ms)',
+      goal: '≤ 2 ms',
+      measured: `${ms(overhead(floorName))} ms (Keel ${ms(overhead(keelName))} ms)`,
+      met: overhead(floorName) <= 2,
+    },
+    {
+      name: `durable floor: throughput at ${IN_FLIGHT} in flight (what section 1 asks of Keel: ≥ 50 % of direct)`,
+      goal: '≥ 50 %',
+      measured: `${(shareMany(floorName) * 100).toFixed(0)} % (Keel ${(shareMany(keelName) * 100).toFixed(0)} %, bare proxy ${(shareMany(bareName) * 100).toFixed(0)} %)`,
+      met: shareMany(floorName) >= 0.5,
+    },
+  ],
+  notes: [
+    `Server CPU per message: bare proxy ${ms(cpuOf(bareName))} ms, durable floor ${ms(cpuOf(floorName))} ms, Keel ${ms(cpuOf(keelName))} ms (as its CLI runs, \`--optimize-for-size\`), and Portkey 1.15.2 not streamed ${ms(median(portkeyCpu))} ms (the same histories, one block after each round; section 1's CPU row asks Keel for at most Portkey's, a proxy that stores nothing). The floor's CPU above the bare proxy's is what storing the two lines durably costs before any fence, turn or validation.`,
+    'The floor keeps only the durability rule; what Keel adds on top of it, per message: the session fence (its lease and the transcript checks before each write, so a second writer or another gateway is refused rather than written over), the transcript read and context building, the turn (failover, tool pairing, compaction, events, provider health), request validation, and the answer as JSON instead of the provider’s bytes.',
+  ],
+});
