@@ -7,6 +7,7 @@ import { registerKeys } from '../keys/register-keys';
 import { closeIncompleteRequestsAfter } from './close-incomplete-requests';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './error-handling';
 import { registerGuardHooks } from './guard-hooks';
+import { lazyChildLoggerFactory } from './lazy-child-logger';
 import { RequestLogController } from './request-log-controller';
 import { registerEventRoutes } from './routes-events';
 import { registerMessageRoutes } from './routes-messages';
@@ -34,7 +35,9 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
   const { runtime, state } = options;
   const { server } = runtime.config;
   const app = Fastify({
-    ...(options.logger === false ? { logger: false } : { loggerInstance: options.logger }),
+    ...(options.logger === false
+      ? { logger: false }
+      : { loggerInstance: options.logger, childLoggerFactory: lazyChildLoggerFactory }),
     // `incoming request` and `request completed` at debug, not info.
     logController: new RequestLogController(),
     bodyLimit: server.bodyLimitBytes,
