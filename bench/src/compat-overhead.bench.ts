@@ -11,7 +11,7 @@
 import OpenAI from 'openai';
 import { pick, SMOKE } from './lib/env';
 import { interleave, type Variant } from './lib/interleave';
-import { mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import { oneMockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
 import { startMockProcess } from './lib/mock-process';
 import { portkeyHeaders, startPortkey } from './lib/portkey';
 import { publish } from './lib/result';
@@ -30,14 +30,7 @@ const REPLY =
 const MESSAGES = [{ role: 'user' as const, content: 'Why does a gateway earn trust?' }];
 
 const mock = await startMockProcess({ reply: REPLY });
-const gateway = await startKeelGateway(
-  mockGatewayConfig({
-    baseUrl: mock.openaiBaseUrl,
-    sessionsDir: 'sessions',
-    providers: [{ id: 'mock', keys: ['sk-bench'] }],
-    primary: `mock/${MODEL}`,
-  }),
-);
+const gateway = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MODEL));
 const portkey = await startPortkey();
 const bareNet = await startBareProxy(mock.url, 'net');
 const barePipe = await startBareProxy(mock.url, 'pipe');

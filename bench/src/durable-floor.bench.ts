@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { pick } from './lib/env';
 import { interleave } from './lib/interleave';
-import { mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import { oneMockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
 import { closedLoop } from './lib/load';
 import { startMockProcess } from './lib/mock-process';
 import { processCpuMs } from './lib/process-cpu';
@@ -41,14 +41,7 @@ const REPLY = 'ok';
 type Message = { role: 'user' | 'assistant'; content: string };
 
 const mock = await startMockProcess({ reply: REPLY });
-const gateway = await startKeelGateway(
-  mockGatewayConfig({
-    baseUrl: mock.openaiBaseUrl,
-    sessionsDir: 'sessions',
-    providers: [{ id: 'mock', keys: ['sk-bench'] }],
-    primary: `mock/${MODEL}`,
-  }),
-);
+const gateway = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MODEL));
 const bare = await startBareProxy(mock.openaiBaseUrl.replace(/\/v1\/?$/, ''), 'pipe');
 const floorDir = await mkdtemp(join(tmpdir(), 'keel-bench-floor-'));
 const floorService = startService(

@@ -8,7 +8,7 @@
 import OpenAI from 'openai';
 import { pick, SMOKE } from './lib/env';
 import { interleave, type Variant } from './lib/interleave';
-import { mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import { oneMockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
 import { closedLoop } from './lib/load';
 import { startMockProcess } from './lib/mock-process';
 import { portkeyHeaders, startPortkey } from './lib/portkey';
@@ -32,12 +32,7 @@ const REPLY = 'ok';
 type Message = { role: 'user' | 'assistant'; content: string };
 
 const mock = await startMockProcess({ reply: REPLY });
-const gatewayConfig = mockGatewayConfig({
-  baseUrl: mock.openaiBaseUrl,
-  sessionsDir: 'sessions',
-  providers: [{ id: 'mock', keys: ['sk-bench'] }],
-  primary: `mock/${MODEL}`,
-});
+const gatewayConfig = oneMockGatewayConfig(mock.openaiBaseUrl, MODEL);
 const gateway = await startKeelGateway(gatewayConfig);
 // The same gateway with V8's own heap heuristics (the CLI sets `--optimize-for-size` unless told).
 const gatewayDefaultHeap = await startKeelGateway(gatewayConfig, undefined, [

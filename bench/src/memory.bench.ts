@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { pick } from './lib/env';
-import { mockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import { oneMockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
 import { startMockProcess } from './lib/mock-process';
 import { publish } from './lib/result';
 
@@ -35,12 +35,7 @@ process.once('SIGINT', stop('SIGINT'));
 
 const mock = await startMockProcess({ reply: 'ok' });
 const gateway = await startKeelGateway(
-  mockGatewayConfig({
-    baseUrl: mock.openaiBaseUrl,
-    sessionsDir: 'sessions',
-    providers: [{ id: 'mock', keys: ['sk-bench'] }],
-    primary: 'mock/bench-model',
-  }),
+  oneMockGatewayConfig(mock.openaiBaseUrl, 'bench-model'),
   undefined,
   NODE_OPTIONS,
 );

@@ -61,6 +61,19 @@ export function mockGatewayConfig(options: {
 }
 
 /**
+ * The benches' usual gateway: one provider `mock` with one key at `baseUrl` (the mock provider),
+ * `model` its primary, sessions in `sessions` under the gateway's folder, fsync on.
+ */
+export function oneMockGatewayConfig(baseUrl: string, model: string): GatewayConfig {
+  return mockGatewayConfig({
+    baseUrl,
+    sessionsDir: 'sessions',
+    providers: [{ id: 'mock', keys: ['sk-bench'] }],
+    primary: `mock/${model}`,
+  });
+}
+
+/**
  * Starts the gateway on an ephemeral loopback port with `config` (in `dir`, or a new folder);
  * `nodeOptions` go to its `node` (e.g. `--cpu-prof` to profile it).
  */
