@@ -65,6 +65,8 @@ interface Tally {
   byPlace: number[][];
   /** Sessions whose first turn answered `m0` (as pinned does in every session). */
   firstCopyFirst: number;
+  /** Latencies of the burst's messages alone (no retry): each session's first, second and third turn once. */
+  withoutRetry: number[];
 }
 function emptyTally(): Tally {
   return {
@@ -75,6 +77,7 @@ function emptyTally(): Tally {
     latencies: [],
     byPlace: Array.from({ length: BURST }, () => []),
     firstCopyFirst: 0,
+    withoutRetry: [],
   };
 }
 const tallies: Record<Variant, Tally> = {
@@ -140,6 +143,7 @@ async function sessionRound(variant: Variant, sessionId: string, home: number) {
     .sort((a, b) => a.at - b.at)
     .map(({ index }) => index);
   if (places[0] === 0) tally.firstCopyFirst += 1;
+  for (const { ms: took } of answers.slice(0, BURST)) tally.withoutRetry.push(took);
   answers.forEach(({ ms: took }, index) => {
     tally.byPlace[places.indexOf(index < BURST ? index : 0)]?.push(took);
   });
@@ -238,7 +242,7 @@ await publish({
     },
   ],
   notes: [
-    `The order: \`m0\` was answered first in ${spread.firstCopyFirst} of ${spread.messages / BURST} sessions spread and ${pinned.firstCopyFirst} of ${pinned.messages / BURST} pinned. Pinned, one gateway takes the burst in the order it was sent, so \`m0\` and its retry — exactly half of the answers — are answered by the session's first turn, and the p50 is the slowest of those one-turn answers (the nearest rank, 96 of 192). Spread, the claim race among three gateways that got their messages within the same millisecond decides which runs first; when it is not \`m0\`, fewer than half of the answers are first-turn ones and the p50 is a second-turn answer. So the p50 row compares the two modes of a two-humped distribution and moves with the share of sessions whose first turn was \`m0\`; the table by place compares like with like.`,
+    `The order: \`m0\` was answered first in ${spread.firstCopyFirst} of ${spread.messages / BURST} sessions spread and ${pinned.firstCopyFirst} of ${pinned.messages / BURST} pinned. Pinned, one gateway takes the burst in the order it was sent, so \`m0\` and its retry — exactly half of the answers — are answered by the session's first turn, and the p50 is the slowest of those one-turn answers (the nearest rank, 96 of 192). Spread, the claim race among three gateways that got their messages within the same millisecond decides which runs first; when it is not \`m0\`, fewer than half of the answers are first-turn ones and the p50 is a second-turn answer. So the p50 row compares the two modes of a two-humped distribution and moves with the share of sessions whose first turn was \`m0\`; the table by place compares like with like. Leave the retries out and every session has one answer at each place in both variants: the p50 of the burst's own answers is then ${ms(quantile(spread.withoutRetry, 0.5))} ms spread and ${ms(quantile(pinned.withoutRetry, 0.5))} ms pinned (${(quantile(spread.withoutRetry, 0.5) / quantile(pinned.withoutRetry, 0.5)).toFixed(2)}×).`,
     'A message reaching a gateway that does not run its session’s turn is queued in the transcript for that turn and answered by it (`followup`: one turn per message, one after another); the receiving gateway is woken by a PostgreSQL `NOTIFY` when the answer is written (`storage.turnClaims.pollMs`, 200 ms, is only the backstop). The retry joins the answer of its first copy wherever it lands.',
     'In both variants the three messages of a burst are answered one after another, so the answer latency is up to three model calls; what spreading adds is the queued write, the claim and the notification round trips.',
     'The latency ratios vary widely from run to run on this shared machine (p50 from 1.37× to 2.32× over the runs of 2026-12-01 and 2026-12-02, load averages up to 28 on 2 cores).',
