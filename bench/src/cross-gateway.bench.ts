@@ -137,13 +137,13 @@ async function sessionRound(variant: Variant, sessionId: string, home: number) {
   }
   // The burst's messages in the order they were answered: one turn each, one after another (the
   // retry's answer is its first copy's).
-  const places = answers
-    .slice(0, BURST)
+  const burst = answers.slice(0, BURST);
+  const places = burst
     .map((answer, index) => ({ index, at: answer.answeredAt }))
     .sort((a, b) => a.at - b.at)
     .map(({ index }) => index);
   if (places[0] === 0) tally.firstCopyFirst += 1;
-  for (const { ms: took } of answers.slice(0, BURST)) tally.withoutRetry.push(took);
+  for (const { ms: took } of burst) tally.withoutRetry.push(took);
   answers.forEach(({ ms: took }, index) => {
     tally.byPlace[places.indexOf(index < BURST ? index : 0)]?.push(took);
   });

@@ -14,7 +14,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { pick } from './lib/env';
 import { interleave } from './lib/interleave';
@@ -23,8 +22,8 @@ import { closedLoop } from './lib/load';
 import { startMockProcess } from './lib/mock-process';
 import { processCpuMs } from './lib/process-cpu';
 import { publish } from './lib/result';
-import { startService } from './lib/service';
 import { startBareProxy } from './lib/start-bare-proxy';
+import { startDurableProxy } from './lib/start-durable-proxy';
 import { median, ms, ratio, spread, summarize } from './lib/stats';
 
 const ROUNDS = pick(300, 12);
@@ -42,23 +41,15 @@ type Message = { role: 'user' | 'assistant'; content: string };
 
 const mock = await startMockProcess({ reply: REPLY });
 const gateway = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MODEL));
-const bare = await startBareProxy(mock.openaiBaseUrl.replace(/\/v1\/?$/, ''), 'pipe');
+const bare = await startBareProxy(mock.url, 'pipe');
 const floorDir = await mkdtemp(join(tmpdir(), 'keel-bench-floor-'));
-const floorService = startService(
-  [
-    fileURLToPath(new URL('./lib/durable-proxy-child.ts', import.meta.url)),
-    mock.openaiBaseUrl.replace(/\/v1\/?$/, ''),
-    floorDir,
-  ],
-  { nodeOptions: ['--import', 'tsx'] },
-);
-const [, floorUrl = ''] = await floorService.waitForLine(/^DURABLE_PROXY_LISTENING (\S+)/);
+const floor = await startDurableProxy(mock.url, floorDir);
 
 type Send = (session: number, text: string) => Promise<void>;
 const client = (baseURL: string) => new OpenAI({ apiKey: 'sk-bench', baseURL, maxRetries: 0 });
 const direct = client(mock.openaiBaseUrl);
 const viaBare = client(`${bare.url}/v1`);
-const viaFloor = client(`${floorUrl}/v1`);
+const viaFloor = client(`${floor.url}/v1`);
 
 /**
  * A client that keeps each session's conversation and sends it with every message, as the gateway
@@ -107,7 +98,7 @@ const VARIANTS: Array<{ name: string; send: Send; pid?: number }> = [
   {
     name: 'durable floor (two appends and fsyncs, nothing else)',
     send: conversationsVia(viaFloor),
-    pid: floorService.pid,
+    pid: floor.service.pid,
   },
   { name: 'Keel gateway (durable)', send: keel, pid: gateway.service.pid },
 ];
@@ -182,7 +173,12 @@ for (let round = 0; round < BLOCKS; round += 1) {
     cpu.get(variant.name)?.push(used / CPU_BLOCK);
   }
 }
-await Promise.allSettled([gateway.close(), bare.service.stop(), floorService.stop(), mock.close()]);
+await Promise.allSettled([
+  gateway.close(),
+  bare.service.stop(),
+  floor.service.stop(),
+  mock.close(),
+]);
 await rm(floorDir, { recursive: true, force: true });
 
 const summaries = new Map([...times].map(([name, values]) => [name, summarize(values)] as const));
