@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -211,5 +212,22 @@ describe.each(SDK_TARGETS)('$name: the transport option `fetch`', (target) => {
     expect(error).toBeUndefined();
     expect(calls).toHaveLength(1);
     expect(calls[0]?.startsWith(new URL(baseUrlFor(target.api, mock)).origin)).toBe(true);
+  });
+});
+
+/** The SDKs that read a streamed answer with `for await` over `response.body` (openai 7 asks for a reader). */
+const ITERATING = SDK_TARGETS.filter((target) => !target.name.includes('openai 7'));
+
+describe.each(ITERATING)('$name: a streamed answer through httpFetch', (target) => {
+  it('is read straight from the Node stream: no web stream is made', async () => {
+    const toWeb = vi.spyOn(Readable, 'toWeb');
+    try {
+      const { events, error } = await drain(transportFor(target, mock).stream(hello));
+      expect(error).toBeUndefined();
+      expect(events.some((event) => event.type === 'text-delta')).toBe(true);
+      expect(toWeb).not.toHaveBeenCalled();
+    } finally {
+      toWeb.mockRestore();
+    }
   });
 });

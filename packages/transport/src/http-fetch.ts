@@ -2,14 +2,16 @@
 // than `node:http` on loopback (its request and response objects, web streams on both sides, a
 // body copy), and the gateway makes one such call per turn. The SDK clients the transport builds
 // get this `fetch` instead: the request written by `node:http(s)` over keep-alive agents, the answer
-// handed back as a standard `Response`. What it cannot send as built (a `Request` object, a
+// handed back as what the SDKs read of a `Response` (`http-response.ts`: its body iterated straight
+// from the Node stream, a web stream made only when asked for). What it cannot send as built (a `Request` object, a
 // streamed or form body, a redirect to follow, another protocol) goes to the global `fetch`, and
 // so does everything once an undici global dispatcher other than an `Agent` (a proxy agent, a mock
 // agent) is installed.
 import http from 'node:http';
 import https from 'node:https';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import { HttpResponse } from './http-response';
 
 /** The `fetch` signature the SDKs accept (their `ClientOptions.fetch`). */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -84,13 +86,14 @@ export const httpFetch: FetchLike = (input, init = {}) => {
           signal.addEventListener('abort', onAbort, { once: true });
           stream.once('close', () => signal.removeEventListener('abort', onAbort));
         }
-        resolve(
-          new Response(stream === null ? null : (Readable.toWeb(stream) as ReadableStream), {
-            status,
-            statusText: answer.statusMessage ?? '',
-            headers,
-          }),
-        );
+        const response = new HttpResponse(stream, {
+          status,
+          statusText: answer.statusMessage ?? '',
+          headers,
+          url: url.href,
+        });
+        // What the SDKs read of a `Response` (see `http-response.ts`), not a subclass of it.
+        resolve(response as unknown as Response);
       },
     );
     request.once('error', (error) => {
