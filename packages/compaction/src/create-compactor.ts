@@ -16,10 +16,12 @@ import { createEventHub } from './create-event-hub';
 import { createFailureTracker } from './create-failure-tracker';
 import type { CompactionRetryOptions } from './create-producer-list';
 import { createProducerList } from './create-producer-list';
+import { estimateContextTokens } from './estimate-tokens';
 import type { CompactionBudgetOptions, CompactionPlan } from './plan-compaction';
-import { planCompaction } from './plan-compaction';
+import { planCompaction, shouldCompact } from './plan-compaction';
 import type { CompactionRun } from './run-compaction';
 import { runCompaction } from './run-compaction';
+import { selectContext } from './select-context';
 import { createSessionMutex } from './session-mutex';
 
 export interface CompactorOptions extends Partial<CompactionBudgetOptions> {
@@ -144,6 +146,11 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     plan,
     compact,
     shouldCompact(entries) {
+      // The threshold first, from the same estimate the plan makes: a turn under it (nearly every
+      // turn) skips the plan's cut point, slices and chunks.
+      const context = selectContext(entries);
+      const { tokens } = estimateContextTokens(context.messages, context.previousSummary);
+      if (!shouldCompact({ ...budget, tokens })) return false;
       const planned = plan(entries);
       return planned.compacted.length > 0 && planned.shouldCompact;
     },

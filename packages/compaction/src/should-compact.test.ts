@@ -25,4 +25,32 @@ describe('compactor.shouldCompact', () => {
     expect(keepsAll.plan(entries).compacted).toEqual([]);
     expect(keepsAll.shouldCompact(entries)).toBe(false);
   });
+
+  it('agrees with the plan at and around every boundary of the threshold and of keepRecentTokens', () => {
+    const entries = sampleTranscript();
+    const tokens = createCompactor().plan(entries).tokensBefore;
+    const reserveTokens = 100;
+    let yes = 0;
+    for (const window of [
+      tokens + reserveTokens - 1,
+      tokens + reserveTokens,
+      tokens + reserveTokens + 1,
+    ])
+      for (const keepRecentTokens of [1, tokens - 1, tokens, tokens + 1]) {
+        const compactor = createCompactor({
+          contextWindowTokens: window,
+          reserveTokens,
+          keepRecentTokens,
+        });
+        const plan = compactor.plan(entries);
+        const expected = plan.compacted.length > 0 && plan.shouldCompact;
+        expect(compactor.shouldCompact(entries), `window ${window}, keep ${keepRecentTokens}`).toBe(
+          expected,
+        );
+        if (expected) yes += 1;
+      }
+    // Both answers occur: over the threshold (window − reserve below the tokens) with room to cut.
+    expect(yes).toBeGreaterThan(0);
+    expect(yes).toBeLessThan(12);
+  });
 });
