@@ -116,6 +116,17 @@ describe('a released fence', () => {
     await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'rewritten');
   });
 
+  it('detects a same-size rewrite at the start of a transcript read in two ranges (over 16 KiB)', async () => {
+    await store.append('s1', [textMessage('m1', 'y'.repeat(20_000))]);
+    await fence.acquire();
+    await fence.release();
+    const text = await readFile(path, 'utf8');
+    expect(text.length).toBeGreaterThan(16 * 1024);
+    await writeFile(path, text.replace('"first"', '"FIRST"'), { flag: 'r+' });
+    expect(await readFile(path, 'utf8')).toHaveLength(text.length);
+    await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'rewritten');
+  });
+
   it('detects a removed transcript', async () => {
     await fence.acquire();
     await fence.release();

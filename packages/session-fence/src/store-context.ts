@@ -1,16 +1,16 @@
 import { constants } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { TranscriptState } from '@keel/spec';
 import { createFenceCounters, type FenceCounters } from './fence-counters';
 import type { FileSystem } from './file-system';
 import { createKeptLeases, type KeptLeases } from './kept-leases';
 import { errorCode } from './safe-file';
-import { assertValidSessionId } from './session-id';
 import {
   createSessionLockWith,
   type InternalSessionLock,
   type SessionLockOptions,
 } from './session-lock';
+import { createSessionPath } from './session-path';
 import { sweepAbandonedLockFiles } from './sweep-abandoned-lock-files';
 import { createTranscriptFiles, type TranscriptFiles } from './transcript-files';
 import type { DigestWindow } from './transcript-snapshot';
@@ -22,6 +22,8 @@ export interface StoreContext {
   durable: boolean;
   window: DigestWindow;
   lock: Omit<SessionLockOptions, 'path'>;
+  /** `<sessionsDir>/<sessionId><extension>`, the id validated (`session-path.ts`). */
+  sessionPath(sessionId: string, extension: string): string;
   transcriptPath(sessionId: string): string;
   lockPath(sessionId: string): string;
   fencePath(sessionId: string): string;
@@ -73,10 +75,8 @@ export function createStoreContext(options: {
   const knownStates = new Map<string, TranscriptState>();
   const locks = new Map<string, InternalSessionLock>();
   const counters = createFenceCounters(fileSystem);
-  const pathOf = (extension: string) => (sessionId: string) => {
-    assertValidSessionId(sessionId);
-    return join(sessionsDir, `${sessionId}${extension}`);
-  };
+  const sessionPath = createSessionPath(sessionsDir);
+  const pathOf = (extension: string) => (sessionId: string) => sessionPath(sessionId, extension);
 
   const lockPath = pathOf('.lock');
 
@@ -114,6 +114,7 @@ export function createStoreContext(options: {
     durable,
     window: options.window,
     lock: options.lock,
+    sessionPath,
     transcriptPath: pathOf('.jsonl'),
     lockPath,
     fencePath: pathOf('.fence'),

@@ -144,16 +144,15 @@ export function createTranscriptFiles(fileSystem: FileSystem): TranscriptFiles {
    * path, which is the descriptor's own fstat when it names the same device and inode.
    */
   async function verifiedStats(path: string, cached: Cached): Promise<BigIntStats> {
-    const known = cached.identity;
-    const [named, stats] = await Promise.all([
-      fileSystem.lstat(path).catch((error: unknown) => {
-        if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
-        throw error;
-      }),
-      known === undefined ? fileSystem.fstat(cached.fd) : undefined,
-    ]);
-    const identity = stats ?? known;
-    if (named === undefined || named.dev !== identity?.dev || named.ino !== identity.ino) {
+    // The descriptor's identity is known after its first use: then the lstat alone.
+    const identity = cached.identity ?? (await fileSystem.fstat(cached.fd));
+    let named: BigIntStats | undefined;
+    try {
+      named = await fileSystem.lstat(path);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
+    }
+    if (named === undefined || named.dev !== identity.dev || named.ino !== identity.ino) {
       throw new MovedError();
     }
     return named;

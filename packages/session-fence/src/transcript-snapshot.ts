@@ -111,7 +111,7 @@ export interface RangeRead {
   longer: boolean;
 }
 
-/** Reads the first `headLength` bytes and the `tailLength` bytes before `size`, in parallel. */
+/** Reads the first `headLength` bytes and the `tailLength` bytes before `size`. */
 export async function readRanges(
   fileSystem: FileSystem,
   fd: number,
@@ -127,12 +127,18 @@ export async function readRanges(
       longer: whole.length > size,
     };
   }
-  const [head, tailAndNext] = await Promise.all([
+  const readHead = () =>
     lengths.headLength > 0
       ? readFully(fileSystem, fd, 0, lengths.headLength)
-      : Promise.resolve(Buffer.alloc(0)),
-    readFully(fileSystem, fd, size - lengths.tailLength, lengths.tailLength + 1),
-  ]);
+      : Promise.resolve(Buffer.alloc(0));
+  const readTail = () =>
+    readFully(fileSystem, fd, size - lengths.tailLength, lengths.tailLength + 1);
+  // Reads this small are synchronous (`SYNC_IO_BYTES`): one after the other, without a
+  // `Promise.all`; larger windows are read in parallel.
+  const [head, tailAndNext] =
+    lengths.headLength + lengths.tailLength + 1 <= SYNC_IO_BYTES
+      ? [await readHead(), await readTail()]
+      : await Promise.all([readHead(), readTail()]);
   return {
     head,
     tail: tailAndNext.subarray(0, lengths.tailLength),

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type {
   ClaimTurnOptions,
   ClaimTurnResult,
@@ -16,7 +15,6 @@ import { observeLock } from './lock-file';
 import { createQueuedAppends } from './queued-appends';
 import { errorCode } from './safe-file';
 import { SessionTakeoverError } from './session-fence-error';
-import { assertValidSessionId } from './session-id';
 import {
   createSessionLockWith,
   type InternalSessionLock,
@@ -47,10 +45,7 @@ export function createFileTurnClaims(
 ): SessionTurnClaims {
   const staleMs = context.lock.staleMs ?? 10_000;
   const locks = new Map<string, InternalSessionLock>();
-  const pathOf = (sessionId: string, extension: string) => {
-    assertValidSessionId(sessionId);
-    return join(context.sessionsDir, `${sessionId}${extension}`);
-  };
+  const pathOf = context.sessionPath;
   const lockOf = (sessionId: string): InternalSessionLock => {
     const path = pathOf(sessionId, '.turn.lock');
     let lock = locks.get(path);
