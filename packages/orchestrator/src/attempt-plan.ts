@@ -63,7 +63,7 @@ export function createAttemptPlan(chain: readonly ChainModel[], now: () => numbe
   const rotated = new Set<string>();
 
   const usable = (model: ChainModel, profileId: string) =>
-    !blocked.has(targetKey({ ...model, profileId }));
+    !blocked.has(targetKey({ providerId: model.providerId, model: model.model, profileId }));
 
   function shortest(includeDropped: boolean, modelOf: ModelTarget | undefined): number | undefined {
     const at = now();

@@ -67,7 +67,12 @@ export function buildModelChain(
         path: 'providers',
       });
     }
-    chain.push({ ...parsed, key, profiles: provider.profiles.map((profile) => profile.id) });
+    chain.push({
+      providerId: parsed.providerId,
+      model: parsed.model,
+      key,
+      profiles: provider.profiles.map((profile) => profile.id),
+    });
   }
   return chain;
 }

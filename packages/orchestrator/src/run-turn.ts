@@ -20,6 +20,9 @@ import type { LiveTurn, TurnRuntime } from './turn-runtime';
 import { turnUsage } from './turn-usage';
 import type { TurnJoining } from './waiting-messages';
 
+/** The opening write's flush option (its fsync runs while the model call does). */
+const FLUSH_DEFERRED = { flush: 'deferred' } as const;
+
 /** What a turn answers: a new user message, or one already in the transcript (queued, recovered). */
 export type TurnInput = (
   | { type: 'new'; content: ContentBlock[]; clientMessageId?: string }
@@ -148,10 +151,10 @@ export async function runTurn(
     const opening = !opened;
     opened = true;
     // Never empty: the opening write holds the turn's start, the closing one the turn's end.
-    const result = await turn.fence.append(entries, {
-      ...(withSignal ? { signal } : {}),
-      ...(opening ? { flush: 'deferred' as const } : {}),
-    });
+    const result = await turn.fence.append(
+      entries,
+      Object.assign({}, withSignal ? { signal } : undefined, opening ? FLUSH_DEFERRED : undefined),
+    );
     turn.entries.push(...entries);
     if (opening) void held.open(result.durable);
   }
@@ -317,8 +320,8 @@ function stamp(
   const { target, ...rest } = ending;
   const attempts = progress?.attempts ?? [];
   const usage = turnUsage(attempts);
-  return {
-    ...rest,
+  // Built on `{}`, not a spread (CONTRIBUTING.md, "Objects on the hot path"); same keys, same order.
+  return Object.assign({}, rest, {
     messageId: turn.messageId,
     ...(turn.clientMessageId === undefined ? {} : { clientMessageId: turn.clientMessageId }),
     turnId: turn.turnId,
@@ -328,7 +331,7 @@ function stamp(
     ...(turn.folded.size === 0 ? {} : { steeredMessageIds: [...turn.folded] }),
     ...(usage === undefined ? {} : { usage }),
     attempts,
-  };
+  });
 }
 
 /** The outcome a turn end stored, for a repeated `clientMessageId` (a reply from its messages). */
