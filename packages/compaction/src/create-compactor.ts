@@ -150,7 +150,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
       // turn) skips the plan's cut point, slices and chunks.
       const context = selectContext(entries);
       const { tokens } = estimateContextTokens(context.messages, context.previousSummary);
-      if (!shouldCompact({ ...budget, tokens })) return false;
+      if (!shouldCompact({ tokens, ...budget })) return false;
       const planned = plan(entries);
       return planned.compacted.length > 0 && planned.shouldCompact;
     },

@@ -91,7 +91,7 @@ export function createKeptLeases(options: { max?: number; idleMs?: number } = {}
       const { handle } = lease;
       if (closed || idleMs <= 0 || handle.released || handle.wanted) return false;
       if (entries.has(lease.lockPath)) return false;
-      const entry: Entry = { ...lease, stop: () => {} };
+      const entry: Entry = { stop: () => {}, ...lease };
       lease.events.onEvent = undefined;
       const timer = setTimeout(() => letGoLater(entry), idleMs);
       timer.unref();

@@ -61,6 +61,28 @@ interface PendingCall {
 }
 
 /**
+ * The tool calls gathered so far, in index order (the map emptied). Declared once, not per stream:
+ * on Node 20 each new generator function made per call costs its own prototype object and map.
+ */
+function* flushCalls(pending: Map<number, PendingCall>): Generator<ModelEvent> {
+  const ordered = [...pending.entries()].sort(([a], [b]) => a - b);
+  pending.clear();
+  for (const [index, call] of ordered) {
+    if (call.id === '' || call.name === '') {
+      throw new MalformedResponseError({
+        message: `The Chat Completions stream sent tool call ${index} without ${call.id === '' ? 'an id' : 'a function name'}.`,
+      });
+    }
+    yield {
+      type: 'tool-call',
+      id: call.id,
+      name: call.name,
+      input: parseToolInput(call.arguments, call.name, call.id),
+    };
+  }
+}
+
+/**
  * Turns Chat Completions chunks into model events. Tool-call argument deltas are assembled by
  * `index` into one `tool-call` event each; a delta without an index, or a call that never gets an
  * id or a name, throws `MalformedResponseError`. A refusal (`delta.refusal`) becomes one
@@ -74,24 +96,6 @@ export async function* fromOpenAIChatStream(
   let finish: FinishReason | undefined;
   let usage: ModelEvent | undefined;
   let refusal = '';
-
-  function* flushCalls(): Generator<ModelEvent> {
-    const ordered = [...pending.entries()].sort(([a], [b]) => a - b);
-    pending.clear();
-    for (const [index, call] of ordered) {
-      if (call.id === '' || call.name === '') {
-        throw new MalformedResponseError({
-          message: `The Chat Completions stream sent tool call ${index} without ${call.id === '' ? 'an id' : 'a function name'}.`,
-        });
-      }
-      yield {
-        type: 'tool-call',
-        id: call.id,
-        name: call.name,
-        input: parseToolInput(call.arguments, call.name, call.id),
-      };
-    }
-  }
 
   for await (const chunk of chunks) {
     if (chunk.usage) {
@@ -129,7 +133,7 @@ export async function* fromOpenAIChatStream(
         refusal = '';
         finish = 'content-filter';
       }
-      yield* flushCalls();
+      yield* flushCalls(pending);
     }
   }
   if (finish === undefined) {

@@ -154,7 +154,8 @@ export function createGatewayMetrics(options: {
           for (const attempt of event.outcome.attempts) {
             const labels = targetLabels(attempt.target);
             attempts.inc({
-              ...labels,
+              provider: labels.provider,
+              model: labels.model,
               result:
                 attempt.outcome === 'error' ? (attempt.errorKind ?? 'unknown') : attempt.outcome,
               api,
