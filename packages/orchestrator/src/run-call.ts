@@ -7,6 +7,7 @@ import { createStatelessFence } from './stateless-fence';
 import type { AttemptSegment } from './stream-attempt';
 import { createTurnProgress, type TurnEnding } from './turn-progress';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
+import { emitTurnEvent } from './turn-steps';
 import { turnUsage } from './turn-usage';
 
 /** One stateless call: the conversation a client sent, and where it may go. */
@@ -52,7 +53,7 @@ export async function runCall(
   }, runtime.settings.turnTimeoutMs);
   deadline.unref?.();
   const progress = createTurnProgress(route.primary, callRuntime.settings, runtime.clock.now);
-  emit(runtime, turn, { type: 'turn-start', messageId: callId });
+  emitTurnEvent(runtime, turn, { type: 'turn-start', messageId: callId });
   let ending: TurnEnding;
   let content: ContentBlock[] = [];
   let finish: CallOutcome['finish'];
@@ -79,8 +80,8 @@ export async function runCall(
   }
   const { target, ...rest } = ending;
   const usage = turnUsage(progress.attempts);
-  const outcome: CallOutcome = {
-    ...rest,
+  // Built on `{}`, not a spread (CONTRIBUTING.md, "Objects on the hot path"); same keys, same order.
+  const outcome: CallOutcome = Object.assign({}, rest, {
     content,
     ...(finish === undefined ? {} : { finish }),
     callId,
@@ -90,27 +91,14 @@ export async function runCall(
       : { model: `${target.providerId}/${target.model}`, provider: target.providerId }),
     ...(usage === undefined ? {} : { usage }),
     attempts: progress.attempts,
-  };
+  });
   const { content: _content, finish: _finish, callId: _callId, ...asTurn } = outcome;
-  emit(runtime, turn, {
+  emitTurnEvent(runtime, turn, {
     type: 'turn-end',
-    outcome: { ...asTurn, messageId: callId } satisfies TurnOutcome,
+    outcome: Object.assign({}, asTurn, { messageId: callId }) satisfies TurnOutcome,
   });
   unwatch?.();
   return outcome;
-}
-
-function emit(
-  runtime: TurnRuntime,
-  turn: LiveTurn,
-  event: { type: 'turn-start'; messageId: string } | { type: 'turn-end'; outcome: TurnOutcome },
-): void {
-  runtime.emitter.emit({
-    sessionId: turn.sessionId,
-    turnId: turn.turnId,
-    at: runtime.clock.now(),
-    ...event,
-  } as TurnEvent);
 }
 
 function createCallTurn(
