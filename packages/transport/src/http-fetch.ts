@@ -3,10 +3,10 @@
 // body copy), and the gateway makes one such call per turn. The SDK clients the transport builds
 // get this `fetch` instead: the request written by `node:http(s)` over keep-alive agents, the answer
 // handed back as what the SDKs read of a `Response` (`http-response.ts`: its body iterated straight
-// from the Node stream, a web stream made only when asked for). What it cannot send as built (a `Request` object, a
-// streamed or form body, a redirect to follow, another protocol) goes to the global `fetch`, and
-// so does everything once an undici global dispatcher other than an `Agent` (a proxy agent, a mock
-// agent) is installed.
+// from the Node stream, a web stream made only when asked for). What it cannot send as built (a
+// `Request` object, a streamed or form body, a redirect to follow, another protocol) goes to the
+// global `fetch`, and so does everything once an undici global dispatcher other than an `Agent` (a
+// proxy agent, a mock agent) is installed.
 import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
