@@ -105,27 +105,23 @@ describe('a released fence', () => {
     await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'rewritten');
   });
 
-  it('detects a same-size rewrite at the start of a transcript longer than the tail digest', async () => {
-    await store.append('s1', [textMessage('m1', 'y'.repeat(10_000))]);
-    await fence.acquire();
-    await fence.release();
-    const text = await readFile(path, 'utf8');
-    expect(text.length).toBeGreaterThan(4096 * 2);
-    await writeFile(path, text.replace('"first"', '"FIRST"'), { flag: 'r+' });
-    expect(await readFile(path, 'utf8')).toHaveLength(text.length);
-    await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'rewritten');
-  });
-
-  it('detects a same-size rewrite at the start of a transcript read in two ranges (over 16 KiB)', async () => {
-    await store.append('s1', [textMessage('m1', 'y'.repeat(20_000))]);
-    await fence.acquire();
-    await fence.release();
-    const text = await readFile(path, 'utf8');
-    expect(text.length).toBeGreaterThan(16 * 1024);
-    await writeFile(path, text.replace('"first"', '"FIRST"'), { flag: 'r+' });
-    expect(await readFile(path, 'utf8')).toHaveLength(text.length);
-    await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'rewritten');
-  });
+  // 10 000 characters: longer than both digest windows, read whole; 20 000: read in two ranges.
+  it.each([
+    { size: 10_000, over: 4096 * 2, read: 'whole' },
+    { size: 20_000, over: 16 * 1024, read: 'in two ranges' },
+  ])(
+    'detects a same-size rewrite at the start of a transcript read $read',
+    async ({ size, over }) => {
+      await store.append('s1', [textMessage('m1', 'y'.repeat(size))]);
+      await fence.acquire();
+      await fence.release();
+      const text = await readFile(path, 'utf8');
+      expect(text.length).toBeGreaterThan(over);
+      await writeFile(path, text.replace('"first"', '"FIRST"'), { flag: 'r+' });
+      expect(await readFile(path, 'utf8')).toHaveLength(text.length);
+      await expectTakeover(fence.reacquire(), 'prompt_reacquire', 'rewritten');
+    },
+  );
 
   it('detects a removed transcript', async () => {
     await fence.acquire();
