@@ -28,8 +28,10 @@ import {
   type RangeRead,
   readRanges,
   type Snapshot,
+  sizeChangeFrom,
   snapshotAfter,
   snapshotAt,
+  snapshotOfState,
   stateOf,
 } from './transcript-snapshot';
 import { validateTranscriptEntry } from './validate-transcript-entry';
@@ -81,7 +83,20 @@ export async function appendEntries(
   try {
     return await serialized(
       path,
-      () => appendUnderGuard(context, { sessionId, path, body, guard, expected, signal, deferred }),
+      () =>
+        appendUnderGuard(context, {
+          sessionId,
+          path,
+          body,
+          guard,
+          expected,
+          signal,
+          deferred,
+          trusted:
+            options.checkedJustBefore === true && expected !== undefined
+              ? snapshotOfState(expected)
+              : undefined,
+        }),
       // The next append here waits for this one's deferred flush: nothing written after it is
       // acknowledged before it is durable.
       (result) => result.durable,
@@ -100,6 +115,11 @@ interface AppendJob {
   signal: AbortSignal | undefined;
   /** Return once written; the fsync goes on (`AppendResult.durable`). */
   deferred: boolean;
+  /**
+   * `expected`'s bytes, when the caller compared it with the file just before
+   * (`checkedJustBefore`): the file's identity and size are compared, none of its bytes read.
+   */
+  trusted: Snapshot | undefined;
 }
 
 interface OpenTranscript {
@@ -113,7 +133,15 @@ interface OpenTranscript {
 async function appendUnderGuard(context: StoreContext, job: AppendJob): Promise<AppendResult> {
   job.signal?.throwIfAborted();
   const known = context.knownStates.get(job.sessionId);
-  const guess = job.expected?.exists ? job.expected.size : known?.exists ? known.size : undefined;
+  const { trusted } = job;
+  const guess =
+    trusted !== undefined
+      ? undefined
+      : job.expected?.exists
+        ? job.expected.size
+        : known?.exists
+          ? known.size
+          : undefined;
   const lengths =
     job.expected?.exists === true
       ? expectedLengths(job.expected)
@@ -127,12 +155,16 @@ async function appendUnderGuard(context: StoreContext, job: AppendJob): Promise<
     ]);
     if (guardChange !== undefined) throw refusal(job.sessionId, guardChange);
     if (job.expected !== undefined) {
-      const change = expectedChange(job.expected, file);
+      const change =
+        trusted !== undefined
+          ? sizeChangeFrom(job.expected, file)
+          : expectedChange(job.expected, file);
       if (change !== undefined) throw refusal(job.sessionId, change);
     }
     if (lent === undefined || file === undefined) return 'missing' as const;
     if (!lent.writable) throw await writeRefusal(context, job.path);
-    const snapshot = await snapshotOf(context, file);
+    // Trusted, the file is `expected`'s (same identity and size): its bytes are the ones kept.
+    const snapshot = trusted ?? (await snapshotOf(context, file));
     return writeBatch(context, job, lent, snapshot, false);
   });
   if (outcome !== 'missing') return outcome;
@@ -149,7 +181,8 @@ async function appendUnderGuard(context: StoreContext, job: AppendJob): Promise<
 
 async function guardCheck(guard: Guard): Promise<TranscriptChangeKind | undefined> {
   if (guard === undefined) return undefined;
-  if ('lease' in guard) return leaseChange(guard.lease);
+  // An owned write needs no look at the lock while its last look still proves it (`LockProof`).
+  if ('lease' in guard) return leaseChange(guard.lease, true);
   return (await guard.lock.isHeld()) ? undefined : 'lock-lost';
 }
 

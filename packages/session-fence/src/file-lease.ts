@@ -116,7 +116,7 @@ function report(events: LeaseEvents, event: SessionLockEvent): void {
 
 /**
  * The next lease from the lease the store kept: while its lock is still its own file (one
- * `lstat`) and nobody asked for it, the lock was held the whole time, so nobody else moved the
+ * `lstat`, or none while its last look proves it: `LockProof`) and nobody asked for it, the lock was held the whole time, so nobody else moved the
  * counter: the new token is the kept one plus one, written without a read. Otherwise (lost, asked
  * for, another ttl) the kept lease is let go and `undefined` returned: a lease is taken as usual.
  */
@@ -129,7 +129,7 @@ async function reuseKept(
   const usable =
     kept.ttlMs === options.ttlMs &&
     !handle.wanted &&
-    (await handle.isHeld().catch(() => false)) &&
+    (handle.provenHeld() || (await handle.isHeld().catch(() => false))) &&
     !handle.wanted;
   if (!usable) {
     await letGoKept(kept);
@@ -217,10 +217,12 @@ function issueLease(fields: Omit<LeaseState, 'keep'>): SessionLease {
  * `undefined` while it holds. One `lstat` while the lock file is still the lease's own: then no
  * newer token can exist (tokens are only issued under the lock, and a lock taken over is renamed
  * away and never linked back; see `parkLease`), so the counter is read only to name the change
- * of a lease that lost its lock, or was released.
+ * of a lease that lost its lock, or was released. `proven`: no `lstat` while the lock's last look
+ * still proves it its own (`LockProof`; an owned write's check, not the lease's own `isHeld`).
  */
 export async function leaseChange(
   lease: SessionLease,
+  proven = false,
 ): Promise<'stale-token' | 'lock-lost' | undefined> {
   const state = leaseStates.get(lease);
   if (state === undefined) {
@@ -233,7 +235,7 @@ export async function leaseChange(
     const current = await readCounterAt(fileSystem, fencePath);
     return current > state.token ? 'stale-token' : 'lock-lost';
   }
-  if (await state.lock.isHeld()) return undefined;
+  if ((proven && state.lock.provenHeld()) || (await state.lock.isHeld())) return undefined;
   const current = await readFenceCounter(fileSystem, state.counter.fd, fencePath);
   return current > state.token ? 'stale-token' : 'lock-lost';
 }
@@ -255,14 +257,15 @@ export interface ParkedLease {
  *
  * `stillHeld` is the lock file alone: while it is still the lease's own file, the lease was held
  * the whole time (a lock taken over is renamed away and never linked back, and a new token is
- * only issued under the lock), so the counter needs no read.
+ * only issued under the lock), so the counter needs no read; no `lstat` either while the lock's
+ * last look still proves it its own (`LockProof`).
  */
 export function parkLease(lease: SessionLease, onWanted: () => void): ParkedLease | undefined {
   const state = leaseStates.get(lease);
   if (state === undefined || lease.released || state.lock.wanted) return undefined;
   const stop = state.lock.onWanted(onWanted);
   return {
-    stillHeld: () => state.lock.isHeld(),
+    stillHeld: () => (state.lock.provenHeld() ? Promise.resolve(true) : state.lock.isHeld()),
     unpark: stop,
   };
 }

@@ -4,8 +4,8 @@ import type { FileSystem } from './file-system';
 export type HeartbeatReport = { type: 'failed'; error: unknown } | { type: 'lost' };
 
 /**
- * Every `intervalMs`, refreshes the lock file's mtime through the holder's descriptor and checks
- * that the lock path still names the holder's file, both at once. Failures and a lost lock are
+ * Every `intervalMs`, checks that the lock path still names the holder's file and refreshes its
+ * mtime through the holder's descriptor, both at once (the check's `lstat` made first). Failures and a lost lock are
  * reported, never swallowed; after a loss it stops. Unref'd: it never keeps a process alive.
  */
 export function startHeartbeat(options: {
@@ -19,9 +19,11 @@ export function startHeartbeat(options: {
   let beating = false;
   const beat = async (): Promise<void> => {
     const now = new Date();
-    const [touched, held] = await Promise.allSettled([
-      options.fileSystem.futimes(options.fd, now, now),
+    // The look first: it must see the heartbeat before this one (what a contender judging the
+    // lock stale would have seen), not this refresh (see `LockProof`).
+    const [held, touched] = await Promise.allSettled([
       options.isHeld(),
+      options.fileSystem.futimes(options.fd, now, now),
     ]);
     if (stopped) return;
     if (touched.status === 'rejected') options.report({ type: 'failed', error: touched.reason });

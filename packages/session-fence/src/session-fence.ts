@@ -73,23 +73,33 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   // The last step under the held lease was an owned write, which checked the lease and the state
   // in one step with it: the transcript is `expected` as of that write, nothing to check again.
   let checkedByWrite = false;
+  // The last step under the held lease compared `expected` with the transcript (acquire,
+  // reacquire, check): an owned write right after it may take that comparison for its own.
+  let checkedByRead = false;
   // Released, the lease kept while nobody asks for it (`parkLease`): `lease` is still set.
   let parked: ParkedLease | undefined;
 
-  /** Runs `task` after every earlier step; it learns whether the step before was an owned write. */
-  function serial<T>(task: (afterOwnWrite: boolean) => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` after every earlier step; it learns whether the step before was an owned write,
+   * and whether it was a comparison under the held lease.
+   */
+  function serial<T>(
+    task: (afterOwnWrite: boolean, afterCheck: boolean) => Promise<T>,
+  ): Promise<T> {
     openBatch = undefined;
     const result = queue.then(() => {
       const afterOwnWrite = checkedByWrite;
+      const afterCheck = checkedByRead;
       checkedByWrite = false;
-      return task(afterOwnWrite);
+      checkedByRead = false;
+      return task(afterOwnWrite, afterCheck);
     });
     queue = result.catch(() => undefined);
     return result;
   }
 
   /** Writes a batch's entries in one append (one write, one fsync), as the fence's next step. */
-  async function writeBatch(batch: AppendBatch): Promise<AppendResult> {
+  async function writeBatch(batch: AppendBatch, afterCheck: boolean): Promise<AppendResult> {
     if (openBatch === batch) openBatch = undefined;
     // A member that gave up before its turn came is left out; once the write starts, it runs to
     // the end for everyone (one member's abort must not undo the others' messages).
@@ -106,6 +116,9 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     // Released without a kept lease: one is taken for the write.
     const temporary = lease === undefined;
     const writeLease = temporary ? await takeLease(signal) : lease;
+    // Right after a comparison under this very lease, the write takes it for its own (the next
+    // check, a reacquire or the end, compares again); not once it had to adopt queued messages.
+    let justChecked = afterCheck && !temporary && status === 'held';
     try {
       for (let state = currentExpected(); ; state = currentExpected()) {
         try {
@@ -116,6 +129,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
             {
               lease: writeLease,
               expected: state,
+              checkedJustBefore: justChecked,
               ...(signal === undefined ? {} : { signal }),
               ...(deferred ? { flush: 'deferred' as const } : {}),
             },
@@ -134,6 +148,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
             (await adoptQueued(signal, true))
           ) {
             leaveOutCopies(batch, adopted.slice(known));
+            justChecked = false;
             continue;
           }
           throw error;
@@ -313,6 +328,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
           throw error;
         }
         status = 'held';
+        checkedByRead = true;
       });
     },
 
@@ -353,6 +369,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
         }
         status = 'held';
         await verify('prompt_reacquire', callOptions.signal, true);
+        checkedByRead = true;
       });
     },
 
@@ -369,7 +386,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
           written: new Set(),
           result: undefined as never,
         };
-        created.result = serial(() => writeBatch(created));
+        created.result = serial((_afterOwnWrite, afterCheck) => writeBatch(created, afterCheck));
         openBatch = batch = created;
       }
       batch.members.push(member);
@@ -391,6 +408,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
       return serial(async () => {
         assertStatus(['held', 'released'], 'check');
         await verify('fence_check', callOptions.signal);
+        checkedByRead = status === 'held';
       });
     },
 

@@ -7,6 +7,7 @@ import { type Candidate, createCandidates } from './lock-candidate';
 import { type LockFile, type ObservedLock, observeLock, removeLockFile } from './lock-file';
 import { startHeartbeat } from './lock-heartbeat';
 import type { LockOwner } from './lock-owner';
+import { LockProof } from './lock-proof';
 import { type AskedHold, clearWanted, shouldAsk, signalWanted, watchLinks } from './lock-wanted';
 import { errorCode } from './safe-file';
 import { SessionLockTimeoutError } from './session-fence-error';
@@ -80,6 +81,11 @@ export interface InternalLockHandle extends SessionLockHandle {
   readonly file: LockFile;
   /** A waiter asked for the lock since it was taken (as far as this holder has seen). */
   readonly wanted: boolean;
+  /**
+   * True, without looking, while the last look at the lock file (`isHeld`, a heartbeat) proves it
+   * is still this holder's: see `LockProof`. False means "look", not "lost".
+   */
+  provenHeld(): boolean;
   /**
    * Calls `listener` once, as soon as a waiter's ask is seen: at once for a waiter of this lock
    * object, at the next look at the lock file (a heartbeat, `isHeld`, `renew`) for another.
@@ -221,6 +227,7 @@ export function createSessionLockWith(
         // A throwing listener must not break the heartbeat.
       }
     };
+    const proof = new LockProof(ttlMs);
     const isHeld = async (): Promise<boolean> => {
       if (released) return false;
       try {
@@ -229,8 +236,11 @@ export function createSessionLockWith(
         // Held, our file has two names (the lock path and our private one): a third is a
         // waiter's ask (`signalWanted`), seen here for free.
         if (own && stats.nlink > 2n) markWanted();
+        if (own) proof.seenOwn(Number(stats.mtimeMs));
+        else proof.lost();
         return own;
       } catch (error) {
+        proof.lost();
         if (errorCode(error) === 'ENOENT') return false;
         throw error;
       }
@@ -255,6 +265,9 @@ export function createSessionLockWith(
       },
       get wanted() {
         return wanted;
+      },
+      provenHeld() {
+        return !released && proof.holds();
       },
       onWanted(listener) {
         if (wanted) {

@@ -70,6 +70,24 @@ function remember(value: string, bytes: Uint8Array): void {
   }
 }
 
+/** The bytes this process last computed `value` from, while it still keeps them. */
+function bytesOfDigest(value: string): Buffer | undefined {
+  return knownDigests.get(value);
+}
+
+/**
+ * The snapshot `state` was taken from, from the bytes this process keeps for its digests;
+ * `undefined` when it keeps them no longer (the file is then read).
+ */
+export function snapshotOfState(state: TranscriptState): Snapshot | undefined {
+  if (!state.exists) return undefined;
+  const tail = state.tailLength === 0 ? Buffer.alloc(0) : bytesOfDigest(state.tailDigest);
+  const headLength = state.headLength ?? 0;
+  const head = headLength === 0 ? Buffer.alloc(0) : bytesOfDigest(state.headDigest ?? '');
+  if (tail?.length !== state.tailLength || head?.length !== headLength) return undefined;
+  return { identity: state.identity, size: state.size, head, tail };
+}
+
 /** Whether `bytes` has the digest `expected`, without hashing when they are bytes seen before. */
 function hasDigest(bytes: Uint8Array, expected: string): boolean {
   if (knownDigests.get(expected)?.equals(bytes)) return true;
@@ -178,6 +196,21 @@ export function changeFrom(
   if (!hasDigest(atExpected.tail, expected.tailDigest)) return 'rewritten';
   const headLength = expected.headLength ?? 0;
   if (headLength > 0 && !hasDigest(atExpected.head, expected.headDigest ?? '')) return 'rewritten';
+  return current.size > expected.size ? 'appended' : undefined;
+}
+
+/**
+ * `changeFrom` without the bytes: what identity and size alone show (an owned write right after
+ * the caller's own comparison, `AppendOptions.checkedJustBefore`).
+ */
+export function sizeChangeFrom(
+  expected: TranscriptState,
+  current: { identity: string; size: number } | undefined,
+): TranscriptChangeKind | undefined {
+  if (current === undefined) return expected.exists ? 'missing' : undefined;
+  if (!expected.exists) return 'appended';
+  if (current.identity !== expected.identity) return 'replaced';
+  if (current.size < expected.size) return 'truncated';
   return current.size > expected.size ? 'appended' : undefined;
 }
 

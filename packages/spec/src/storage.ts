@@ -153,6 +153,16 @@ export interface AppendOptions extends StorageCallOptions {
    * database commit) returns durable entries either way. Default `before-return`.
    */
   flush?: 'before-return' | 'deferred';
+  /**
+   * The caller compared `expected` with the transcript, under `lease`, as its step just before
+   * this append (a fence's acquire, reacquire or check), and compares again after it. A store
+   * whose checks are not part of its write may then spare the part of its comparison that reads
+   * the transcript: the file store still makes sure the file is the same one and of the same size
+   * (and that the lease holds), but reads none of its bytes; a same-size rewrite made in between
+   * is found by the caller's next comparison instead of refusing this write. Ignored without
+   * `expected`, and by stores whose check is in their write (a database's `WHERE`).
+   */
+  checkedJustBefore?: boolean;
 }
 
 export interface AppendResult {
