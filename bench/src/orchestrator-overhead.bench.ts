@@ -180,20 +180,20 @@ const counted = (name: string) => (phases.get(name)?.length ?? 0) / PROFILED_TUR
 const phaseRows = [
   [
     'fence.acquire',
-    'the lease the store kept since the session’s last turn (its lock still its own: one lstat; the next token written) and the transcript state',
+    'the lease the store kept since the session’s last turn (its lock still its own: no lstat while its last look proves it, see the note; the next token written) and the transcript state',
   ],
   [
     'fence.append',
-    'an owned write: checks and append (twice a turn): the message returns once written (its fsync runs during the model call), the reply after its fsync',
+    'an owned write right after a check (twice a turn): the file’s identity and size, then the append; the message returns once written (its fsync runs during the model call), the reply after its fsync',
   ],
   [
     'fence.release',
-    'keep the lease while nobody asks for the lock (the lock file’s watch stays from the last turn); no check right after the message write (the write checked)',
+    'keep the lease while nobody asks for the lock (the lock file’s watch stays from the last turn); no check right after the message write (reacquire checks)',
   ],
   ['model call', 'the transport call to the mock provider'],
   [
     'fence.reacquire',
-    'the kept lease still holds its lock (one lstat) and the check that nothing changed',
+    'the kept lease still holds its lock (an lstat once its last look no longer proves it) and the check that nothing changed',
   ],
   ['fence.end', 'check the transcript; the store keeps the lease for the next turn'],
 ].map(([name, what]) => {
@@ -234,6 +234,10 @@ const syscallTable =
           },
         },
       ];
+/** What a turn's file-system calls are, and why each is left. */
+const FS_CALLS_LEFT =
+  'the lease the store kept since the session’s last turn (one write of the next token; its lock file is looked at (one lstat) only once the last look no longer proves it its own: a look that found it its own with a heartbeat `m` proves it until `m` + half the ttl, since a contender takes a live holder’s lock only once its heartbeat is a whole ttl old), kept across the model call and after the end while nobody asks for the lock (another writer asks with a link to the lock file, which the lock’s watch sees, and the lease is let go at once); the transcript compared at acquire, reacquire and end (an lstat and a read of its digest ranges: two once the file outgrows the head and tail windows); each owned write right after acquire or reacquire takes that comparison for its own (an lstat of the transcript for its identity and size, none of its bytes read: a same-size rewrite in between is found by the next comparison), then writes and fsyncs. Not cut, on purpose: the end check of the transcript (a write that lands after the reply must be noticed), the identity and size before each write (a replaced file must never take a write meant for the transcript), the head digest read (a same-size rewrite at the start must be seen).';
+
 await publish({
   order: 11,
   title: 'Issue 9: what a turn costs',
@@ -287,7 +291,7 @@ await publish({
       goal: '≤ 15',
       measured: syscalls === undefined ? 'not measured (no strace)' : syscalls.perTurn.toFixed(1),
       met: syscalls !== undefined && syscalls.perTurn <= 15,
-      why: 'what is left per turn: the lease the store kept since the session’s last turn (one lstat proving its lock is still its own, one write of the next token), kept across the model call and after the end while nobody asks for the lock (another writer asks with a link to the lock file, which the lock’s watch sees, and the lease is let go at once, see the session-fence README); every owned write checks the lease (one lock lstat) and the transcript (lstat, a read of its digest ranges: two once the file outgrows the head and tail windows) in one step with the write, then writes and fsyncs; acquire and reacquire check the transcript too, and so does end. Cut so far: the release right after the message write checks nothing, and the end right after the reply write checks the transcript but not the lease (the write checked both; 40.4 → 38.4); the counter stays open across leases (38.4 → 34.4); the lease kept across the model call (34.4 → 29.4); now the lease kept between turns (no owner record, link and counter read at the start, no rename, lstat and unlink at the end, the watch added once per hold instead of per release), and an owned write’s lease check no longer reads the counter while its lock file is still its own (no newer token can exist then: tokens are only issued under the lock, and a lock taken over is never linked back). Not in this count (the model answers at once, turns follow each other): a kept lease heartbeats, during a long model call and idle between turns (a futimes and two lstats per quarter ttl; idle, for at most 5 s). Not cut, on purpose: an owned write trusting a check made earlier in the same hold (a foreign write or a takeover between the two would be written over, not refused: the transcript check at acquire and reacquire, then again in each write), the end check of the transcript (a write that lands after the reply must be noticed), the head digest read (a same-size rewrite at the start must be seen).',
+      why: `what is left per turn: ${FS_CALLS_LEFT}`,
     },
     {
       name: 'p50 overhead of a turn, fsync off (not a target of the issue: what is left without the disk)',
@@ -296,8 +300,9 @@ await publish({
       met: offOverhead <= 1,
     },
   ],
-  notes:
-    (loadavg()[0] ?? 0) > 4
+  notes: [
+    `File-system calls per message (issue 20): ${FS_CALLS_LEFT} Cut so far: the release right after the message write checks nothing, and the end right after the reply write checks the transcript but not the lease (the write checked both; 40.4 → 38.4); the counter stays open across leases (38.4 → 34.4); the lease kept across the model call (34.4 → 29.4); the lease kept between turns (no owner record, link and counter read at the start, no rename, lstat and unlink at the end, the watch added once per hold instead of per release), and an owned write’s lease check no longer reads the counter while its lock file is still its own (29.4 → 21.4); on 2026-12-03, an owned write right after a check takes that check for its own, and a lock is looked at only once its last look no longer proves it its own (21.4 → 14.5; session-fence README, “Owned writes right after a check” and “A lock proven by its last look”). Not in this count (the model answers at once, turns follow each other): a kept lease heartbeats, during a long model call and idle between turns (a futimes and two lstats per quarter ttl; idle, for at most 5 s).`,
+    ...((loadavg()[0] ?? 0) > 4
       ? [
           `Measured with the machine busy (load ${loadavg()
             .map((value) => value.toFixed(1))
@@ -305,7 +310,8 @@ await publish({
               ', ',
             )} on ${availableParallelism()} cores): the milliseconds and their ratios are noisier than in a quiet run; the system call counts are not affected.`,
         ]
-      : [],
+      : []),
+  ],
 });
 await mock.close();
 await rm(dir, { recursive: true, force: true });
