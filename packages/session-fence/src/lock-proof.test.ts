@@ -1,6 +1,6 @@
 import { readFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { recordingFileSystem, textMessage, useTempDir, waitFor } from '../test/support';
 import { LockProof } from './lock-proof';
 import { createSessionFence } from './session-fence';
@@ -12,13 +12,17 @@ const NEVER = 2 ** 31 - 1;
 const temp = useTempDir();
 
 describe('LockProof', () => {
+  // Date alone is faked: a proof is a comparison with `Date.now()`, nothing waits.
+  let proof: LockProof;
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 100_000 });
+    proof = new LockProof(10_000);
+  });
   afterEach(() => {
     vi.useRealTimers();
   });
 
   it('holds until half the ttl past the heartbeat it saw, and no longer', () => {
-    vi.useFakeTimers({ toFake: ['Date'], now: 100_000 });
-    const proof = new LockProof(10_000);
     expect(proof.holds()).toBe(false);
     proof.seenOwn(99_000);
     expect(proof.holds()).toBe(true);
@@ -29,16 +33,12 @@ describe('LockProof', () => {
   });
 
   it('counts from the look, not from a heartbeat dated in the future', () => {
-    vi.useFakeTimers({ toFake: ['Date'], now: 100_000 });
-    const proof = new LockProof(10_000);
     proof.seenOwn(200_000);
     vi.setSystemTime(105_000);
     expect(proof.holds()).toBe(false);
   });
 
   it('proves nothing once a look saw a heartbeat half a ttl old (lapsed), even a fresh one later', () => {
-    vi.useFakeTimers({ toFake: ['Date'], now: 100_000 });
-    const proof = new LockProof(10_000);
     proof.seenOwn(95_000);
     expect(proof.holds()).toBe(false);
     proof.seenOwn(100_000);
@@ -46,16 +46,27 @@ describe('LockProof', () => {
   });
 
   it('proves nothing after a lost look, or from an unknown heartbeat', () => {
-    vi.useFakeTimers({ toFake: ['Date'], now: 100_000 });
-    const lost = new LockProof(10_000);
-    lost.seenOwn(100_000);
-    lost.lost();
-    expect(lost.holds()).toBe(false);
+    proof.seenOwn(100_000);
+    proof.lost();
+    expect(proof.holds()).toBe(false);
     const unknown = new LockProof(10_000);
     unknown.seenOwn(Number.NaN);
     expect(unknown.holds()).toBe(false);
   });
 });
+
+/** A lease of `s1` (ttl a minute) over a file system that records its calls. */
+async function leasedAndRecorded(heartbeatMs: number) {
+  const { fileSystem, calls } = recordingFileSystem();
+  const store = createTranscriptStoreWith(fileSystem, {
+    sessionsDir: join(temp.path, 'sessions'),
+    lock: { staleMs: 60_000, heartbeatMs },
+  });
+  const lease = await store.lease('s1');
+  const lockPath = store.lockPath('s1');
+  const looks = () => calls.filter((call) => call.path === lockPath && call.method === 'lstat');
+  return { store, lease, lockPath, calls, looks };
+}
 
 describe('a held lease proven by its last look', () => {
   it('is refused once a contender took its lock as stale: a proof lasts half the ttl', async () => {
@@ -81,14 +92,7 @@ describe('a held lease proven by its last look', () => {
   });
 
   it('looks at every write once a look found its heartbeat lapsed, a refreshed one included', async () => {
-    const { fileSystem, calls } = recordingFileSystem();
-    const store = createTranscriptStoreWith(fileSystem, {
-      sessionsDir: join(temp.path, 'sessions'),
-      lock: { staleMs: 60_000, heartbeatMs: NEVER },
-    });
-    const lease = await store.lease('s1');
-    const lockPath = store.lockPath('s1');
-    const looks = () => calls.filter((call) => call.path === lockPath && call.method === 'lstat');
+    const { store, lease, lockPath, looks } = await leasedAndRecorded(NEVER);
     // The heartbeat 40 s old: more than half the ttl (a frozen holder's).
     const old = new Date(Date.now() - 40_000);
     await utimes(lockPath, old, old);
@@ -103,14 +107,7 @@ describe('a held lease proven by its last look', () => {
   });
 
   it('is not looked at again by a write within its proof', async () => {
-    const { fileSystem, calls } = recordingFileSystem();
-    const store = createTranscriptStoreWith(fileSystem, {
-      sessionsDir: join(temp.path, 'sessions'),
-      lock: { staleMs: 60_000, heartbeatMs: NEVER },
-    });
-    const lease = await store.lease('s1');
-    const lockPath = store.lockPath('s1');
-    const looks = () => calls.filter((call) => call.path === lockPath && call.method === 'lstat');
+    const { store, lease, lockPath, looks } = await leasedAndRecorded(NEVER);
     let { state } = await store.append('s1', [textMessage('m1', 'x')], { lease });
     expect(looks()).toHaveLength(1);
     ({ state } = await store.append('s1', [textMessage('m2', 'x')], { lease, expected: state }));
@@ -124,13 +121,7 @@ describe('a held lease proven by its last look', () => {
   });
 
   it('looks at the lock before its heartbeat refreshes it (the look sees the heartbeat before)', async () => {
-    const { fileSystem, calls } = recordingFileSystem();
-    const store = createTranscriptStoreWith(fileSystem, {
-      sessionsDir: join(temp.path, 'sessions'),
-      lock: { staleMs: 60_000, heartbeatMs: 20 },
-    });
-    const lease = await store.lease('s1');
-    const lockPath = store.lockPath('s1');
+    const { store, lease, lockPath, calls } = await leasedAndRecorded(20);
     const beat = await waitFor(() => {
       const index = calls.findIndex((call) => call.method === 'futimes');
       return index < 0 ? undefined : index + 1;

@@ -23,6 +23,18 @@ function recordedStore() {
   return { store, calls };
 }
 
+/** A fence acquired (its check just made) over a transcript holding one message, `original`. */
+async function acquiredAfterOneMessage() {
+  const { store } = recordedStore();
+  const setup = createSessionFence({ storage: store, sessionId: 's1' });
+  await setup.acquire();
+  await setup.append([textMessage('m1', 'original')]);
+  await setup.end();
+  const fence = createSessionFence({ storage: store, sessionId: 's1' });
+  await fence.acquire();
+  return { store, path: store.transcriptPath('s1'), fence };
+}
+
 async function takeover(promise: Promise<unknown>): Promise<SessionTakeoverError> {
   const error = await promise.then(
     () => undefined,
@@ -70,14 +82,7 @@ describe('an owned write right after a check', () => {
   });
 
   it('writes after a same-size rewrite made since the check; the next check finds it', async () => {
-    const { store } = recordedStore();
-    const path = store.transcriptPath('s1');
-    const setup = createSessionFence({ storage: store, sessionId: 's1' });
-    await setup.acquire();
-    await setup.append([textMessage('m1', 'original')]);
-    await setup.end();
-    const fence = createSessionFence({ storage: store, sessionId: 's1' });
-    await fence.acquire();
+    const { store, path, fence } = await acquiredAfterOneMessage();
     const before = await readFile(path, 'utf8');
     await writeFile(path, before.replace('original', 'rewrite!'));
     await fence.append([textMessage('m2', 'next')]);
@@ -88,14 +93,7 @@ describe('an owned write right after a check', () => {
   });
 
   it('is still refused when the transcript grew since the check (its size)', async () => {
-    const { store } = recordedStore();
-    const path = store.transcriptPath('s1');
-    const setup = createSessionFence({ storage: store, sessionId: 's1' });
-    await setup.acquire();
-    await setup.append([textMessage('m1', 'original')]);
-    await setup.end();
-    const fence = createSessionFence({ storage: store, sessionId: 's1' });
-    await fence.acquire();
+    const { store, path, fence } = await acquiredAfterOneMessage();
     await appendFile(path, '{"foreign":true}\n');
     const written = await readFile(path, 'utf8');
     const error = await takeover(fence.append([textMessage('m2', 'next')]));
@@ -106,14 +104,7 @@ describe('an owned write right after a check', () => {
   });
 
   it('is still refused when the transcript was replaced since the check (its identity)', async () => {
-    const { store } = recordedStore();
-    const path = store.transcriptPath('s1');
-    const setup = createSessionFence({ storage: store, sessionId: 's1' });
-    await setup.acquire();
-    await setup.append([textMessage('m1', 'original')]);
-    await setup.end();
-    const fence = createSessionFence({ storage: store, sessionId: 's1' });
-    await fence.acquire();
+    const { store, path, fence } = await acquiredAfterOneMessage();
     const copy = `${path}.copy`;
     await writeFile(copy, await readFile(path));
     await rename(copy, path);
