@@ -147,8 +147,10 @@ export async function readFully(
   fd: number,
   position: number,
   length: number,
+  /** Where to read (at least `length` bytes); default a new buffer. */
+  into?: Buffer,
 ): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length);
+  const buffer = into ?? Buffer.allocUnsafe(length);
   const filled = length === 0 ? 0 : await fileSystem.read(fd, buffer, 0, length, position);
   return filled === length ? buffer : buffer.subarray(0, filled);
 }

@@ -1,10 +1,20 @@
 import { appendFile, lstat, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawnNodeScript, textMessage, useTempDir, waitFor } from '../test/support';
+import {
+  recordingFileSystem,
+  spawnNodeScript,
+  textMessage,
+  useTempDir,
+  waitFor,
+} from '../test/support';
 import { createSessionFence, type SessionFence } from './session-fence';
 import { createSessionLock } from './session-lock';
-import { createTranscriptStore, type TranscriptStore } from './transcript-store';
+import {
+  createTranscriptStore,
+  createTranscriptStoreWith,
+  type TranscriptStore,
+} from './transcript-store';
 
 // A released fence keeps its lease while nobody asks for the lock (README "The lease kept across
 // the model call"). The heartbeat never runs here: only the ask itself can make the holder let go.
@@ -148,10 +158,23 @@ describe('a released fence keeps its lease while nobody asks', () => {
   });
 
   it('a kept lease whose lock was lost meanwhile is replaced at reacquire, as after a release', async () => {
+    const { fileSystem, calls } = recordingFileSystem();
+    store = createTranscriptStoreWith(fileSystem, {
+      sessionsDir: join(temp.path, 'sessions'),
+      lock: { staleMs: 60_000, heartbeatMs: NEVER },
+      keptLeaseIdleMs: NEVER,
+    });
+    fence = createSessionFence({ storage: store, sessionId: 's1' });
     await fence.acquire();
     await fence.release();
     const token = await counter();
-    await unlink(store.lockPath('s1'));
+    const lockPath = store.lockPath('s1');
+    const looked = () => calls.filter((call) => call.path === lockPath).length;
+    const before = looked();
+    await unlink(lockPath);
+    // The kept lock's watch sees its link count change and looks (README "A lock proven by its
+    // last look": until that look, the last one still proves the lock its own).
+    await waitFor(() => looked() > before, { what: 'the watch to look at the removed lock' });
     await fence.reacquire();
     expect(await counter()).toBe(token + 1n);
     await fence.append([textMessage('a1', 'answer', 'assistant')]);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { TranscriptChangeKind, TranscriptState } from '@keel/spec';
 import { type FileSystem, readFully, SYNC_IO_BYTES } from './file-system';
+import { transientBytes } from './transient-bytes';
 
 /** Default number of trailing bytes whose digest the fence keeps. */
 export const DEFAULT_TAIL_DIGEST_BYTES = 4096;
@@ -129,7 +130,10 @@ export interface RangeRead {
   longer: boolean;
 }
 
-/** Reads the first `headLength` bytes and the `tailLength` bytes before `size`. */
+/**
+ * Reads the first `headLength` bytes and the `tailLength` bytes before `size`, into transient
+ * bytes (`transientBytes`): a caller that keeps them copies them (`remember` does).
+ */
 export async function readRanges(
   fileSystem: FileSystem,
   fd: number,
@@ -138,7 +142,7 @@ export async function readRanges(
 ): Promise<RangeRead> {
   if (size <= WHOLE_FILE_READ_BYTES) {
     // One request for a small file: all of it, and one byte more.
-    const whole = await readFully(fileSystem, fd, 0, size + 1);
+    const whole = await readFully(fileSystem, fd, 0, size + 1, transientBytes(size + 1));
     return {
       head: whole.subarray(0, Math.min(lengths.headLength, whole.length)),
       tail: whole.subarray(Math.max(0, size - lengths.tailLength), Math.min(size, whole.length)),
@@ -147,10 +151,16 @@ export async function readRanges(
   }
   const readHead = () =>
     lengths.headLength > 0
-      ? readFully(fileSystem, fd, 0, lengths.headLength)
+      ? readFully(fileSystem, fd, 0, lengths.headLength, transientBytes(lengths.headLength))
       : Promise.resolve(Buffer.alloc(0));
   const readTail = () =>
-    readFully(fileSystem, fd, size - lengths.tailLength, lengths.tailLength + 1);
+    readFully(
+      fileSystem,
+      fd,
+      size - lengths.tailLength,
+      lengths.tailLength + 1,
+      transientBytes(lengths.tailLength + 1),
+    );
   // Reads this small are synchronous (`SYNC_IO_BYTES`): one after the other, without a
   // `Promise.all`; larger windows are read in parallel.
   const [head, tailAndNext] =
