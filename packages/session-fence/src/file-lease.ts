@@ -116,9 +116,10 @@ function report(events: LeaseEvents, event: SessionLockEvent): void {
 
 /**
  * The next lease from the lease the store kept: while its lock is still its own file (one
- * `lstat`, or none while its last look proves it: `LockProof`) and nobody asked for it, the lock was held the whole time, so nobody else moved the
- * counter: the new token is the kept one plus one, written without a read. Otherwise (lost, asked
- * for, another ttl) the kept lease is let go and `undefined` returned: a lease is taken as usual.
+ * `lstat`, or none while its last look proves it: `LockProof`) and nobody asked for it, the
+ * lock was held the whole time, so nobody else moved the counter: the new token is the kept one
+ * plus one, written without a read. Otherwise (lost, asked for, another ttl) the kept lease is let
+ * go and `undefined` returned: a lease is taken as usual.
  */
 async function reuseKept(
   paths: LeasePaths,
@@ -129,7 +130,7 @@ async function reuseKept(
   const usable =
     kept.ttlMs === options.ttlMs &&
     !handle.wanted &&
-    (handle.provenHeld() || (await handle.isHeld().catch(() => false))) &&
+    (await handle.isHeldOrProven().catch(() => false)) &&
     !handle.wanted;
   if (!usable) {
     await letGoKept(kept);
@@ -235,7 +236,7 @@ export async function leaseChange(
     const current = await readCounterAt(fileSystem, fencePath);
     return current > state.token ? 'stale-token' : 'lock-lost';
   }
-  if ((proven && state.lock.provenHeld()) || (await state.lock.isHeld())) return undefined;
+  if (await (proven ? state.lock.isHeldOrProven() : state.lock.isHeld())) return undefined;
   const current = await readFenceCounter(fileSystem, state.counter.fd, fencePath);
   return current > state.token ? 'stale-token' : 'lock-lost';
 }
@@ -265,7 +266,7 @@ export function parkLease(lease: SessionLease, onWanted: () => void): ParkedLeas
   if (state === undefined || lease.released || state.lock.wanted) return undefined;
   const stop = state.lock.onWanted(onWanted);
   return {
-    stillHeld: () => (state.lock.provenHeld() ? Promise.resolve(true) : state.lock.isHeld()),
+    stillHeld: () => state.lock.isHeldOrProven(),
     unpark: stop,
   };
 }

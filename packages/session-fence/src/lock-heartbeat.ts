@@ -5,8 +5,9 @@ export type HeartbeatReport = { type: 'failed'; error: unknown } | { type: 'lost
 
 /**
  * Every `intervalMs`, checks that the lock path still names the holder's file and refreshes its
- * mtime through the holder's descriptor, both at once (the check's `lstat` made first). Failures and a lost lock are
- * reported, never swallowed; after a loss it stops. Unref'd: it never keeps a process alive.
+ * mtime through the holder's descriptor, both at once (the check's `lstat` made first). Failures
+ * and a lost lock are reported, never swallowed; after a loss it stops. Unref'd: it never keeps a
+ * process alive.
  */
 export function startHeartbeat(options: {
   fileSystem: FileSystem;

@@ -107,7 +107,7 @@ describe('a held lease proven by its last look', () => {
   });
 
   it('is not looked at again by a write within its proof', async () => {
-    const { store, lease, lockPath, looks } = await leasedAndRecorded(NEVER);
+    const { store, lease, looks } = await leasedAndRecorded(NEVER);
     let { state } = await store.append('s1', [textMessage('m1', 'x')], { lease });
     expect(looks()).toHaveLength(1);
     ({ state } = await store.append('s1', [textMessage('m2', 'x')], { lease, expected: state }));

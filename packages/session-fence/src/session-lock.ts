@@ -82,10 +82,10 @@ export interface InternalLockHandle extends SessionLockHandle {
   /** A waiter asked for the lock since it was taken (as far as this holder has seen). */
   readonly wanted: boolean;
   /**
-   * True, without looking, while the last look at the lock file (`isHeld`, a heartbeat) proves it
-   * is still this holder's: see `LockProof`. False means "look", not "lost".
+   * `isHeld`, without the look while the last look at the lock file (`isHeld`, a heartbeat) still
+   * proves it this holder's: see `LockProof`. The store's own checks use it; `isHeld` always looks.
    */
-  provenHeld(): boolean;
+  isHeldOrProven(): Promise<boolean>;
   /**
    * Calls `listener` once, as soon as a waiter's ask is seen: at once for a waiter of this lock
    * object, at the next look at the lock file (a heartbeat, `isHeld`, `renew`) for another.
@@ -266,8 +266,8 @@ export function createSessionLockWith(
       get wanted() {
         return wanted;
       },
-      provenHeld() {
-        return !released && proof.holds();
+      isHeldOrProven() {
+        return !released && proof.holds() ? Promise.resolve(true) : isHeld();
       },
       onWanted(listener) {
         if (wanted) {

@@ -71,20 +71,15 @@ function remember(value: string, bytes: Uint8Array): void {
   }
 }
 
-/** The bytes this process last computed `value` from, while it still keeps them. */
-function bytesOfDigest(value: string): Buffer | undefined {
-  return knownDigests.get(value);
-}
-
 /**
  * The snapshot `state` was taken from, from the bytes this process keeps for its digests;
  * `undefined` when it keeps them no longer (the file is then read).
  */
 export function snapshotOfState(state: TranscriptState): Snapshot | undefined {
   if (!state.exists) return undefined;
-  const tail = state.tailLength === 0 ? Buffer.alloc(0) : bytesOfDigest(state.tailDigest);
+  const tail = state.tailLength === 0 ? Buffer.alloc(0) : knownDigests.get(state.tailDigest);
   const headLength = state.headLength ?? 0;
-  const head = headLength === 0 ? Buffer.alloc(0) : bytesOfDigest(state.headDigest ?? '');
+  const head = headLength === 0 ? Buffer.alloc(0) : knownDigests.get(state.headDigest ?? '');
   if (tail?.length !== state.tailLength || head?.length !== headLength) return undefined;
   return { identity: state.identity, size: state.size, head, tail };
 }
@@ -197,16 +192,16 @@ export function changeFrom(
   current: { identity: string; size: number } | undefined,
   atExpected: RangeRead | undefined,
 ): TranscriptChangeKind | undefined {
-  if (current === undefined) return expected.exists ? 'missing' : undefined;
-  if (!expected.exists) return 'appended';
-  if (current.identity !== expected.identity) return 'replaced';
-  if (current.size < expected.size) return 'truncated';
+  const bySize = sizeChangeFrom(expected, current);
+  // Grown or not, the bytes the expected state covered are compared first (`rewritten` wins).
+  if (current === undefined || !expected.exists || (bySize !== undefined && bySize !== 'appended'))
+    return bySize;
   if (atExpected === undefined || atExpected.tail.length !== expected.tailLength)
     return 'truncated';
   if (!hasDigest(atExpected.tail, expected.tailDigest)) return 'rewritten';
   const headLength = expected.headLength ?? 0;
   if (headLength > 0 && !hasDigest(atExpected.head, expected.headDigest ?? '')) return 'rewritten';
-  return current.size > expected.size ? 'appended' : undefined;
+  return bySize;
 }
 
 /**

@@ -234,6 +234,17 @@ describe('createTranscriptStore', () => {
     expect(await store.compare('s1', first.state)).toBe('truncated');
   });
 
+  it('names a transcript both rewritten and grown since a state `rewritten`, not `appended`', async () => {
+    const path = store.transcriptPath('s1');
+    const first = await store.append('s1', [textMessage('1', 'original')]);
+    const text = await readFile(path, 'utf8');
+    await writeFile(
+      path,
+      `${text.replace('original', 'rewrite!')}${JSON.stringify(textMessage('2', 'b'))}\n`,
+    );
+    expect(await store.compare('s1', first.state)).toBe('rewritten');
+  });
+
   it('refuses to write an entry that readers would reject', async () => {
     const bad = {
       type: 'message',

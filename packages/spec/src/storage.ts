@@ -1,3 +1,5 @@
+// Just over our ~400 lines on purpose: the storage port is one contract (its operations, their
+// options and results, the turn claims) read as a whole by every store that implements it.
 import type { KindedError } from './error-kind';
 import type {
   MessageEntry,
