@@ -37,6 +37,8 @@ export interface HarnessOptions {
   overrides?: Partial<OrchestratorOptions>;
   /** Wraps the storage the orchestrator is given (the fences keep the plain one). */
   wrapStorage?: (storage: SessionStorage) => SessionStorage;
+  /** The file store's lock: its staleness (the leases' ttl) and heartbeat; default the store's. */
+  lock?: { staleMs?: number; heartbeatMs?: number };
   /** Runs before a model stream ends (after its last event), e.g. to land a foreign write mid-call. */
   beforeStreamEnds?: (target: ModelTarget) => Promise<void> | void;
   /**
@@ -85,7 +87,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     script: options.script ?? [],
     ...(options.defaultReply === undefined ? {} : { defaultReply: options.defaultReply }),
   });
-  const storage = createTranscriptStore({ sessionsDir, fsync: false, lock: { pollMs: 5 } });
+  const storage = createTranscriptStore({
+    sessionsDir,
+    fsync: false,
+    lock: { pollMs: 5, ...options.lock },
+  });
   const fences: SessionFenceFactory = (sessionId) => createSessionFence({ storage, sessionId });
   const ports = new Map<string, ModelPort>();
   const connect = (target: ModelTarget): ModelPort => {

@@ -1,10 +1,10 @@
 // A turn that lost its session keeps no copy of the transcript for the next turn: the next turn
-// reads it again, even when nothing was written meanwhile (the turn's lock was broken from
-// outside, e.g. by another host that judged it abandoned, and then left alone). A hand-made mutant
-// that put the view back after a takeover too (run-turn.ts line 133, `true && view !== undefined`)
-// skips that read and fails this test.
-import { rm } from 'node:fs/promises';
+// reads it again, even when nothing was written meanwhile (the turn's lock was taken over from
+// outside, by another host that judged it abandoned — its heartbeat stopped here — and then left
+// alone). A hand-made mutant that put the view back after a takeover too (run-turn.ts,
+// `true && view !== undefined` where the view is put back) skips that read and fails this test.
 import { join } from 'node:path';
+import { createSessionLock } from '@keel/session-fence';
 import type { SessionStorage } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './harness';
@@ -20,6 +20,8 @@ describe('after a takeover', () => {
     let reads = 0;
     let breakLock = true;
     harness = await createHarness({
+      // A frozen holder: no heartbeat, so its lock goes stale 300 ms after its last refresh.
+      lock: { staleMs: 300, heartbeatMs: 2 ** 31 - 1 },
       wrapStorage: (storage) => {
         const counted = Object.create(storage) as SessionStorage;
         counted.read = (...args) => {
@@ -30,9 +32,16 @@ describe('after a takeover', () => {
       },
       tools: {
         definitions: [{ name: 'lookup', inputSchema: { type: 'object' } }],
-        // While the tool runs, the turn's lock file is removed from under it.
+        // While the tool runs, another host takes the turn's lock over once it has gone stale,
+        // and lets it go.
         async run() {
-          if (breakLock) await rm(join((harness as Harness).sessionsDir, 's1.lock'));
+          if (breakLock) {
+            const path = join((harness as Harness).sessionsDir, 's1.lock');
+            const other = await createSessionLock({ path, staleMs: 300 }).acquire({
+              timeoutMs: 10_000,
+            });
+            await other.release();
+          }
           breakLock = false;
           return { content: 'found' };
         },
