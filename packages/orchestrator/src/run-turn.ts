@@ -74,9 +74,11 @@ export async function runTurn(
   let view: TranscriptView | undefined;
   try {
     await turn.fence.acquire({ signal });
-    view =
-      runtime.transcripts.take(turn.sessionId, turn.fence.state) ??
-      transcriptView((await runtime.storage.read(turn.sessionId, { signal })).entries);
+    view = runtime.transcripts.take(turn.sessionId, turn.fence.state);
+    if (view === undefined) {
+      const read = await runtime.storage.read(turn.sessionId, { signal });
+      view = transcriptView(read.entries, read.text);
+    }
     turn.entries = view.entries;
     const facts = view.facts.advance(turn.entries);
     const prepared = prepare(runtime, turn, input, facts);

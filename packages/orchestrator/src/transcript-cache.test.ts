@@ -74,6 +74,35 @@ describe('createTranscriptCache', () => {
     expect(cache.take('s', state(4))).toBe(view);
   });
 
+  it('weighs entries just read by the text they were parsed from, serializing none of them', () => {
+    const cache = createTranscriptCache();
+    const toJSON = () => {
+      throw new Error('an entry just read was serialized again');
+    };
+    const read = messages(30).map((entry) => ({ ...entry, toJSON }) as unknown as TranscriptEntry);
+    const view = transcriptView(read, { chars: 4000, wide: false });
+    cache.put('s', state(1), view);
+    expect(cache.bytes).toBe(2048 + 4000 * 1.25);
+    // A turn's own entries are weighed as they come; the read ones still are not.
+    cache.take('s', state(1))?.entries.push(...messages(2, 30));
+    cache.put('s', state(2), view);
+    expect(cache.bytes).toBe(2048 + 4000 * 1.25 + weight(messages(2, 30)) - 2048);
+  });
+
+  it('weighs text just read with a character past U+00FF at two bytes a character', () => {
+    const cache = createTranscriptCache();
+    cache.put('s', state(1), transcriptView(messages(3), { chars: 1001, wide: true }));
+    expect(cache.bytes).toBe(2048 + 2002);
+  });
+
+  it('does not keep a view just read whose text weighs more than the whole bound', () => {
+    const cache = createTranscriptCache({ maxBytes: 2048 + 1250 });
+    cache.put('fits', state(1), transcriptView(messages(1), { chars: 1000, wide: false }));
+    expect(cache.take('fits', state(1))).toBeDefined();
+    cache.put('over', state(1), transcriptView(messages(1), { chars: 1001, wide: false }));
+    expect(cache.take('over', state(1))).toBeUndefined();
+  });
+
   it('weighs a view anew when it shrank while taken (a rewritten transcript)', () => {
     const cache = createTranscriptCache();
     const view = transcriptView(messages(20));

@@ -1,15 +1,27 @@
-import type { TranscriptEntry, TranscriptState } from '@keel/spec';
+import type { TranscriptEntry, TranscriptState, TranscriptText } from '@keel/spec';
 import { createTranscriptFactsIndex, type TranscriptFactsIndex } from './transcript-facts';
 
 /** A session's transcript as a turn holds it: the entries, and their facts kept up to date. */
 export interface TranscriptView {
   entries: TranscriptEntry[];
   facts: TranscriptFactsIndex;
+  /**
+   * The weight of the entries as read, from the text the store parsed them from: the cache
+   * weighs only the entries after these, not serializing again what was just parsed.
+   */
+  readonly read: Weighing | undefined;
 }
 
-/** A view of a transcript just read from storage. */
-export function transcriptView(entries: TranscriptEntry[]): TranscriptView {
-  return { entries, facts: createTranscriptFactsIndex() };
+/** A view of a transcript just read from storage, weighed by its text when the store measured it. */
+export function transcriptView(entries: TranscriptEntry[], text?: TranscriptText): TranscriptView {
+  return {
+    entries,
+    facts: createTranscriptFactsIndex(),
+    read:
+      text === undefined
+        ? undefined
+        : { weighed: entries.length, bytes: HEAP_PER_SESSION + textHeapBytes(text) },
+  };
 }
 
 /**
@@ -18,7 +30,8 @@ export function transcriptView(entries: TranscriptEntry[]): TranscriptView {
  * skipped, however long the transcript. A view is handed over, not copied: `take` removes it (the
  * turn that takes it appends to it), `put` gives it back when the turn ends. Bounded by what the
  * views take on V8's heap across every session (`entryHeapBytes` for each entry, weighed once
- * as it arrives, and `HEAP_PER_SESSION` for each view), and by a session count; the least
+ * as it arrives — entries just read are weighed by the text they were parsed from, when the store
+ * measured it — and `HEAP_PER_SESSION` for each view), and by a session count; the least
  * recently used sessions go first.
  */
 export interface TranscriptCache {
@@ -67,13 +80,24 @@ export function entryHeapBytes(entry: TranscriptEntry): number {
   return Math.ceil(json.length * (WIDE.test(json) ? HEAP_PER_WIDE_JSON_CHAR : HEAP_PER_JSON_CHAR));
 }
 
-/** A cached view and how much of it has been weighed. */
-interface Held {
-  state: TranscriptState;
-  view: TranscriptView;
-  /** Entries weighed so far (the view only grows while cached or taken). */
+/**
+ * The heap of entries parsed from `text`, estimated as `entryHeapBytes` does, from the whole
+ * text at once: wide if any line is (an over-estimate for the others, never an under-estimate).
+ */
+export function textHeapBytes(text: TranscriptText): number {
+  return Math.ceil(text.chars * (text.wide ? HEAP_PER_WIDE_JSON_CHAR : HEAP_PER_JSON_CHAR));
+}
+
+/** How much of a view has been weighed: its first `weighed` entries, `bytes` with the session's. */
+interface Weighing {
   weighed: number;
   bytes: number;
+}
+
+/** A cached view and how much of it has been weighed (the view only grows while cached or taken). */
+interface Held extends Weighing {
+  state: TranscriptState;
+  view: TranscriptView;
 }
 
 export function createTranscriptCache(options: TranscriptCacheOptions = {}): TranscriptCache {
@@ -81,7 +105,7 @@ export function createTranscriptCache(options: TranscriptCacheOptions = {}): Tra
   const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
   const cache = new Map<string, Held>();
   // A taken view's weighing, kept so that putting it back weighs only the turn's new entries.
-  const taken = new WeakMap<TranscriptView, { weighed: number; bytes: number }>();
+  const taken = new WeakMap<TranscriptView, Weighing>();
   let total = 0;
   const drop = (sessionId: string) => {
     const held = cache.get(sessionId);
@@ -101,7 +125,7 @@ export function createTranscriptCache(options: TranscriptCacheOptions = {}): Tra
     put(sessionId, state, view) {
       drop(sessionId);
       if (state === undefined) return;
-      const before = taken.get(view);
+      const before = taken.get(view) ?? view.read;
       taken.delete(view);
       // Only a view that grew since it was taken keeps its weighing; anything else is weighed anew.
       const grew = before !== undefined && before.weighed <= view.entries.length;

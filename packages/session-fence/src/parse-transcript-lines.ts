@@ -1,4 +1,10 @@
-import type { TranscriptEntry, TranscriptHeader, TranscriptIssue } from '@keel/spec';
+import type {
+  TranscriptEntry,
+  TranscriptHeader,
+  TranscriptIssue,
+  TranscriptText,
+} from '@keel/spec';
+import { TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
 import { closesBatch, isContinued } from './batch-framing';
 import type { ReadableFile } from './file-system';
 import { migrateTranscriptEntry } from './migrate-transcript-entry';
@@ -9,7 +15,15 @@ export interface ParsedLines {
   version: number;
   entries: TranscriptEntry[];
   issues: TranscriptIssue[];
+  /** The entries' lines measured (`TranscriptText`); left out when the entries were migrated. */
+  text?: TranscriptText;
 }
+
+/**
+ * A character V8 keeps at two bytes, or a `\u` escape that may stand for one (a line written with
+ * every non-ASCII character escaped parses to such strings): either way the text counts as wide.
+ */
+const WIDE_OR_ESCAPED = /[\u0100-\uffff]|\\u/;
 
 /** The longest first line read as a header. */
 const MAX_HEADER_BYTES = 64 * 1024;
@@ -55,6 +69,8 @@ export async function parseTranscriptLines(
   /** Lines of a batch whose last line has not been seen yet. */
   let open: Array<{ line: FileLine; lineNumber: number }> = [];
   let lineNumber = 0;
+  let chars = 0;
+  let wide = false;
   const where = (line: FileLine, number: number) =>
     range.start === 0 ? { line: number, offset: line.offset } : { offset: line.offset };
   const take = (line: FileLine, number: number): void => {
@@ -71,8 +87,12 @@ export async function parseTranscriptLines(
       return;
     }
     const migrated = migrateTranscriptEntry(value, version);
-    if (migrated.ok) entries.push(migrated.entry);
-    else issues.push({ ...where(line, number), reason: 'invalid-entry', detail: migrated.detail });
+    if (migrated.ok) {
+      entries.push(migrated.entry);
+      chars += line.text.length;
+      if (!wide && WIDE_OR_ESCAPED.test(line.text)) wide = true;
+    } else
+      issues.push({ ...where(line, number), reason: 'invalid-entry', detail: migrated.detail });
   };
   for await (const line of readLines(file, range, { signal })) {
     lineNumber += 1;
@@ -95,5 +115,6 @@ export async function parseTranscriptLines(
       detail: 'line of an append that was cut short (its batch has no last line)',
     });
   }
-  return { header, version, entries, issues };
+  if (version !== TRANSCRIPT_FORMAT_VERSION) return { header, version, entries, issues };
+  return { header, version, entries, issues, text: { chars, wide } };
 }

@@ -175,6 +175,27 @@ describe('createTranscriptStore', () => {
     ]);
   });
 
+  it("measures the text of the entries it read: not the header's, nor a skipped line's", async () => {
+    const one = textMessage('1', 'a');
+    const batch = [textMessage('2', 'b'), textMessage('3', 'メ')];
+    await store.append('s1', [one]);
+    await appendFile(store.transcriptPath('s1'), 'this is not json\n');
+    await store.append('s1', batch);
+    const chars = (entries: MessageEntry[]) =>
+      entries.reduce((sum, entry) => sum + JSON.stringify(entry).length, 0);
+    // A batch's lines but its last carry a framing character.
+    expect((await store.read('s1')).text).toEqual({
+      chars: chars([one, ...batch]) + 1,
+      wide: true,
+    });
+    const last = Buffer.byteLength(JSON.stringify(batch[1])) + 1;
+    const tail = await store.readTail('s1', { maxBytes: last });
+    expect(tail.entries.map((entry) => entry.id)).toEqual(['3']);
+    expect(tail.text).toEqual({ chars: chars(batch.slice(1)), wide: true });
+    await store.append('s2', [one]);
+    expect((await store.read('s2')).text).toEqual({ chars: chars([one]), wide: false });
+  });
+
   it('reads the tail without the rest of the file', async () => {
     const entries = Array.from({ length: 200 }, (_, index) =>
       textMessage(String(index), 'x'.repeat(100)),
@@ -204,6 +225,8 @@ describe('createTranscriptStore', () => {
     );
     const read = await store.read('old');
     expect(read.version).toBe(0);
+    // Migrated entries are not their lines' text: none is measured.
+    expect(read.text).toBeUndefined();
     expect(read.entries).toEqual([
       {
         type: 'message',

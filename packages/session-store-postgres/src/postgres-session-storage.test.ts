@@ -53,3 +53,20 @@ describe('schemas', () => {
     }
   });
 });
+
+describe('reads', () => {
+  it('measure the text their entries were parsed from (what a cache weighs them by)', async () => {
+    const { storage, cleanup } = await freshStorage();
+    try {
+      const entries = [userText('hello'), userText('メッセージ')];
+      await storage.append('measured', entries);
+      const read = await storage.read('measured');
+      const chars = entries.reduce((sum, entry) => sum + JSON.stringify(entry).length, 0);
+      expect(read.text).toEqual({ chars, wide: true });
+      const tail = await storage.readTail('measured', { maxBytes: 10_000 });
+      expect(tail.text).toEqual({ chars, wide: true });
+    } finally {
+      await cleanup();
+    }
+  });
+});

@@ -63,16 +63,35 @@ export async function readTranscript(
   };
   const entries: TranscriptEntry[] = [];
   const issues: TranscriptIssue[] = [];
+  let chars = 0;
+  let wide = false;
   for (const row of rows) {
     if (row['seq'] === null) continue;
     const seq = toNumber(row['seq']);
     const where = maxBytes === undefined ? { line: seq + 1, offset: seq } : { offset: seq };
-    const parsed = parseEntry(String(row['entry']), Number(row['entry_version']));
-    if (parsed.ok) entries.push(parsed.entry);
-    else issues.push({ ...where, reason: parsed.reason, detail: parsed.detail });
+    const text = String(row['entry']);
+    const parsed = parseEntry(text, Number(row['entry_version']));
+    if (parsed.ok) {
+      entries.push(parsed.entry);
+      chars += text.length;
+      if (!wide && WIDE_OR_ESCAPED.test(text)) wide = true;
+    } else issues.push({ ...where, reason: parsed.reason, detail: parsed.detail });
   }
-  return { header, version: header.version, entries, issues, exists: true };
+  return {
+    header,
+    version: header.version,
+    entries,
+    issues,
+    exists: true,
+    text: { chars, wide },
+  };
 }
+
+/**
+ * A character V8 keeps at two bytes, or a `\u` escape that may stand for one: either way the
+ * entries' text counts as wide (`TranscriptText`).
+ */
+const WIDE_OR_ESCAPED = /[\u0100-\uffff]|\\u/;
 
 type Parsed =
   | { ok: true; entry: TranscriptEntry }

@@ -88,6 +88,7 @@ export type {
   TranscriptChangeKind,
   TranscriptRead,
   TranscriptState,
+  TranscriptText,
   TurnClaim,
   TurnClaimHolder,
   WaitForChangeOptions,

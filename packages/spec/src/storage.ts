@@ -40,6 +40,20 @@ export interface TranscriptRead {
   /** Lines that were skipped, each with where it was. */
   issues: TranscriptIssue[];
   exists: boolean;
+  /** The JSON text `entries` were parsed from, when the store read them as text (see below). */
+  text?: TranscriptText;
+}
+
+/**
+ * The JSON text a read's entries were parsed from, measured as it was parsed: a caller that
+ * estimates what the entries take in memory reads it here instead of serializing them again.
+ * Left out when an entry was migrated from an older format (its text is not the entry's).
+ */
+export interface TranscriptText {
+  /** The entries' JSON lines, in UTF-16 code units (a framing character a line may count). */
+  chars: number;
+  /** Whether a character past U+00FF occurs (V8 then keeps that string at two bytes a character). */
+  wide: boolean;
 }
 
 export interface ReadTailOptions extends StorageCallOptions {

@@ -49,6 +49,34 @@ export const storageDataChecks: readonly StorageCheck[] = [
       }),
   },
   {
+    name: 'a read that measures its text counts its entries: their JSON, a character past U+00FF as wide',
+    run: (context) =>
+      withStorage(context, async (storage) => {
+        const plain = Array.from({ length: 12 }, (_, index) =>
+          storageUserMessage(`text-${index}`, `message ${index}`),
+        );
+        await storage.append('conformance-text', plain.slice(0, 4));
+        for (const entry of plain.slice(4)) await storage.append('conformance-text', [entry]);
+        const jsonChars = (entries: readonly TranscriptEntry[]) =>
+          entries.reduce((sum, entry) => sum + JSON.stringify(entry).length, 0);
+        // `text` is optional: a store that does not measure it leaves it out.
+        for (const read of [
+          await storage.read('conformance-text'),
+          await storage.readTail('conformance-text', { maxBytes: 600 }),
+        ]) {
+          if (read.text === undefined) continue;
+          expect(read.text.wide).toBe(false);
+          expect(read.text.chars).toBeGreaterThanOrEqual(jsonChars(read.entries));
+          expect(read.text.chars).toBeLessThanOrEqual(
+            jsonChars(read.entries) + read.entries.length,
+          );
+        }
+        await storage.append('conformance-text', [storageUserMessage('text-wide', 'メッセージ')]);
+        const wide = await storage.read('conformance-text');
+        if (wide.text !== undefined) expect(wide.text.wide).toBe(true);
+      }),
+  },
+  {
     name: 'state and compare: unchanged is undefined, a foreign append is seen, an append returns the new state',
     run: (context) =>
       withStorage(context, async (storage) => {

@@ -26,6 +26,7 @@ const caughtBy: ReadonlyArray<[MemoryStorageFlaw, string]> = [
   ['no-expected-check', 'an append whose expected state changed is refused'],
   ['creates-on-refusal', 'a refused append of a session that does not exist yet leaves it missing'],
   ['ignores-abort', 'every call honours an aborted signal'],
+  ['miscounted-text', 'a read that measures its text counts its entries'],
 ];
 
 async function failingChecks(flaw: MemoryStorageFlaw): Promise<string[]> {

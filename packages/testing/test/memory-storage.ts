@@ -25,7 +25,8 @@ export type MemoryStorageFlaw =
   | 'no-token-check'
   | 'no-expected-check'
   | 'creates-on-refusal'
-  | 'ignores-abort';
+  | 'ignores-abort'
+  | 'miscounted-text';
 
 interface Session {
   entries: TranscriptEntry[];
@@ -100,6 +101,7 @@ export function memoryStorage(...flaws: MemoryStorageFlaw[]): SessionStorage {
       : entries,
     issues: [],
     exists: sessions.get(id)?.created ?? false,
+    text: has('miscounted-text') ? { chars: entries.length, wide: false } : textOf(entries),
   });
 
   return {
@@ -219,4 +221,16 @@ export function memoryStorage(...flaws: MemoryStorageFlaw[]): SessionStorage {
         .map(([id]) => id);
     },
   };
+}
+
+/** The JSON text of `entries` as a store that read them would measure it. */
+function textOf(entries: readonly TranscriptEntry[]): { chars: number; wide: boolean } {
+  let chars = 0;
+  let wide = false;
+  for (const entry of entries) {
+    const json = JSON.stringify(entry);
+    chars += json.length;
+    wide ||= /[\u0100-\uffff]/.test(json);
+  }
+  return { chars, wide };
 }
