@@ -4,7 +4,7 @@
  * on) and the in-process mock provider. Every variant's turns are interleaved in one run, so the
  * ratios hold on a machine whose load drifts.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOrchestrator, type Orchestrator } from '@keel/orchestrator';
@@ -27,6 +27,12 @@ const SHORT_TURNS = 25;
 const HISTORY_SESSIONS = 2;
 const FEW_SESSIONS = 100;
 const MANY_SESSIONS = pick(1_000, 300);
+/**
+ * Sessions that are both many and long: together more than the orchestrator's transcript cache
+ * holds (16 MiB of heap), so that every turn, round robin, misses it and reads its transcript.
+ */
+const MISSING_SESSIONS = pick(100, 20);
+const MISSING_TURNS = pick(500, 100);
 /** Turns counted under `strace` per sessions variant. */
 const SYSCALL_TURNS = pick(300, 20);
 
@@ -82,6 +88,7 @@ const short = await orchestratorIn('short');
 const long = await orchestratorIn('long');
 const few = await orchestratorIn('few');
 const many = await orchestratorIn('many');
+const missing = await orchestratorIn('missing');
 const variants = [
   roundRobin(
     'short',
@@ -91,11 +98,17 @@ const variants = [
   roundRobin('long', long.orchestrator, await seed(long.dir, 'long', HISTORY_SESSIONS, LONG_TURNS)),
   roundRobin('few', few.orchestrator, await seed(few.dir, 'few', FEW_SESSIONS, 10)),
   roundRobin('many', many.orchestrator, await seed(many.dir, 'many', MANY_SESSIONS, 10)),
+  roundRobin(
+    'missing',
+    missing.orchestrator,
+    await seed(missing.dir, 'missing', MISSING_SESSIONS, MISSING_TURNS),
+  ),
 ];
+const missingFileBytes = (await stat(join(missing.dir, 'missing-0.jsonl'))).size;
 // Every session's first turn reads its transcript from disk; the rows measure the turns after
 // that (steady state), so each session is visited once before the measured rounds.
 for (const variant of variants.slice(2)) {
-  const sessions = variant.name === 'few' ? FEW_SESSIONS : MANY_SESSIONS;
+  const sessions = { few: FEW_SESSIONS, many: MANY_SESSIONS }[variant.name] ?? MISSING_SESSIONS;
   for (let index = 0; index < sessions; index += 1) await variant.run(index);
 }
 const cpu = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
@@ -111,7 +124,9 @@ const measured = variants.map((variant) => ({
 const started = performance.now();
 const times = await interleave(measured, { rounds: ROUNDS, warmup: WARMUP });
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
-await Promise.all([short, long, few, many].map(({ orchestrator }) => orchestrator.shutdown()));
+await Promise.all(
+  [short, long, few, many, missing].map(({ orchestrator }) => orchestrator.shutdown()),
+);
 await mock.close();
 await rm(root, { recursive: true, force: true });
 
@@ -141,6 +156,12 @@ const historyRatio = p50('long') / p50('short');
 const historyCpuRatio = cpuP50('long') / cpuP50('short');
 const sessionsRatio = p50('many') / p50('few');
 const sessionsCpuRatio = cpuP50('many') / cpuP50('few');
+const missingRatio = p50('missing') / p50('few');
+// How many of the "many and long" sessions the cache holds (its estimate: 1.25× the JSON).
+const missingBytes = missingFileBytes;
+const missingFit = Math.floor((16 * 1024 * 1024) / (missingBytes * 1.25));
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
+const missingCpuRatio = cpuP50('missing') / cpuP50('few');
 const syscallNames = [
   ...new Set([...(fewSyscalls?.byCall ?? []), ...(manySyscalls?.byCall ?? [])].map(([n]) => n)),
 ];
@@ -150,7 +171,7 @@ const callsOf = (counted: TurnSyscalls | undefined, name: string) =>
 await publish({
   order: 20.1,
   title: 'Issue 20: a turn as history and sessions grow',
-  method: `Turns through the orchestrator (\`runTurn\`) over the real file store (fsync on) and the \`@keel/transport\` Anthropic transport, against the in-process mock provider (zero delay, reply "ok"). Four variants, each its own orchestrator and sessions folder, interleaved in rotating order for ${ROUNDS} rounds after ${WARMUP} warm-up rounds (${seconds} s): a turn to the next of ${HISTORY_SESSIONS} sessions holding ${SHORT_TURNS * 4} entries ("short") or ${LONG_TURNS * 4} entries ("long"), and a turn to the next of ${FEW_SESSIONS} or ${MANY_SESSIONS} sessions of 40 entries. Every transcript ends with a compaction that keeps its last 20 turns, so every variant sends the model the same small context: only the transcript's length, or the number of sessions, differs. The sessions variants visit every session once before the measured rounds (steady state, not first reads). CPU is the process's user + system time around each turn (the mock provider's share included, equal for all).`,
+  method: `Turns through the orchestrator (\`runTurn\`) over the real file store (fsync on) and the \`@keel/transport\` Anthropic transport, against the in-process mock provider (zero delay, reply "ok"). Five variants, each its own orchestrator and sessions folder, interleaved in rotating order for ${ROUNDS} rounds after ${WARMUP} warm-up rounds (${seconds} s): a turn to the next of ${HISTORY_SESSIONS} sessions holding ${SHORT_TURNS * 4} entries ("short") or ${LONG_TURNS * 4} entries ("long"), and a turn to the next of ${FEW_SESSIONS} or ${MANY_SESSIONS} sessions of 40 entries, and a turn to the next of ${MISSING_SESSIONS} sessions of ${MISSING_TURNS * 4} entries ("many and long": more than the orchestrator's transcript cache holds, 16 MiB of heap, so that every turn misses it and reads its transcript). Every transcript ends with a compaction that keeps its last 20 turns, so every variant sends the model the same small context: only the transcript's length, or the number of sessions, differs. The sessions variants visit every session once before the measured rounds (steady state, not first reads). CPU is the process's user + system time around each turn (the mock provider's share included, equal for all).`,
   baseline: `"short" for the history rows, ${FEW_SESSIONS} sessions for the sessions rows; same run.`,
   tables: [
     {
@@ -161,6 +182,7 @@ await publish({
           row(`${LONG_TURNS * 4} entries`, 'long', 'short'),
           row(`${FEW_SESSIONS} sessions`, 'few', 'few'),
           row(`${MANY_SESSIONS} sessions`, 'many', 'few'),
+          row(`${MISSING_SESSIONS} sessions of ${MISSING_TURNS * 4} entries`, 'missing', 'few'),
         ],
       },
     },
@@ -209,6 +231,13 @@ await publish({
       goal: '≤ 1.2×',
       measured: `${sessionsCpuRatio.toFixed(2)}×`,
       met: sessionsCpuRatio <= 1.2,
+    },
+    {
+      name: `many and long at once: CPU per turn with ${MISSING_SESSIONS} sessions of ${MISSING_TURNS * 4} entries vs ${FEW_SESSIONS} of 40 (every turn misses the transcript cache)`,
+      goal: '≤ 1.2×',
+      measured: `${missingCpuRatio.toFixed(2)}×`,
+      met: missingCpuRatio <= 1.2,
+      why: `p50 ${missingRatio.toFixed(2)}×. A turn that misses the transcript cache reads and parses the whole transcript (the model is sent only what the last compaction kept, but the orchestrator's facts of the session — which messages were answered, the client message ids it has seen, the chosen model — are kept from every entry): the cost of a turn grows with the transcript's length once the active sessions' transcripts together outgrow the cache (16 MiB of heap: about ${missingFit} of these sessions, ${mib(missingBytes)} MiB of JSON each). Reading only what the last compaction kept needs those facts kept apart from the entries (not built). Cut on 2026-12-04 (issue 20): a transcript just read is weighed by the text it was parsed from instead of serializing each entry again: CPU per missed turn 1.10 → 0.96 ms (12 000 turns round robin over 400 sessions of 20–50 turns, no compaction) and 19.4 → 12.5 ms (20 000 turns over 8 sessions growing to 5 000 entries), a driver over the orchestrator and the file store (fsync off, a model port that answers at once) run before and after, one after the other, on a quiet machine (load under 0.5)`,
     },
   ],
   notes: [],
