@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTranscriptStore } from '@keel/session-fence';
 import type { TranscriptEntry, TranscriptState } from '@keel/spec';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEntryFactory } from './entries';
 import { createTranscriptCache, entryHeapBytes, transcriptView } from './transcript-cache';
@@ -57,6 +58,46 @@ describe('a view the file store read is weighed by its text', () => {
     // Entry by entry, each entry's count is rounded up on its own: under a byte an entry more.
     expect(fromText).toBeGreaterThanOrEqual(entryByEntry - read.entries.length);
     expect(fromText).toBeLessThanOrEqual(entryByEntry + Math.ceil(read.entries.length * 1.25) + 1);
+    await store.close();
+  });
+
+  it('never under the entry-by-entry weight, whatever the text (a property)', async () => {
+    const store = createTranscriptStore({ sessionsDir, fsync: false });
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: 'grapheme-ascii', maxLength: 40 }),
+      fc.constantFrom('é', 'Ω', 'メ', '\\u00e9', '"\\', '\u0000', '😀', '\ud800'),
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(text, { minLength: 1, maxLength: 4 }), { maxLength: 6 }),
+        async (appends) => {
+          run += 1;
+          const sessionId = `p-${run}`;
+          await store.append(sessionId, [
+            factory.message({ role: 'user', content: [{ type: 'text', text: 'start' }] }),
+          ]);
+          for (const texts of appends)
+            await store.append(
+              sessionId,
+              texts.map((one) =>
+                factory.message({ role: 'user', content: [{ type: 'text', text: one }] }),
+              ),
+            );
+          const read = await store.read(sessionId);
+          expect(read.issues).toEqual([]);
+          const fromText = weighed(read.entries, read.text);
+          const entryByEntry = weighed(read.entries);
+          expect(fromText).toBeGreaterThanOrEqual(entryByEntry - read.entries.length);
+          const anyWide = read.entries.some((entry) =>
+            /[\u0100-\uffff]/.test(JSON.stringify(entry)),
+          );
+          if (anyWide) expect(read.text?.wide).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
     await store.close();
   });
 
