@@ -158,8 +158,7 @@ const sessionsRatio = p50('many') / p50('few');
 const sessionsCpuRatio = cpuP50('many') / cpuP50('few');
 const missingRatio = p50('missing') / p50('few');
 // How many of the "many and long" sessions the cache holds (its estimate: 1.25× the JSON).
-const missingBytes = missingFileBytes;
-const missingFit = Math.floor((16 * 1024 * 1024) / (missingBytes * 1.25));
+const missingFit = Math.floor((16 * 1024 * 1024) / (missingFileBytes * 1.25));
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
 const missingCpuRatio = cpuP50('missing') / cpuP50('few');
 const syscallNames = [
@@ -237,7 +236,7 @@ await publish({
       goal: '≤ 1.2×',
       measured: `${missingCpuRatio.toFixed(2)}×`,
       met: missingCpuRatio <= 1.2,
-      why: `p50 ${missingRatio.toFixed(2)}×. A turn that misses the transcript cache reads and parses the whole transcript (the model is sent only what the last compaction kept, but the orchestrator's facts of the session — which messages were answered, the client message ids it has seen, the chosen model — are kept from every entry): the cost of a turn grows with the transcript's length once the active sessions' transcripts together outgrow the cache (16 MiB of heap: about ${missingFit} of these sessions, ${mib(missingBytes)} MiB of JSON each). Reading only what the last compaction kept needs those facts kept apart from the entries (not built). Cut on 2026-12-04 (issue 20): a transcript just read is weighed by the text it was parsed from instead of serializing each entry again: CPU per missed turn 1.10 → 0.96 ms (12 000 turns round robin over 400 sessions of 20–50 turns, no compaction) and 19.4 → 12.5 ms (20 000 turns over 8 sessions growing to 5 000 entries), a driver over the orchestrator and the file store (fsync off, a model port that answers at once) run before and after, one after the other, on a quiet machine (load under 0.5)`,
+      why: `p50 ${missingRatio.toFixed(2)}×. A turn that misses the transcript cache reads and parses the whole transcript (the model is sent only what the last compaction kept, but the orchestrator's facts of the session — which messages were answered, the client message ids it has seen, the chosen model — are kept from every entry): the cost of a turn grows with the transcript's length once the active sessions' transcripts together outgrow the cache (16 MiB of heap: about ${missingFit} of these sessions, ${mib(missingFileBytes)} MiB of JSON each). Reading only what the last compaction kept needs those facts kept apart from the entries (not built). Cut on 2026-12-04 (issue 20): a transcript just read is weighed by the text it was parsed from instead of serializing each entry again: CPU per missed turn 1.10 → 0.96 ms (12 000 turns round robin over 400 sessions of 20–50 turns, no compaction) and 19.4 → 12.5 ms (20 000 turns over 8 sessions growing to 5 000 entries), a driver over the orchestrator and the file store (fsync off, a model port that answers at once) run before and after, one after the other, on a quiet machine (load under 0.5)`,
     },
   ],
   notes: [],

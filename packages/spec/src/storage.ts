@@ -52,7 +52,10 @@ export interface TranscriptRead {
 export interface TranscriptText {
   /** The entries' JSON lines, in UTF-16 code units (a framing character a line may count). */
   chars: number;
-  /** Whether a character past U+00FF occurs (V8 then keeps that string at two bytes a character). */
+  /**
+   * Whether a character past U+00FF occurs (V8 then keeps that string at two bytes a character),
+   * or a `\u` escape that may stand for one: when in doubt, wide.
+   */
   wide: boolean;
 }
 
