@@ -89,6 +89,33 @@ export function buildModelContext(
   return { summary: compaction?.summary, messages };
 }
 
+/**
+ * Where a transcript's live part begins: every entry from there on is enough for what a turn
+ * reads of its transcript besides its facts — `buildModelContext` (the latest compaction, its kept
+ * entries, and whether a turn entry precedes them) and `trailingOrphans` (the last assistant
+ * message) give the same from `entries.slice(liveStart(entries))` as from `entries`. 0 for a
+ * transcript never compacted: all of it is live.
+ */
+export function liveStart(entries: readonly TranscriptEntry[]): number {
+  const compaction = findLast(entries, (entry) => entry.type === 'compaction') as
+    | CompactionEntry
+    | undefined;
+  if (compaction === undefined) return 0;
+  // The compaction itself (its summary), wherever its kept part begins.
+  let start = Math.min(keptFrom(entries, compaction), entries.lastIndexOf(compaction));
+  for (let index = start - 1; index >= 0; index -= 1) {
+    if ((entries[index] as TranscriptEntry).type !== 'turn') continue;
+    start = index;
+    break;
+  }
+  for (let index = entries.length - 1; index >= 0; index -= 1) {
+    const entry = entries[index] as TranscriptEntry;
+    if (entry.type !== 'message' || entry.role !== 'assistant') continue;
+    return Math.min(start, index);
+  }
+  return start;
+}
+
 /** Where the entries the latest compaction kept begin (compaction entries themselves are skipped). */
 function keptFrom(
   entries: readonly TranscriptEntry[],

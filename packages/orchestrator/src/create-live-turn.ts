@@ -39,6 +39,8 @@ export function createLiveTurn(
       message?.clientMessageId ?? (input.type === 'new' ? input.clientMessageId : undefined),
     fence: runtime.fences(sessionId),
     entries: [],
+    entriesFrom: 0,
+    facts: undefined,
     arrived: [],
     folded: new Set(),
     requestedModel: undefined,

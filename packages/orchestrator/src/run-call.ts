@@ -117,6 +117,8 @@ function createCallTurn(
     clientMessageId: undefined,
     fence: createStatelessFence(callId),
     entries: [],
+    entriesFrom: 0,
+    facts: undefined,
     arrived: [],
     folded: new Set(),
     requestedModel: undefined,

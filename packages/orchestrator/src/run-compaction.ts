@@ -36,7 +36,11 @@ export async function runCompaction(
       trigger,
       signal,
       store: {
-        read: async () => ({ entries: turn.entries }),
+        // The whole transcript, as the port promises: read again when the turn holds its live part.
+        read: async () =>
+          turn.entriesFrom === 0
+            ? { entries: turn.entries }
+            : await runtime.storage.read(turn.sessionId, { signal }),
         append: async (_sessionId, entries: readonly CompactionEntry[]) => {
           const written = await turn.fence.append(entries, { signal });
           turn.entries.push(...entries);

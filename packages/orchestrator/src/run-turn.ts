@@ -80,13 +80,17 @@ export async function runTurn(
       view = transcriptView(read.entries, read.text);
     }
     turn.entries = view.entries;
-    const facts = view.facts.advance(turn.entries);
+    turn.entriesFrom = view.base;
+    const facts = view.facts.advance(turn.entries, view.base);
+    turn.facts = facts;
     const prepared = prepare(runtime, turn, input, facts);
     if (prepared.stored !== undefined) {
+      const { message, answer } = prepared.stored;
+      const stored = storedOutcome(message, answer, await replyEntries(answer));
       turn.markPrepared();
       runtime.transcripts.put(turn.sessionId, turn.fence.state, view);
       await turn.fence.end().catch(() => undefined);
-      return prepared.stored;
+      return stored;
     }
     start();
     await append([...prepared.entries, ...(input.joining?.take(facts, turn) ?? [])]);
@@ -147,6 +151,18 @@ export async function runTurn(
   });
   return outcome;
 
+  /**
+   * Entries holding a stored answer's reply: the turn's, unless they are only the live part and the
+   * answer's reply is in assistant messages let go of (a repeat of an older message): then the
+   * whole transcript, read again.
+   */
+  async function replyEntries(answer: TurnEntry): Promise<readonly TranscriptEntry[]> {
+    if (turn.entriesFrom === 0 || answer.text !== undefined || answer.outcome !== 'reply')
+      return turn.entries;
+    if (replyTextOf(turn.entries, answer.turnId) !== '') return turn.entries;
+    return (await runtime.storage.read(turn.sessionId, { signal })).entries;
+  }
+
   async function append(entries: TranscriptEntry[], withSignal = true): Promise<void> {
     // The turn's opening write (its message) is flushed while the model call runs; the turn's
     // events wait for that flush (`held`), and the fence's next write waits for it too.
@@ -164,7 +180,8 @@ export async function runTurn(
 
 interface Prepared {
   entries: TranscriptEntry[];
-  stored?: TurnOutcome;
+  /** A message answered already (a repeat): the turn end that answered it. */
+  stored?: { message: MessageEntry; answer: TurnEntry };
 }
 
 /** The entries that open a turn: repairs for a crash's orphaned tool calls, the message, the start. */
@@ -182,8 +199,7 @@ function prepare(
   }
   if (message !== undefined) {
     const answer = facts.answers.get(message.messageId);
-    if (answer !== undefined)
-      return { entries: [], stored: storedOutcome(message, answer, turn.entries) };
+    if (answer !== undefined) return { entries: [], stored: { message, answer } };
   }
   const entries: TranscriptEntry[] = [];
   const orphans = trailingOrphans(turn.entries);

@@ -256,12 +256,14 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     }
     if (running !== undefined && request.clientMessageId !== undefined) {
       // A repeat of a message the running turn holds (recovered, or queued through it) joins its answer.
-      const known = running.entries.find(
-        (entry): entry is MessageEntry =>
-          entry.type === 'message' &&
-          entry.role === 'user' &&
-          entry.clientMessageId === request.clientMessageId,
-      );
+      const known =
+        running.facts?.byClientMessageId.get(request.clientMessageId) ??
+        running.entries.find(
+          (entry): entry is MessageEntry =>
+            entry.type === 'message' &&
+            entry.role === 'user' &&
+            entry.clientMessageId === request.clientMessageId,
+        );
       if (known !== undefined)
         return enqueue(
           request.sessionId,

@@ -1,10 +1,20 @@
 import type { TranscriptEntry, TranscriptState, TranscriptText } from '@keel/spec';
+import { liveStart } from './build-context';
 import { createTranscriptFactsIndex, type TranscriptFactsIndex } from './transcript-facts';
 
-/** A session's transcript as a turn holds it: the entries, and their facts kept up to date. */
+/**
+ * A session's transcript as a turn holds it: the entries, and their facts kept up to date. Once
+ * cached, only its live part (`liveStart`): what the latest compaction summarized is let go, its
+ * facts kept (`TranscriptFactsIndex.forget`).
+ */
 export interface TranscriptView {
+  /** The transcript from position `base` on. */
   entries: TranscriptEntry[];
+  /** How many entries before `entries[0]` were let go (0: `entries` is the whole transcript). */
+  base: number;
   facts: TranscriptFactsIndex;
+  /** The heap the facts hold of the entries let go, as `entryHeapBytes` weighs them. */
+  heldBytes: number;
   /**
    * The weight of the entries as read, from the text the store parsed them from: the cache
    * weighs only the entries after these, not serializing again what was just parsed.
@@ -16,7 +26,9 @@ export interface TranscriptView {
 export function transcriptView(entries: TranscriptEntry[], text?: TranscriptText): TranscriptView {
   return {
     entries,
+    base: 0,
     facts: createTranscriptFactsIndex(),
+    heldBytes: 0,
     read:
       text === undefined
         ? undefined
@@ -27,7 +39,8 @@ export function transcriptView(entries: TranscriptEntry[], text?: TranscriptText
 /**
  * The transcripts this orchestrator last wrote, keyed by the state the fence expects: when the
  * fence finds the same state at the next turn's start, nothing changed in between and the read is
- * skipped, however long the transcript. A view is handed over, not copied: `take` removes it (the
+ * skipped, however long the transcript. A view put back keeps only its live part, so that a long
+ * conversation takes in the cache what its model context takes, not what its file does. A view is handed over, not copied: `take` removes it (the
  * turn that takes it appends to it), `put` gives it back when the turn ends. Bounded by what the
  * views take on V8's heap across every session (`entryHeapBytes` for each entry, weighed once
  * as it arrives — entries just read are weighed by the text they were parsed from, when the store
@@ -125,11 +138,11 @@ export function createTranscriptCache(options: TranscriptCacheOptions = {}): Tra
     put(sessionId, state, view) {
       drop(sessionId);
       if (state === undefined) return;
-      const before = taken.get(view) ?? view.read;
+      const before = letGo(view) ? undefined : (taken.get(view) ?? view.read);
       taken.delete(view);
       // Only a view that grew since it was taken keeps its weighing; anything else is weighed anew.
       const grew = before !== undefined && before.weighed <= view.entries.length;
-      let bytes = grew ? before.bytes : HEAP_PER_SESSION;
+      let bytes = grew ? before.bytes : HEAP_PER_SESSION + view.heldBytes;
       for (let index = grew ? before.weighed : 0; index < view.entries.length; index += 1)
         bytes += entryHeapBytes(view.entries[index] as TranscriptEntry);
       if (bytes > maxBytes) return;
@@ -144,6 +157,22 @@ export function createTranscriptCache(options: TranscriptCacheOptions = {}): Tra
       return total;
     },
   };
+}
+
+/**
+ * Lets go of the entries before the view's live part, its facts keeping what they need of them.
+ * Whether any were let go (the view's entries are then a new array: a turn that held the old one
+ * still has the whole).
+ */
+function letGo(view: TranscriptView): boolean {
+  const start = liveStart(view.entries);
+  if (start === 0) return false;
+  view.facts.advance(view.entries, view.base);
+  for (const held of view.facts.forget(view.entries.slice(0, start)))
+    view.heldBytes += entryHeapBytes(held);
+  view.entries = view.entries.slice(start);
+  view.base += start;
+  return true;
 }
 
 function sameState(a: TranscriptState, b: TranscriptState): boolean {

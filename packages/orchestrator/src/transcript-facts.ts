@@ -19,8 +19,18 @@ export interface TranscriptFacts {
  * turn entry and named by no turn (history, not input).
  */
 export interface TranscriptFactsIndex {
-  /** Reads `entries` from where the last call stopped; they must extend what it saw. */
-  advance(entries: readonly TranscriptEntry[]): TranscriptFacts;
+  /**
+   * Reads `entries` from where the last call stopped; they must extend what it saw. `base`: the
+   * position in the transcript of `entries[0]`, when the entries before it were let go (`forget`).
+   */
+  advance(entries: readonly TranscriptEntry[], base?: number): TranscriptFacts;
+  /**
+   * Lets go of entries that were read (the oldest ones, before the transcript's live part): the
+   * facts keep small copies of what they still need of them — a user message's ids without its
+   * content (the context a model sees is built from the entries, not from these), an answer's turn
+   * end without its own id and time. Returns what the facts now hold of `dropped` (to be weighed).
+   */
+  forget(dropped: readonly TranscriptEntry[]): TranscriptEntry[];
 }
 
 export function createTranscriptFactsIndex(): TranscriptFactsIndex {
@@ -64,16 +74,66 @@ export function createTranscriptFactsIndex(): TranscriptFactsIndex {
     legacy.delete(messageId);
   };
 
+  const forgetMessage = (entry: MessageEntry, held: TranscriptEntry[]) => {
+    let slim: MessageEntry | undefined;
+    const id = entry.clientMessageId;
+    for (const map of [pending, legacy]) {
+      if (map.get(entry.messageId) !== entry) continue;
+      slim ??= slimMessage(entry);
+      map.set(entry.messageId, slim);
+    }
+    if (id !== undefined && byClientMessageId.get(id) === entry) {
+      slim ??= slimMessage(entry);
+      byClientMessageId.set(id, slim);
+    }
+    if (slim !== undefined) held.push(slim);
+  };
+  const forgetEnd = (entry: TurnEntry, held: TranscriptEntry[]) => {
+    let slim: TurnEntry | undefined;
+    for (const id of answeredBy(entry)) {
+      if (answers.get(id) !== entry) continue;
+      slim ??= slimEnd(entry);
+      answers.set(id, slim);
+    }
+    if (slim !== undefined) held.push(slim);
+  };
+
   return {
-    advance(entries) {
-      if (entries.length < seen) throw new Error('a transcript facts index only grows');
-      for (; seen < entries.length; seen += 1) read(entries[seen] as TranscriptEntry);
+    advance(entries, base = 0) {
+      if (base + entries.length < seen || base > seen)
+        throw new Error('a transcript facts index only grows');
+      for (; seen < base + entries.length; seen += 1) read(entries[seen - base] as TranscriptEntry);
       const unanswered: MessageEntry[] = [];
       for (const [id, entry] of legacy) if (named.has(id)) unanswered.push(entry);
       for (const entry of pending.values()) unanswered.push(entry);
       return { answers, byClientMessageId, unanswered, selectedModel };
     },
+    forget(dropped) {
+      const held: TranscriptEntry[] = [];
+      for (const entry of dropped) {
+        if (entry.type === 'message' && isUserInput(entry)) forgetMessage(entry, held);
+        else if (entry.type === 'turn' && entry.phase === 'end') forgetEnd(entry, held);
+      }
+      return held;
+    },
   };
+}
+
+function* answeredBy(end: TurnEntry): Iterable<string> {
+  if (end.messageId !== undefined) yield end.messageId;
+  if (end.steeredMessageIds !== undefined) yield* end.steeredMessageIds;
+}
+
+/** A user message's ids, without its content: what a repeat of it is told by. */
+function slimMessage(entry: MessageEntry): MessageEntry {
+  const { content: _content, ...ids } = entry;
+  return { ...ids, content: [] };
+}
+
+/** A turn end as a stored answer reads it (`storedOutcome`): no entry id, time or steered ids. */
+function slimEnd(entry: TurnEntry): TurnEntry {
+  const { id: _id, timestamp: _timestamp, steeredMessageIds: _steered, ...answer } = entry;
+  return { ...answer, id: '', timestamp: '' };
 }
 
 /** The facts of a whole transcript, read in one pass. */

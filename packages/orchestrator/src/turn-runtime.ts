@@ -17,6 +17,7 @@ import type { EntryFactory } from './entries';
 import type { ProviderProfiles } from './model-chain';
 import type { CallTimeouts, Classification, ModelSettings } from './orchestrator-options';
 import type { TranscriptCache } from './transcript-cache';
+import type { TranscriptFacts } from './transcript-facts';
 import type { TurnCopy } from './turn-copy';
 import type { TurnEmitter } from './turn-emitter';
 
@@ -90,8 +91,16 @@ export interface LiveTurn {
   messageId: string;
   clientMessageId: string | undefined;
   fence: SessionFence;
-  /** The transcript as this turn knows it: every entry, its own and queued writes included. */
+  /**
+   * The transcript as this turn knows it, its own and queued writes included: from position
+   * `entriesFrom` on — the whole, or its live part when the cached transcript let go of what a
+   * compaction summarized (`liveStart`; `facts` still tell every message and answer).
+   */
   entries: TranscriptEntry[];
+  /** The position in the transcript of `entries[0]`. */
+  entriesFrom: number;
+  /** The facts of the whole transcript as the turn read it, once it has (`prepared`). */
+  facts: TranscriptFacts | undefined;
   /** Messages that arrived while the turn ran, not yet folded in (`steer`) or left for later. */
   arrived: string[];
   /** Messages folded into this turn's model calls (`steer`). */

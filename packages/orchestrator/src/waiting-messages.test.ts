@@ -22,6 +22,8 @@ function liveTurn(turnId: string): LiveTurn {
     clientMessageId: undefined,
     fence: createSessionFence({ storage, sessionId: 's1' }),
     entries: [],
+    entriesFrom: 0,
+    facts: undefined,
     arrived: [],
     folded: new Set(),
     requestedModel: undefined,

@@ -148,7 +148,9 @@ export interface CompactorPort {
   compact(request: CompactRequest): Promise<CompactResult>;
   /**
    * Whether a transcript is over the compaction threshold, cheaply and without I/O. Without it the
-   * caller asks `compact({ trigger: 'threshold' })`, which decides for itself.
+   * caller asks `compact({ trigger: 'threshold' })`, which decides for itself. `entries` may be the
+   * transcript's live part only: from its latest compaction and the entries that compaction kept
+   * on (what a model is shown), what was compacted before left out. `compact` reads the whole.
    */
   shouldCompact?(entries: readonly TranscriptEntry[]): boolean;
   /** Adds a listener for compaction events; returns the function that removes it. */
