@@ -42,6 +42,44 @@ export async function readTranscript(
 }
 
 /**
+ * The entries appended after `since` (`SessionStorage.readSince`): the fstat and the reads of the
+ * ranges `since` covered, compared as `compare` does, then the lines from `since.size` on. A state
+ * that ends inside a line (a torn write it saw) is not read from: `undefined`, read whole.
+ */
+export async function readTranscriptSince(
+  context: StoreContext,
+  sessionId: string,
+  since: TranscriptState,
+  signal: AbortSignal | undefined,
+): Promise<TranscriptRead | undefined> {
+  signal?.throwIfAborted();
+  if (!since.exists) return undefined;
+  const { fileSystem } = context;
+  return context.files.use(context.transcriptPath(sessionId), async (opened) => {
+    if (opened === undefined) return undefined;
+    const [stats, atSince] = await Promise.all([
+      opened.stats,
+      readRanges(fileSystem, opened.fd, since.size, expectedLengths(since)).catch(() => undefined),
+    ]);
+    const size = Number(stats.size);
+    const change = changeFrom(since, { identity: identityOf(stats), size }, atSince);
+    if (change !== undefined && change !== 'appended') return undefined;
+    if (since.size > 0 && atSince?.tail.at(-1) !== NEWLINE) return undefined;
+    const file = readableFile(fileSystem, opened.fd);
+    const header = await readHeader(file, size);
+    const parsed = await parseTranscriptLines(
+      file,
+      { start: since.size, end: size },
+      header,
+      signal,
+    );
+    return { ...parsed, exists: true };
+  });
+}
+
+const NEWLINE = 0x0a;
+
+/**
  * The transcript's state: the fstat (with the lstat that proves a kept descriptor current) and
  * the reads of the ranges a state covers, in parallel, at the size this store saw last; read
  * again only when the file's size moved.

@@ -10,7 +10,12 @@ import { appendEntries } from './append-entries';
 import { acquireLease } from './file-lease';
 import { type FileSystem, nodeFileSystem, readableFile } from './file-system';
 import { DEFAULT_INSPECT_TAIL_BYTES, inspectTrailingToolUsesIn } from './find-orphaned-tool-uses';
-import { compareTranscript, readTranscript, transcriptState } from './read-transcript';
+import {
+  compareTranscript,
+  readTranscript,
+  readTranscriptSince,
+  transcriptState,
+} from './read-transcript';
 import { errorCode } from './safe-file';
 import { isValidSessionId } from './session-id';
 import type { SessionLockOptions } from './session-lock';
@@ -44,6 +49,8 @@ export interface TranscriptStoreOptions {
 /** The file-backed `SessionStorage`, plus the paths it uses. */
 export interface TranscriptStore extends SessionStorage {
   readonly sessionsDir: string;
+  /** Always given here: the bytes after the state's size, once its ranges still match. */
+  readSince: NonNullable<SessionStorage['readSince']>;
   /** `<sessionsDir>/<sessionId>.jsonl`, after validating the id (never escapes `sessionsDir`). */
   transcriptPath(sessionId: string): string;
   /** `<sessionsDir>/<sessionId>.lock`: the session's lock file while a lease holds it. */
@@ -118,6 +125,11 @@ export function createTranscriptStoreWith(
           callOptions.maxBytes ?? DEFAULT_TAIL_READ_BYTES,
           callOptions.signal,
         ),
+      ),
+
+    readSince: (sessionId, since, callOptions = {}) =>
+      asStorageCall('read', sessionId, () =>
+        readTranscriptSince(context, sessionId, since, callOptions.signal),
       ),
 
     state: (sessionId, callOptions = {}) =>

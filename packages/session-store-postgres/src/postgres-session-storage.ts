@@ -17,6 +17,7 @@ import {
   compareTranscript,
   listSessions,
   readTranscript,
+  readTranscriptSince,
   transcriptState,
 } from './read-transcript';
 import { asStorageCall } from './storage-failure';
@@ -50,6 +51,8 @@ export type PostgresSessionStorageOptions = PostgresConnectionOptions & {
 
 /** The PostgreSQL-backed `SessionStorage`, plus its schema's migration and `close()`. */
 export interface PostgresSessionStorage extends SessionStorage {
+  /** Always given here: the entries after the state's last sequence number, in one statement. */
+  readSince: NonNullable<SessionStorage['readSince']>;
   /** The schema the tables live in. */
   readonly schema: string;
   /** The pool this store queries (the one given, or the one opened for `connectionString`). */
@@ -128,6 +131,12 @@ export function createPostgresSessionStorage(
           ),
         ),
       ),
+
+    readSince: (sessionId, since, callOptions = {}) =>
+      asStorageCall('read', sessionId, callOptions.signal, async () => {
+        const read = await readTranscriptSince(context, sessionId, since, callOptions.signal);
+        return read === undefined ? undefined : reportIssues(sessionId, read);
+      }),
 
     state: (sessionId, callOptions = {}) =>
       asStorageCall('state', sessionId, callOptions.signal, () =>

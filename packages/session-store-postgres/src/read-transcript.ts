@@ -55,12 +55,71 @@ export async function readTranscript(
       exists: false,
     };
   }
-  const header: TranscriptHeader = {
-    type: 'header',
-    version: Number(first['format_version']),
-    sessionId,
-    createdAt: (first['created_at'] as Date).toISOString(),
+  const header = headerOf(sessionId, first);
+  return {
+    header,
+    version: header.version,
+    ...entriesOf(rows, maxBytes === undefined),
+    exists: true,
   };
+}
+
+/**
+ * The entries appended after `since` (`SessionStorage.readSince`): the transcript row, the digest
+ * at `since`'s last entry and the entries after it, in one statement; `undefined` unless the row
+ * is the same incarnation holding `since`'s last entry unchanged (as `compare` checks).
+ */
+export async function readTranscriptSince(
+  context: StoreContext,
+  sessionId: string,
+  since: TranscriptState,
+  signal: AbortSignal | undefined,
+): Promise<TranscriptRead | undefined> {
+  assertValidSessionId(sessionId);
+  if (!since.exists) return undefined;
+  await context.ready(signal);
+  const s = context.schema;
+  const { rows } = await context.pool.query(
+    `SELECT t.incarnation::text AS incarnation, t.last_seq, t.last_digest, t.total_bytes,
+        (SELECT d.digest FROM ${s}.transcript_entries d
+          WHERE d.session_id = t.session_id AND d.seq = $2) AS digest_at_expected,
+        t.format_version, t.created_at, e.seq, e.entry, e.format_version AS entry_version
+      FROM ${s}.transcripts t
+      LEFT JOIN ${s}.transcript_entries e ON e.session_id = t.session_id AND e.seq > $3
+      WHERE t.session_id = $1
+      ORDER BY e.seq`,
+    [sessionId, expectedSeq(since), since.size],
+  );
+  signal?.throwIfAborted();
+  const first = rows[0];
+  const change = changeFrom(since, transcriptRowOf(first));
+  if (first === undefined || (change !== undefined && change !== 'appended')) return undefined;
+  return {
+    header: headerOf(sessionId, first),
+    version: Number(first['format_version']),
+    ...entriesOf(rows, false),
+    exists: true,
+  };
+}
+
+function headerOf(sessionId: string, row: Record<string, unknown>): TranscriptHeader {
+  return {
+    type: 'header',
+    version: Number(row['format_version']),
+    sessionId,
+    createdAt: (row['created_at'] as Date).toISOString(),
+  };
+}
+
+/**
+ * The entries of the rows that hold one (`seq` not null), parsed, with their issues and text. A
+ * row's issue names its sequence number (`offset`) and, for a whole read, its line as if exported
+ * to JSONL after its header.
+ */
+function entriesOf(
+  rows: readonly Record<string, unknown>[],
+  whole: boolean,
+): Pick<TranscriptRead, 'entries' | 'issues' | 'text'> {
   const entries: TranscriptEntry[] = [];
   const issues: TranscriptIssue[] = [];
   let chars = 0;
@@ -68,7 +127,7 @@ export async function readTranscript(
   for (const row of rows) {
     if (row['seq'] === null) continue;
     const seq = toNumber(row['seq']);
-    const where = maxBytes === undefined ? { line: seq + 1, offset: seq } : { offset: seq };
+    const where = whole ? { line: seq + 1, offset: seq } : { offset: seq };
     const text = String(row['entry']);
     const parsed = parseEntry(text, Number(row['entry_version']));
     if (parsed.ok) {
@@ -77,14 +136,7 @@ export async function readTranscript(
       if (!wide && WIDE_OR_ESCAPED.test(text)) wide = true;
     } else issues.push({ ...where, reason: parsed.reason, detail: parsed.detail });
   }
-  return {
-    header,
-    version: header.version,
-    entries,
-    issues,
-    exists: true,
-    text: { chars, wide },
-  };
+  return { entries, issues, text: { chars, wide } };
 }
 
 /**

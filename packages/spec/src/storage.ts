@@ -334,6 +334,19 @@ export interface SessionStorage {
   read(sessionId: string, options?: StorageCallOptions): Promise<TranscriptRead>;
   /** The entries at the end, within `maxBytes`. */
   readTail(sessionId: string, options?: ReadTailOptions): Promise<TranscriptRead>;
+  /**
+   * Optional: only the entries written after `since` (a state this store gave), when the
+   * transcript still holds everything `since` described and has only grown (`compare` would find
+   * it `appended`, or unchanged: no entries then); `undefined` when it changed any other way —
+   * replaced, missing, shrunk or rewritten — and must be read whole. For a caller that keeps the
+   * entries up to a state (a cache) and would otherwise read them all again after another
+   * writer's append.
+   */
+  readSince?(
+    sessionId: string,
+    since: TranscriptState,
+    options?: StorageCallOptions,
+  ): Promise<TranscriptRead | undefined>;
   /** The transcript's state now, for a later `compare` or `append({ expected })`. */
   state(sessionId: string, options?: StorageCallOptions): Promise<TranscriptState>;
   /** `undefined` while the transcript still matches `expected`, else what changed. */

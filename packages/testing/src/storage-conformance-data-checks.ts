@@ -98,6 +98,44 @@ export const storageDataChecks: readonly StorageCheck[] = [
       }),
   },
   {
+    name: 'readSince, when a store has it: only what was appended after a state, or undefined once the transcript changed otherwise',
+    run: (context) =>
+      withStorage(context, async (storage) => {
+        if (storage.readSince === undefined) return;
+        const id = 'conformance-since';
+        const first = await storage.append(id, [
+          storageUserMessage('n1'),
+          storageUserMessage('n2'),
+        ]);
+        const unchanged = await storage.readSince(id, first.state);
+        expect(unchanged?.entries).toEqual([]);
+        const later = [
+          storageUserMessage('n3'),
+          storageUserMessage('n4'),
+          storageUserMessage('n5'),
+        ];
+        await storage.append(id, later.slice(0, 2));
+        await storage.append(id, later.slice(2));
+        const since = await storage.readSince(id, first.state);
+        expect(since?.issues).toEqual([]);
+        expect(since?.entries).toEqual(later);
+        expect((await storage.readSince(id, await storage.state(id)))?.entries).toEqual([]);
+        // Another transcript's state, one that claims more than was written, or other bytes.
+        await storage.append('conformance-since-other', [storageUserMessage('o1')]);
+        const other = await storage.state('conformance-since-other');
+        expect(await storage.readSince(id, other)).toBeUndefined();
+        expect(
+          await storage.readSince(id, { ...first.state, size: first.state.size + 4096 }),
+        ).toBeUndefined();
+        expect(
+          await storage.readSince(id, { ...first.state, tailDigest: `x${first.state.tailDigest}` }),
+        ).toBeUndefined();
+        const missing = await storage.state('conformance-since-missing');
+        expect(await storage.readSince('conformance-since-missing', first.state)).toBeUndefined();
+        expect(missing.exists).toBe(false);
+      }),
+  },
+  {
     name: 'a batch is appended whole and contiguous, even with concurrent appends',
     run: (context) =>
       withStorage(context, async (storage) => {

@@ -27,6 +27,7 @@ const caughtBy: ReadonlyArray<[MemoryStorageFlaw, string]> = [
   ['creates-on-refusal', 'a refused append of a session that does not exist yet leaves it missing'],
   ['ignores-abort', 'every call honours an aborted signal'],
   ['miscounted-text', 'a read that measures its text counts its entries'],
+  ['blind-read-since', 'readSince, when a store has it'],
 ];
 
 async function failingChecks(flaw: MemoryStorageFlaw): Promise<string[]> {

@@ -26,7 +26,8 @@ export type MemoryStorageFlaw =
   | 'no-expected-check'
   | 'creates-on-refusal'
   | 'ignores-abort'
-  | 'miscounted-text';
+  | 'miscounted-text'
+  | 'blind-read-since';
 
 interface Session {
   entries: TranscriptEntry[];
@@ -78,9 +79,12 @@ export function memoryStorage(...flaws: MemoryStorageFlaw[]): SessionStorage {
     const now = stateOf(id);
     if (!now.exists) return expected.exists ? 'missing' : undefined;
     if (!expected.exists) return 'appended';
+    if (now.identity !== expected.identity) return 'replaced';
     if (now.size < expected.size) return 'truncated';
-    if (now.size > expected.size) return 'appended';
-    return now.tailDigest === expected.tailDigest ? undefined : 'rewritten';
+    // The entry the expected state ended with, still there (grown or not).
+    const atExpected = JSON.stringify(sessions.get(id)?.entries[expected.size - 1] ?? null);
+    if (atExpected !== expected.tailDigest) return 'rewritten';
+    return now.size > expected.size ? 'appended' : undefined;
   };
   const leaseChange = (id: string, lease: SessionLease): TranscriptChangeKind | undefined => {
     if (has('no-token-check')) return undefined;
@@ -119,6 +123,12 @@ export function memoryStorage(...flaws: MemoryStorageFlaw[]): SessionStorage {
         bytes += JSON.stringify(entries[start]).length;
       }
       return read(id, entries.slice(start));
+    },
+    async readSince(id, since, options = {}) {
+      checkSignal(options.signal);
+      const change = has('blind-read-since') ? undefined : compare(id, since);
+      if (change !== undefined && change !== 'appended') return undefined;
+      return read(id, (sessions.get(id)?.entries ?? []).slice(since.size));
     },
     async state(id, options = {}) {
       checkSignal(options.signal);
