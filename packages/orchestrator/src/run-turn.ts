@@ -7,6 +7,7 @@ import type {
   TurnOutcome,
 } from '@keel/spec';
 import { abortEnding } from './abort-ending';
+import { cachedView } from './cached-view';
 import { holdTurnEvents } from './held-turn-events';
 import { MISSING_TOOL_RESULT } from './repair-tool-pairing';
 import { replyTextOf } from './reply-text';
@@ -74,7 +75,7 @@ export async function runTurn(
   let view: TranscriptView | undefined;
   try {
     await turn.fence.acquire({ signal });
-    view = runtime.transcripts.take(turn.sessionId, turn.fence.state);
+    view = await cachedView(runtime, turn, signal);
     if (view === undefined) {
       const read = await runtime.storage.read(turn.sessionId, { signal });
       view = transcriptView(read.entries, read.text);

@@ -49,6 +49,15 @@ export function transcriptView(entries: TranscriptEntry[], text?: TranscriptText
  */
 export interface TranscriptCache {
   take(sessionId: string, state: TranscriptState | undefined): TranscriptView | undefined;
+  /**
+   * Like `take`, but a view put back under another state is handed over too, with that state
+   * (`since`): the transcript as it was then, for the caller to bring up to date (read what was
+   * appended after it, `SessionStorage.readSince`) or drop.
+   */
+  takeFrom(
+    sessionId: string,
+    state: TranscriptState | undefined,
+  ): { view: TranscriptView; since: TranscriptState | undefined } | undefined;
   put(sessionId: string, state: TranscriptState | undefined, view: TranscriptView): void;
   /** The heap held now, in bytes, as `entryHeapBytes` and `HEAP_PER_SESSION` estimate it. */
   readonly bytes: number;
@@ -127,14 +136,18 @@ export function createTranscriptCache(options: TranscriptCacheOptions = {}): Tra
     total -= held.bytes;
     return held;
   };
+  const takeFrom: TranscriptCache['takeFrom'] = (sessionId, state) => {
+    const held = drop(sessionId);
+    if (held === undefined || state === undefined) return undefined;
+    taken.set(held.view, { weighed: held.weighed, bytes: held.bytes });
+    return { view: held.view, since: sameState(held.state, state) ? undefined : held.state };
+  };
   return {
     take(sessionId, state) {
-      const held = drop(sessionId);
-      if (held === undefined || state === undefined || !sameState(held.state, state))
-        return undefined;
-      taken.set(held.view, { weighed: held.weighed, bytes: held.bytes });
-      return held.view;
+      const taking = takeFrom(sessionId, state);
+      return taking?.since === undefined ? taking?.view : undefined;
     },
+    takeFrom,
     put(sessionId, state, view) {
       drop(sessionId);
       if (state === undefined) return;

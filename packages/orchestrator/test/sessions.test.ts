@@ -204,14 +204,19 @@ describe('sessions: takeover, busy sessions, stops, queues, repeats', () => {
     expect(harness.orchestrator.stats()).toEqual({ runningTurns: 0, queuedTurns: 0 });
   });
 
-  it('skips reading the transcript when nothing changed since its last turn, and reads again after a foreign write', async () => {
+  it('skips reading the transcript when nothing changed since its last turn, and reads only a foreign append after one', async () => {
     let reads = 0;
+    let readsSince = 0;
     harness = await createHarness({
       wrapStorage: (storage) => ({
         ...storage,
         read: (...args: Parameters<typeof storage.read>) => {
           reads += 1;
           return storage.read(...args);
+        },
+        readSince: (...args: Parameters<NonNullable<typeof storage.readSince>>) => {
+          readsSince += 1;
+          return storage.readSince?.(...args) ?? Promise.resolve(undefined);
         },
       }),
     });
@@ -230,7 +235,7 @@ describe('sessions: takeover, busy sessions, stops, queues, repeats', () => {
       },
     ]);
     const third = await orchestrator.runTurn({ sessionId: 's1', input: 'three' });
-    expect(reads).toBe(2);
+    expect({ reads, readsSince }).toEqual({ reads: 1, readsSince: 1 });
     expect(third.kind).toBe('reply');
     expect(JSON.stringify(harness.mock.requests.at(-1)?.body)).toContain('from elsewhere');
   });
