@@ -49,15 +49,19 @@ const root = await mkdtemp(join(tmpdir(), 'keel-bench-turn-scale-'));
 async function orchestratorIn(name: string): Promise<{ dir: string; orchestrator: Orchestrator }> {
   const dir = join(root, name);
   await mkdir(dir, { recursive: true });
+  return { dir, orchestrator: orchestratorOver(dir) };
+}
+
+/** An orchestrator over its own file store of `dir` (several of them: several writers). */
+function orchestratorOver(dir: string): Orchestrator {
   const storage = createTranscriptStore({ sessionsDir: dir, fsync: true });
-  const orchestrator = createOrchestrator({
+  return createOrchestrator({
     storage,
     fences: (sessionId) => createSessionFence({ storage, sessionId }),
     providers: [{ id: 'anthropic', profiles: [{ id: 'main' }] }],
     models: { primary: 'anthropic/bench-model' },
     router: { connect: () => transport },
   });
-  return { dir, orchestrator };
 }
 
 /** Seeds `count` sessions of `turns` turns each (compacted to the last 20 turns). */
@@ -84,11 +88,37 @@ function roundRobin(name: string, orchestrator: Orchestrator, sessions: string[]
   };
 }
 
+/**
+ * A variant whose turns go round robin over `sessions` and, each time round, to the other of two
+ * orchestrators over the same folder (two gateways): every turn finds its cached transcript one
+ * turn behind, the other writer's.
+ */
+function twoWriters(
+  name: string,
+  writers: [Orchestrator, Orchestrator],
+  sessions: string[],
+): Variant {
+  let next = 0;
+  return {
+    name,
+    async run() {
+      const sessionId = sessions[next % sessions.length] as string;
+      const writer = writers[Math.floor(next / sessions.length) % 2] as Orchestrator;
+      next += 1;
+      const outcome = await writer.runTurn({ sessionId, input: 'one more' });
+      if (outcome.kind !== 'reply') throw new Error(`${name}: the turn ended ${outcome.kind}`);
+    },
+  };
+}
+
 const short = await orchestratorIn('short');
 const long = await orchestratorIn('long');
 const few = await orchestratorIn('few');
 const many = await orchestratorIn('many');
 const missing = await orchestratorIn('missing');
+const sharedShort = await orchestratorIn('shared-short');
+const sharedLong = await orchestratorIn('shared-long');
+const otherWriters = [orchestratorOver(sharedShort.dir), orchestratorOver(sharedLong.dir)];
 const variants = [
   roundRobin(
     'short',
@@ -103,6 +133,16 @@ const variants = [
     missing.orchestrator,
     await seed(missing.dir, 'missing', MISSING_SESSIONS, MISSING_TURNS),
   ),
+  twoWriters(
+    'shared-short',
+    [sharedShort.orchestrator, otherWriters[0] as Orchestrator],
+    await seed(sharedShort.dir, 'shared-short', HISTORY_SESSIONS, SHORT_TURNS),
+  ),
+  twoWriters(
+    'shared-long',
+    [sharedLong.orchestrator, otherWriters[1] as Orchestrator],
+    await seed(sharedLong.dir, 'shared-long', HISTORY_SESSIONS, LONG_TURNS),
+  ),
 ];
 const missingFileBytes = (await stat(join(missing.dir, 'missing-0.jsonl'))).size;
 // Every session's first turn reads its transcript from disk; the rows measure the turns after
@@ -110,7 +150,10 @@ const missingFileBytes = (await stat(join(missing.dir, 'missing-0.jsonl'))).size
 // Those first turns' CPU is kept apart: what a turn that reads its whole transcript costs.
 const firstCpu = new Map<string, number[]>();
 for (const variant of variants.slice(2)) {
-  const sessions = { few: FEW_SESSIONS, many: MANY_SESSIONS }[variant.name] ?? MISSING_SESSIONS;
+  const sessions =
+    { few: FEW_SESSIONS, many: MANY_SESSIONS, missing: MISSING_SESSIONS }[variant.name] ??
+    // Two writers: each reads each session whole once.
+    2 * HISTORY_SESSIONS;
   const used: number[] = [];
   firstCpu.set(variant.name, used);
   for (let index = 0; index < sessions; index += 1) {
@@ -134,7 +177,10 @@ const started = performance.now();
 const times = await interleave(measured, { rounds: ROUNDS, warmup: WARMUP });
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
 await Promise.all(
-  [short, long, few, many, missing].map(({ orchestrator }) => orchestrator.shutdown()),
+  [short, long, few, many, missing, sharedShort, sharedLong]
+    .map(({ orchestrator }) => orchestrator)
+    .concat(otherWriters)
+    .map((orchestrator) => orchestrator.shutdown()),
 );
 await mock.close();
 await rm(root, { recursive: true, force: true });
@@ -163,6 +209,8 @@ const row = (label: string, name: string, base: string) => {
 };
 const historyRatio = p50('long') / p50('short');
 const historyCpuRatio = cpuP50('long') / cpuP50('short');
+const sharedRatio = p50('shared-long') / p50('shared-short');
+const sharedCpuRatio = cpuP50('shared-long') / cpuP50('shared-short');
 const sessionsRatio = p50('many') / p50('few');
 const sessionsCpuRatio = cpuP50('many') / cpuP50('few');
 const missingRatio = p50('missing') / p50('few');
@@ -180,8 +228,8 @@ const callsOf = (counted: TurnSyscalls | undefined, name: string) =>
 await publish({
   order: 20.1,
   title: 'Issue 20: a turn as history and sessions grow',
-  method: `Turns through the orchestrator (\`runTurn\`) over the real file store (fsync on) and the \`@keel/transport\` Anthropic transport, against the in-process mock provider (zero delay, reply "ok"). Five variants, each its own orchestrator and sessions folder, interleaved in rotating order for ${ROUNDS} rounds after ${WARMUP} warm-up rounds (${seconds} s): a turn to the next of ${HISTORY_SESSIONS} sessions holding ${SHORT_TURNS * 4} entries ("short") or ${LONG_TURNS * 4} entries ("long"), and a turn to the next of ${FEW_SESSIONS} or ${MANY_SESSIONS} sessions of 40 entries, and a turn to the next of ${MISSING_SESSIONS} sessions of ${MISSING_TURNS * 4} entries ("many and long": their whole transcripts more than the orchestrator's transcript cache holds, 16 MiB of heap; it keeps each one's live part, from what its last compaction kept). Every transcript ends with a compaction that keeps its last 20 turns, so every variant sends the model the same small context: only the transcript's length, or the number of sessions, differs. The sessions variants visit every session once before the measured rounds (steady state, not first reads). CPU is the process's user + system time around each turn (the mock provider's share included, equal for all).`,
-  baseline: `"short" for the history rows, ${FEW_SESSIONS} sessions for the sessions rows; same run.`,
+  method: `Turns through the orchestrator (\`runTurn\`) over the real file store (fsync on) and the \`@keel/transport\` Anthropic transport, against the in-process mock provider (zero delay, reply "ok"). Seven variants, each its own orchestrator and sessions folder, interleaved in rotating order for ${ROUNDS} rounds after ${WARMUP} warm-up rounds (${seconds} s): a turn to the next of ${HISTORY_SESSIONS} sessions holding ${SHORT_TURNS * 4} entries ("short") or ${LONG_TURNS * 4} entries ("long"), and a turn to the next of ${FEW_SESSIONS} or ${MANY_SESSIONS} sessions of 40 entries, and a turn to the next of ${MISSING_SESSIONS} sessions of ${MISSING_TURNS * 4} entries ("many and long": their whole transcripts more than the orchestrator's transcript cache holds, 16 MiB of heap; it keeps each one's live part, from what its last compaction kept), and "two writers": turns to ${HISTORY_SESSIONS} sessions of ${SHORT_TURNS * 4} or ${LONG_TURNS * 4} entries that alternate, each time round, between two orchestrators over the same folder (two gateways, each with its own file store), so that every turn finds its cached transcript one turn behind. Every transcript ends with a compaction that keeps its last 20 turns, so every variant sends the model the same small context: only the transcript's length, or the number of sessions, differs. The sessions variants visit every session once before the measured rounds (steady state, not first reads). CPU is the process's user + system time around each turn (the mock provider's share included, equal for all).`,
+  baseline: `"short" for the history rows, "two writers" at ${SHORT_TURNS * 4} entries for the two writers' row, ${FEW_SESSIONS} sessions for the sessions rows; same run.`,
   tables: [
     {
       table: {
@@ -192,6 +240,8 @@ await publish({
           row(`${FEW_SESSIONS} sessions`, 'few', 'few'),
           row(`${MANY_SESSIONS} sessions`, 'many', 'few'),
           row(`${MISSING_SESSIONS} sessions of ${MISSING_TURNS * 4} entries`, 'missing', 'few'),
+          row(`two writers, ${SHORT_TURNS * 4} entries`, 'shared-short', 'shared-short'),
+          row(`two writers, ${LONG_TURNS * 4} entries`, 'shared-long', 'shared-short'),
         ],
       },
     },
@@ -229,6 +279,12 @@ await publish({
       met: historyCpuRatio <= 1.2,
     },
     {
+      name: `flat in history with two writers: CPU per turn at ${LONG_TURNS * 4} entries vs ${SHORT_TURNS * 4}, each turn's cached transcript one turn behind (the other writer's)`,
+      goal: '≤ 1.2×',
+      measured: `${sharedCpuRatio.toFixed(2)}×`,
+      met: sharedCpuRatio <= 1.2,
+    },
+    {
       name: `flat in sessions: p50 with ${MANY_SESSIONS} active sessions vs ${FEW_SESSIONS}`,
       goal: '≤ 1.2×',
       measured: `${sessionsRatio.toFixed(2)}×`,
@@ -249,6 +305,7 @@ await publish({
     },
   ],
   notes: [
+    `Two writers (p50 ${sharedRatio.toFixed(2)}×): each turn reads only the other writer's appended entries (\`readSince\`, since 2026-12-04) after checking that the bytes its cached state covered are unchanged. Before, each such turn read and parsed its whole transcript: 12.71× the CPU (101 against 7.91 ms) and 2.76× the p50 in the same bench run with \`readSince\` left unused. The p50 of both two-writer variants (tens of ms, against a few for one writer) is the lease passing between the two stores, equal at both lengths.`,
     `Many and long at once (p50 ${missingRatio.toFixed(2)}×): their whole transcripts would fill the transcript cache ${(MISSING_SESSIONS / Math.max(missingFit, 1)).toFixed(1)} times over (16 MiB of heap: about ${missingFit} of them, ${mib(missingFileBytes)} MiB of JSON each). Since 2026-12-04 a transcript put back in the cache keeps only its live part — the entries from what its last compaction kept (and the last assistant message and turn entry before them) — and the facts of the rest (which messages were answered and how, the client message ids seen, the chosen model: small copies, weighed), so every turn here finds its session cached (before, every turn missed and read its whole transcript: 3.02×). A repeat of a message answered before the live part reads the transcript again; so does a compaction (its store's \`read\` gives the whole). What still grows with the length is a turn that reads the transcript (the first after a start, or after another writer changed it): CPU p50 of each session's first turn here ${ms(firstCpuP50('missing'))} ms at ${MISSING_TURNS * 4} entries against ${ms(firstCpuP50('few'))} ms at 40 (reading only the live part on a miss needs the facts kept apart from the entries, in storage: not built).`,
   ],
 });
