@@ -1,7 +1,6 @@
 // Longer than our ~400 lines on purpose: `createSessionLockWith` is one closure over a lock's state
 // (its handle, candidates, heartbeat, the kept lease and the asks for it) shared by acquire, release
 // and the heartbeat; its helpers live beside it (lock-wanted.ts, lock-file.ts, lock-heartbeat.ts).
-import { abortableDelay } from './abortable-delay';
 import { type FileSystem, nodeFileSystem } from './file-system';
 import { type Candidate, createCandidates } from './lock-candidate';
 import { type LockFile, type ObservedLock, observeLock, removeLockFile } from './lock-file';
@@ -11,6 +10,7 @@ import { LockProof } from './lock-proof';
 import { type AskedHold, clearWanted, shouldAsk, signalWanted, watchLinks } from './lock-wanted';
 import { errorCode } from './safe-file';
 import { SessionLockTimeoutError } from './session-fence-error';
+import { waitForRelease } from './wait-for-release';
 
 export interface SessionLockOptions {
   /** The lock file, e.g. `<sessionsDir>/<sessionId>.lock`. */
@@ -375,7 +375,7 @@ export function createSessionLockWith(
             : undefined;
           throw new SessionLockTimeoutError({ lockPath: path, timeoutMs, owner });
         }
-        await abortableDelay(Math.min(remaining, pollMs + Math.random() * pollMs), signal);
+        await waitForRelease(path, Math.min(remaining, pollMs + Math.random() * pollMs), signal);
         // A waiting candidate's mtime must be fresh when it is linked: it is the heartbeat.
         if (Date.now() - candidate.createdAt > ttlMs / 4) {
           const now = new Date();
