@@ -40,12 +40,13 @@ export function transcriptView(entries: TranscriptEntry[], text?: TranscriptText
  * The transcripts this orchestrator last wrote, keyed by the state the fence expects: when the
  * fence finds the same state at the next turn's start, nothing changed in between and the read is
  * skipped, however long the transcript. A view put back keeps only its live part, so that a long
- * conversation takes in the cache what its model context takes, not what its file does. A view is handed over, not copied: `take` removes it (the
- * turn that takes it appends to it), `put` gives it back when the turn ends. Bounded by what the
- * views take on V8's heap across every session (`entryHeapBytes` for each entry, weighed once
- * as it arrives — entries just read are weighed by the text they were parsed from, when the store
- * measured it — and `HEAP_PER_SESSION` for each view), and by a session count; the least
- * recently used sessions go first.
+ * conversation takes in the cache what its model context takes, not what its file does. A view is
+ * handed over, not copied: `take` removes it (the turn that takes it appends to it), `put` gives
+ * it back when the turn ends. Bounded by what the views take on V8's heap across every session
+ * (`entryHeapBytes` for each entry, weighed once as it arrives — entries just read are weighed by
+ * the text they were parsed from, when the store measured it — the facts' copies of the entries
+ * let go, and `HEAP_PER_SESSION` for each view), and by a session count; the least recently used
+ * sessions go first.
  */
 export interface TranscriptCache {
   take(sessionId: string, state: TranscriptState | undefined): TranscriptView | undefined;
