@@ -13,6 +13,7 @@ import { MISSING_TOOL_RESULT } from './repair-tool-pairing';
 import { replyTextOf } from './reply-text';
 import { runModelCall } from './run-model-call';
 import { runTools } from './run-tools';
+import { entriesWithReply, lookupFacts } from './stored-answer';
 import { trailingOrphans } from './trailing-orphans';
 import { type TranscriptView, transcriptView } from './transcript-cache';
 import type { TranscriptFacts } from './transcript-facts';
@@ -84,10 +85,12 @@ export async function runTurn(
     turn.entriesFrom = view.base;
     const facts = view.facts.advance(turn.entries, view.base);
     turn.facts = facts;
-    const prepared = prepare(runtime, turn, input, facts);
+    const lookup = await lookupFacts(runtime, turn, input, facts, signal);
+    const prepared = prepare(runtime, turn, input, lookup.facts);
     if (prepared.stored !== undefined) {
       const { message, answer } = prepared.stored;
-      const stored = storedOutcome(message, answer, await replyEntries(answer));
+      const entries = await entriesWithReply(runtime, turn, answer, lookup.whole, signal);
+      const stored = storedOutcome(message, answer, entries);
       turn.markPrepared();
       runtime.transcripts.put(turn.sessionId, turn.fence.state, view);
       await turn.fence.end().catch(() => undefined);
@@ -151,18 +154,6 @@ export async function runTurn(
     outcome,
   });
   return outcome;
-
-  /**
-   * Entries holding a stored answer's reply: the turn's, unless they are only the live part and the
-   * answer's reply is in assistant messages let go of (a repeat of an older message): then the
-   * whole transcript, read again.
-   */
-  async function replyEntries(answer: TurnEntry): Promise<readonly TranscriptEntry[]> {
-    if (turn.entriesFrom === 0 || answer.text !== undefined || answer.outcome !== 'reply')
-      return turn.entries;
-    if (replyTextOf(turn.entries, answer.turnId) !== '') return turn.entries;
-    return (await runtime.storage.read(turn.sessionId, { signal })).entries;
-  }
 
   async function append(entries: TranscriptEntry[], withSignal = true): Promise<void> {
     // The turn's opening write (its message) is flushed while the model call runs; the turn's

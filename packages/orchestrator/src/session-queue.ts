@@ -271,6 +271,10 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
           request.signal,
           request.onEvent,
         );
+      // Maybe a repeat of a message let go with the entries before the live part: never written
+      // through the running turn; a turn of its own looks it up in the whole transcript.
+      if (running.facts?.forgotClientMessageId(request.clientMessageId) === true)
+        return enqueue(request.sessionId, newInput(request), request.signal, request.onEvent);
     }
     const written = running === undefined ? undefined : await writeThroughRunning(request, running);
     if (running !== undefined && written !== undefined)

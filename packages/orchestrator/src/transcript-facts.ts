@@ -10,6 +10,14 @@ export interface TranscriptFacts {
   readonly unanswered: MessageEntry[];
   /** The session's chosen model, from its last `model-selection` entry. */
   readonly selectedModel: string | undefined;
+  /**
+   * Whether a user message with this client message id may be among the entries let go
+   * (`TranscriptFactsIndex.forget`): `byClientMessageId` no longer names it. Never wrong when it
+   * says no; when it says yes, only the whole transcript tells (ids are kept as hashes).
+   */
+  forgotClientMessageId(clientMessageId: string): boolean;
+  /** Whether a turn end let go of may answer this message: `answers` no longer holds it. */
+  forgotAnswerTo(messageId: string): boolean;
 }
 
 /**
@@ -25,12 +33,12 @@ export interface TranscriptFactsIndex {
    */
   advance(entries: readonly TranscriptEntry[], base?: number): TranscriptFacts;
   /**
-   * Lets go of entries that were read (the oldest ones, before the transcript's live part): the
-   * facts keep small copies of what they still need of them — a user message's ids without its
-   * content (the context a model sees is built from the entries, not from these), an answer's turn
-   * end without its own id and time. Returns what the facts now hold of `dropped` (to be weighed).
+   * Lets go of entries that were read (the oldest ones, before the transcript's live part): of a
+   * client message id and of a message a turn end answered, the facts keep a 31-bit hash only
+   * (`forgotClientMessageId`, `forgotAnswerTo`); a message still unanswered is kept whole. Returns
+   * what the facts still hold of `dropped`, to be weighed: the entries kept and the hashes added.
    */
-  forget(dropped: readonly TranscriptEntry[]): TranscriptEntry[];
+  forget(dropped: readonly TranscriptEntry[]): { kept: TranscriptEntry[]; hashes: number };
 }
 
 export function createTranscriptFactsIndex(): TranscriptFactsIndex {
@@ -56,7 +64,9 @@ export function createTranscriptFactsIndex(): TranscriptFactsIndex {
         return;
       case 'turn':
         seenTurn = true;
-        if (entry.messageId !== undefined && entry.phase === 'start') named.add(entry.messageId);
+        // Only a legacy message's name counts (and all of them precede the first turn entry).
+        if (entry.messageId !== undefined && entry.phase === 'start' && legacy.has(entry.messageId))
+          named.add(entry.messageId);
         if (entry.phase !== 'end') return;
         if (entry.messageId !== undefined) answer(entry.messageId, entry);
         for (const id of entry.steeredMessageIds ?? []) answer(id, entry);
@@ -71,32 +81,33 @@ export function createTranscriptFactsIndex(): TranscriptFactsIndex {
   const answer = (messageId: string, end: TurnEntry) => {
     answers.set(messageId, end);
     pending.delete(messageId);
-    legacy.delete(messageId);
+    if (legacy.delete(messageId)) named.delete(messageId);
   };
 
-  const forgetMessage = (entry: MessageEntry, held: TranscriptEntry[]) => {
-    let slim: MessageEntry | undefined;
+  // Hashes of what was let go: client message ids, and ids of the messages answered.
+  const forgottenClients = new Set<number>();
+  const forgottenAnswers = new Set<number>();
+  const forgetMessage = (entry: MessageEntry, kept: TranscriptEntry[]): number => {
+    if (pending.get(entry.messageId) === entry || legacy.get(entry.messageId) === entry) {
+      kept.push(entry);
+      return 0;
+    }
     const id = entry.clientMessageId;
-    for (const map of [pending, legacy]) {
-      if (map.get(entry.messageId) !== entry) continue;
-      slim ??= slimMessage(entry);
-      map.set(entry.messageId, slim);
-    }
-    if (id !== undefined && byClientMessageId.get(id) === entry) {
-      slim ??= slimMessage(entry);
-      byClientMessageId.set(id, slim);
-    }
-    if (slim !== undefined) held.push(slim);
+    if (id === undefined || byClientMessageId.get(id) !== entry) return 0;
+    byClientMessageId.delete(id);
+    return grew(forgottenClients, hashOf(id));
   };
-  const forgetEnd = (entry: TurnEntry, held: TranscriptEntry[]) => {
-    let slim: TurnEntry | undefined;
+  const forgetEnd = (entry: TurnEntry): number => {
+    let hashes = 0;
     for (const id of answeredBy(entry)) {
       if (answers.get(id) !== entry) continue;
-      slim ??= slimEnd(entry);
-      answers.set(id, slim);
+      answers.delete(id);
+      hashes += grew(forgottenAnswers, hashOf(id));
     }
-    if (slim !== undefined) held.push(slim);
+    return hashes;
   };
+  const forgotClientMessageId = (id: string) => forgottenClients.has(hashOf(id));
+  const forgotAnswerTo = (id: string) => forgottenAnswers.has(hashOf(id));
 
   return {
     advance(entries, base = 0) {
@@ -106,15 +117,23 @@ export function createTranscriptFactsIndex(): TranscriptFactsIndex {
       const unanswered: MessageEntry[] = [];
       for (const [id, entry] of legacy) if (named.has(id)) unanswered.push(entry);
       for (const entry of pending.values()) unanswered.push(entry);
-      return { answers, byClientMessageId, unanswered, selectedModel };
+      return {
+        answers,
+        byClientMessageId,
+        unanswered,
+        selectedModel,
+        forgotClientMessageId,
+        forgotAnswerTo,
+      };
     },
     forget(dropped) {
-      const held: TranscriptEntry[] = [];
+      const kept: TranscriptEntry[] = [];
+      let hashes = 0;
       for (const entry of dropped) {
-        if (entry.type === 'message' && isUserInput(entry)) forgetMessage(entry, held);
-        else if (entry.type === 'turn' && entry.phase === 'end') forgetEnd(entry, held);
+        if (entry.type === 'message' && isUserInput(entry)) hashes += forgetMessage(entry, kept);
+        else if (entry.type === 'turn' && entry.phase === 'end') hashes += forgetEnd(entry);
       }
-      return held;
+      return { kept, hashes };
     },
   };
 }
@@ -124,16 +143,21 @@ function* answeredBy(end: TurnEntry): Iterable<string> {
   if (end.steeredMessageIds !== undefined) yield* end.steeredMessageIds;
 }
 
-/** A user message's ids, without its content: what a repeat of it is told by. */
-function slimMessage(entry: MessageEntry): MessageEntry {
-  const { content: _content, ...ids } = entry;
-  return { ...ids, content: [] };
+/** Adds `hash` to `set`: 1 when it was not there yet (the set grew), else 0. */
+function grew(set: Set<number>, hash: number): number {
+  const before = set.size;
+  set.add(hash);
+  return set.size - before;
 }
 
-/** A turn end as a stored answer reads it (`storedOutcome`): no entry id, time or steered ids. */
-function slimEnd(entry: TurnEntry): TurnEntry {
-  const { id: _id, timestamp: _timestamp, steeredMessageIds: _steered, ...answer } = entry;
-  return { ...answer, id: '', timestamp: '' };
+/** FNV-1a over the id's UTF-16 code units, to 31 bits (a small integer: no heap of its own). */
+function hashOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < id.length; index += 1) {
+    hash ^= id.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 1;
 }
 
 /** The facts of a whole transcript, read in one pass. */

@@ -69,8 +69,12 @@ export function createWaitingMessages(
       takenBy = turn;
       for (const entry of list) {
         const { clientMessageId, signal } = entry;
+        // One let go with the entries before the live part may be a repeat too: it is left, and
+        // its own turn tells (from the whole transcript).
         const repeat =
-          clientMessageId !== undefined && facts.byClientMessageId.has(clientMessageId);
+          clientMessageId !== undefined &&
+          (facts.byClientMessageId.has(clientMessageId) ||
+            facts.forgotClientMessageId(clientMessageId));
         if (repeat || signal?.aborted === true) entry.settle({ type: 'left' });
         else taken.push({ entry, message: entry.build() });
       }

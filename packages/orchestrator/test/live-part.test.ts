@@ -180,6 +180,22 @@ describe('a cached transcript keeps its live part', () => {
     expect(texts.filter((id) => id === 'c-1')).toHaveLength(1);
   });
 
+  it('an old repeat that waits with a new message for the next turn (steer) is not written with it', async () => {
+    harness = await createHarness({ overrides: { queueMode: 'steer' } });
+    await harness.storage.append('s', history());
+    await harness.orchestrator.runTurn({ sessionId: 's', input: 'next' });
+    const [fresh, repeat] = await Promise.all([
+      harness.orchestrator.runTurn({ sessionId: 's', input: 'fresh', clientMessageId: 'c-new' }),
+      harness.orchestrator.runTurn({ sessionId: 's', input: 'ignored', clientMessageId: 'c-2' }),
+    ]);
+    expect(fresh.kind).toBe('reply');
+    expect(repeat).toMatchObject({ kind: 'reply', text: 'answer 2', clientMessageId: 'c-2' });
+    const ids = (await harness.entries('s')).flatMap((entry) =>
+      entry.type === 'message' && entry.role === 'user' ? [entry.clientMessageId] : [],
+    );
+    expect(ids.filter((id) => id === 'c-2')).toHaveLength(1);
+  });
+
   it('a compaction reads the whole transcript', async () => {
     const seen: number[] = [];
     harness = await createHarness({

@@ -6,8 +6,8 @@
 // - the model's context and the trailing orphaned tool calls are the same from the live part;
 // - facts read up to a point, let go of the entries before the live part there, then read on,
 //   tell the same answers, client message ids, pending messages and selected model as facts read
-//   in one pass, and hold of the entries let go only the copies `forget` returned (the cache
-//   weighs those).
+//   in one pass — or, for an answer or client message id let go, that it was (its hash kept) —
+//   and hold of the entries let go only those `forget` returned (the cache weighs those).
 // Hand-made mutants, each failing a property here: the turn entry before the kept part not kept
 // (a kept message read as legacy), the last assistant message not kept (its orphans lost), the
 // kept part's own first entry let go (`start + 1`), `forget` dropping a turn end's steered
@@ -137,14 +137,32 @@ function build(steps: readonly Step[]): TranscriptEntry[] {
 
 const transcripts = fc.array(step, { maxLength: 60 }).map(build);
 
-/** What facts tell, as plain data (a let-go message or answer is a copy: compared by its ids). */
-function told(facts: ReturnType<typeof transcriptFacts>) {
-  return {
-    answers: [...facts.answers].map(([id, end]) => [id, end.turnId, end.outcome, end.text]),
-    clients: [...facts.byClientMessageId].map(([id, message]) => [id, message.messageId]),
-    unanswered: facts.unanswered.map((message) => message.messageId),
-    selectedModel: facts.selectedModel,
-  };
+type Facts = ReturnType<typeof transcriptFacts>;
+
+/**
+ * Whether `live` (facts that let entries go) tells what `whole` (read in one pass) does: every
+ * answer and client message id either the same or among those forgotten (kept as a hash: looked
+ * up in the whole transcript then), nothing more, and the same pending messages and model.
+ */
+function tellsAsWhole(live: Facts, whole: Facts): void {
+  for (const [id, end] of whole.answers) {
+    const held = live.answers.get(id);
+    if (held === undefined) expect(live.forgotAnswerTo(id), `answer to ${id}`).toBe(true);
+    else
+      expect([held.turnId, held.outcome, held.text]).toEqual([end.turnId, end.outcome, end.text]);
+  }
+  for (const [id, message] of whole.byClientMessageId) {
+    const held = live.byClientMessageId.get(id);
+    if (held === undefined) expect(live.forgotClientMessageId(id), `client id ${id}`).toBe(true);
+    else expect(held.messageId).toBe(message.messageId);
+  }
+  for (const id of live.answers.keys()) expect(whole.answers.has(id)).toBe(true);
+  for (const id of live.byClientMessageId.keys())
+    expect(whole.byClientMessageId.has(id)).toBe(true);
+  expect(live.unanswered.map((message) => message.messageId)).toEqual(
+    whole.unanswered.map((message) => message.messageId),
+  );
+  expect(live.selectedModel).toBe(whole.selectedModel);
 }
 
 describe("a transcript's live part", () => {
@@ -187,9 +205,9 @@ describe("a transcript's live part", () => {
         const index = createTranscriptFactsIndex();
         index.advance(entries.slice(0, at));
         const start = liveStart(entries.slice(0, at));
-        const held = new Set<object>(index.forget(entries.slice(0, start)));
+        const held = new Set<object>(index.forget(entries.slice(0, start)).kept);
         const facts = index.advance(entries.slice(start), start);
-        expect(told(facts)).toEqual(told(transcriptFacts(entries)));
+        tellsAsWhole(facts, transcriptFacts(entries));
         // Of the entries let go, the facts hold only what `forget` returned (what gets weighed).
         const live = new Set<object>(entries.slice(start));
         const holds = [

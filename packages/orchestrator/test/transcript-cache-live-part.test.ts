@@ -1,6 +1,7 @@
 // A view put back in the transcript cache keeps its live part (transcript-cache.ts, `letGo`) and
-// is weighed as what it then holds: the live entries, the facts' copies of the entries let go
-// (`forget`), and the session. Hand-made mutants failing here: the facts' copies left unweighed;
+// is weighed as what it then holds: the live entries, what the facts keep of the entries let go
+// (`forget`: unanswered messages, hashes of ids), and the session. Hand-made mutants failing here:
+// what the facts keep left unweighed;
 // the view's `base` left at 0 (the facts then read the live part as if it began the transcript).
 import { randomUUID } from 'node:crypto';
 import type { CompactionEntry, TranscriptEntry, TranscriptState } from '@keel/spec';
@@ -10,6 +11,7 @@ import { createEntryFactory } from '../src/entries';
 import {
   createTranscriptCache,
   entryHeapBytes,
+  HEAP_PER_FORGOTTEN_ID,
   HEAP_PER_SESSION,
   transcriptView,
 } from '../src/transcript-cache';
@@ -24,8 +26,11 @@ const state: TranscriptState = {
   tailDigest: 'd',
 };
 
+/** `turns` answered turns after a message no turn answered, compacted to the last `kept`. */
 function compacted(turns: number, kept: number): TranscriptEntry[] {
-  const entries: TranscriptEntry[] = [];
+  const entries: TranscriptEntry[] = [
+    factory.message({ role: 'user', content: [{ type: 'text', text: 'never answered' }] }),
+  ];
   let keptId = '';
   for (let index = 0; index < turns; index += 1) {
     const turnId = randomUUID();
@@ -78,18 +83,21 @@ describe('a compacted view in the transcript cache', () => {
     expect(view?.base).toBe(start);
     expect(view?.entries).toEqual(entries.slice(start));
 
-    // What the facts hold of the entries let go: the same copies, made again, weigh the same.
+    // What the facts hold of the entries let go: the message no turn answered, whole, and a hash
+    // of each client message id and answer let go: 197 (turns 0–196), and 196 answers (the last end
+    // before the kept part stays in the live part).
     const facts = createTranscriptFactsIndex();
     facts.advance(entries);
-    let held = 0;
-    for (const copy of facts.forget(entries.slice(0, start))) held += entryHeapBytes(copy);
+    const { kept, hashes } = facts.forget(entries.slice(0, start));
+    expect(kept).toEqual([entries[0]]);
+    expect(hashes).toBe(393);
     let live = 0;
     for (const entry of entries.slice(start)) live += entryHeapBytes(entry);
-    expect(held).toBeGreaterThan(0);
     if (view !== undefined) cache.put('s', state, view);
+    const held = entryHeapBytes(entries[0] as TranscriptEntry) + hashes * HEAP_PER_FORGOTTEN_ID;
     expect(cache.bytes).toBe(HEAP_PER_SESSION + held + live);
-    // Under half of the uncompacted transcript's weight.
-    expect(cache.bytes).toBeLessThan(whole.bytes / 2);
+    // Under a fifth of the uncompacted transcript's weight.
+    expect(cache.bytes).toBeLessThan(whole.bytes / 5);
   });
 
   it("keeps facts that read on from the live part's place", () => {
@@ -106,7 +114,10 @@ describe('a compacted view in the transcript cache', () => {
     view.entries.push(next);
     const facts = view.facts.advance(view.entries, view.base);
     expect(facts.byClientMessageId.get('c-new')).toBe(next);
-    expect(facts.byClientMessageId.get('c-0')?.messageId).toBe(entries[0]?.id);
-    expect(facts.unanswered.map((message) => message.messageId)).toEqual([next.messageId]);
+    expect(facts.byClientMessageId.get('c-0')).toBeUndefined();
+    expect(facts.forgotClientMessageId('c-0')).toBe(true);
+    expect(facts.forgotClientMessageId('c-new')).toBe(false);
+    expect(facts.forgotAnswerTo(entries[1]?.id ?? '')).toBe(true);
+    expect(facts.answers.has(entries.at(-5)?.id ?? '')).toBe(true);
   });
 });
