@@ -161,7 +161,9 @@ export function createTranscriptCache(options: TranscriptCacheOptions = {}): Tra
     put(sessionId, state, view) {
       drop(sessionId);
       if (state === undefined) return;
-      const before = letGo(view) ? undefined : (taken.get(view) ?? view.read);
+      // A view that let entries go is weighed anew; any other keeps its weighing so far.
+      const trimmed = letGo(view);
+      const before = trimmed ? undefined : (taken.get(view) ?? view.read);
       taken.delete(view);
       // Only a view that grew since it was taken keeps its weighing; anything else is weighed anew.
       const grew = before !== undefined && before.weighed <= view.entries.length;

@@ -1,7 +1,8 @@
 // A view put back in the transcript cache keeps its live part (transcript-cache.ts, `letGo`) and
 // is weighed as what it then holds: the live entries, what the facts keep of the entries let go
 // (`forget`: unanswered messages, hashes of ids), and the session. Hand-made mutants failing here:
-// what the facts keep left unweighed;
+// what the facts keep left unweighed; a view that grew past its weighing and then let entries go
+// keeping that weighing;
 // the view's `base` left at 0 (the facts then read the live part as if it began the transcript).
 import { randomUUID } from 'node:crypto';
 import type { CompactionEntry, TranscriptEntry, TranscriptState } from '@keel/spec';
@@ -98,6 +99,21 @@ describe('a compacted view in the transcript cache', () => {
     expect(cache.bytes).toBe(HEAP_PER_SESSION + held + live);
     // Under a fifth of the uncompacted transcript's weight.
     expect(cache.bytes).toBeLessThan(whole.bytes / 5);
+  });
+
+  it('weighs anew a view that let entries go after growing past its weighing', () => {
+    const cache = createTranscriptCache();
+    cache.put('s', state, transcriptView(compacted(20, 2)));
+    const view = cache.take('s', state);
+    if (view === undefined) throw new Error('the view was not kept');
+    // A turn that grew it by more than it will let go, then compacted.
+    const more = compacted(40, 2);
+    view.entries.push(...more);
+    cache.put('s', state, view);
+    let live = 0;
+    for (const entry of view.entries) live += entryHeapBytes(entry);
+    expect(view.entries.length).toBeLessThan(more.length);
+    expect(cache.bytes).toBe(HEAP_PER_SESSION + view.heldBytes + live);
   });
 
   it("keeps facts that read on from the live part's place", () => {
