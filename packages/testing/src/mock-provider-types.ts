@@ -162,6 +162,11 @@ export interface RecordedRequest {
    */
   strictRejection?: string;
   receivedAt: number;
+  /**
+   * Which TCP connection the request came on: 1 for the mock's first, counted from its start
+   * (`reset` does not restart it). Requests sharing a number shared a kept-alive connection.
+   */
+  connection: number;
 }
 
 export interface MockProviderOptions {

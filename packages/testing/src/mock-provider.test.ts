@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -26,6 +26,34 @@ describe('createMockProvider', () => {
     expect(head.status).toBe(200);
     const get = await fetch(`${mock.url}/`);
     expect(get.status).toBe(200);
+  });
+
+  it('numbers the connection each request came on: a kept-alive one keeps its number', async () => {
+    const mock = await start();
+    const post = (agent: Agent | false) =>
+      new Promise<void>((resolve, reject) => {
+        const outgoing = httpRequest(
+          `${mock.url}/v1/chat/completions`,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          (answer) => answer.resume().once('end', resolve),
+        );
+        outgoing.once('error', reject);
+        outgoing.end('{"model":"m","messages":[{"role":"user","content":"hi"}]}');
+      });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await post(agent);
+      await post(agent);
+      await post(false);
+      await post(false);
+    } finally {
+      agent.destroy();
+    }
+    const [first, second, third, fourth] = mock.requests.map((request) => request.connection);
+    expect(first).toBe(1);
+    expect(second).toBe(first);
+    expect(third).toBe(2);
+    expect(fourth).toBe(3);
   });
 
   it('answers unknown paths with a 404 JSON error and records them as other', async () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import type { Socket } from 'node:net';
 import { anthropicWire } from './anthropic-wire';
 import { defaultMockReply, estimateTokens } from './default-mock-reply';
 import { buildErrorResponse } from './error-response';
@@ -43,6 +44,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
   const defaultReply = options.defaultReply ?? defaultMockReply;
   const latencyMs = options.latencyMs ?? 0;
   let requestCounter = 0;
+  let connectionCount = 0;
   let toolCounter = 0;
   const nextToolNumber = () => {
     toolCounter += 1;
@@ -50,7 +52,10 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const { record, pathname, invalidJson, tools } = await readRequest(request);
+    const { record, pathname, invalidJson, tools } = await readRequest(
+      request,
+      connections.get(request.socket) ?? 0,
+    );
     const { api, method } = record;
     log.push(record);
     const writer = createResponseWriter(response);
@@ -169,6 +174,13 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
         }),
       );
     });
+  });
+
+  // Each TCP connection's number, in the order they were accepted (`RecordedRequest.connection`).
+  const connections = new WeakMap<Socket, number>();
+  server.on('connection', (socket: Socket) => {
+    connectionCount += 1;
+    connections.set(socket, connectionCount);
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -64,7 +64,10 @@ export interface ReadRequest {
 }
 
 /** Reads a request's body and records it: api, path, model, key, stream, messages, headers. */
-export async function readRequest(request: IncomingMessage): Promise<ReadRequest> {
+export async function readRequest(
+  request: IncomingMessage,
+  connection: number,
+): Promise<ReadRequest> {
   const method = request.method ?? 'GET';
   const path = request.url ?? '/';
   const pathname = path.split('?')[0] ?? '/';
@@ -96,6 +99,7 @@ export async function readRequest(request: IncomingMessage): Promise<ReadRequest
     headers,
     behavior: 'ok',
     receivedAt: Date.now(),
+    connection,
   };
   return {
     record,

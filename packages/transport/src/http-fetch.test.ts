@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,8 @@ import {
   transportFor,
   useMockProvider,
 } from '../test/mock-transport';
-import { httpFetch } from './http-fetch';
+import { AGENTS, httpFetch } from './http-fetch';
+import type { HttpBody } from './http-response';
 
 /** A loopback server: each test sets what it answers; connections and requests are counted. */
 let server: Server;
@@ -167,6 +168,48 @@ describe('httpFetch', () => {
     await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
   });
 
+  it('keeps the connection of an answer its reader stops reading just before its end (as an SDK does at the last event), an abort after that included', async () => {
+    let finish: () => void = () => undefined;
+    let serverSocket: Socket | undefined;
+    answer = (request, response) => {
+      serverSocket = request.socket;
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: last\n\n');
+      finish = () => response.end();
+    };
+    const controller = new AbortController();
+    const response = await post('/sse-last', { signal: controller.signal });
+    const freed = once(AGENTS['http:'], 'free').then(([socket]) => socket as Socket);
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      expect(new TextDecoder().decode(chunk)).toBe('data: last\n\n');
+      break;
+    }
+    // What the SDKs do once they stop reading: abort their own controller.
+    controller.abort();
+    finish();
+    const closed = once(serverSocket as Socket, 'close').then(() => 'closed');
+    const kept = await Promise.race([freed, closed]);
+    expect(kept).not.toBe('closed');
+    expect((kept as Socket).localPort).toBe(serverSocket?.remotePort);
+  });
+
+  it('cuts an answer its reader let go of that does not end by itself', async () => {
+    let closed: Promise<unknown> = Promise.resolve();
+    answer = (_request, response) => {
+      closed = once(response, 'close');
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: one\n\n');
+    };
+    const response = await post('/sse-endless');
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      expect(chunk.length).toBeGreaterThan(0);
+      break;
+    }
+    // Closed by the client: the answer never ends by itself.
+    await closed;
+    expect((response.body as unknown as HttpBody).letGo).toBe(true);
+  });
+
   it('leaves to the global fetch what it does not send itself: a redirect to follow, a streamed body, a custom dispatcher', async () => {
     answer = (request, response) => {
       if (request.url === '/moved') response.writeHead(307, { location: `${base}/to` }).end();
@@ -229,5 +272,19 @@ describe.each(ITERATING)('$name: a streamed answer through httpFetch', (target) 
     } finally {
       toWeb.mockRestore();
     }
+  });
+});
+
+describe.each(SDK_TARGETS)('$name: streamed calls through httpFetch', (target) => {
+  it('share kept-alive connections: each call does not open one of its own', async () => {
+    const transport = transportFor(target, mock);
+    for (let call = 0; call < 6; call += 1) {
+      const { error } = await drain(transport.stream(hello));
+      expect(error).toBeUndefined();
+    }
+    const used = new Set(mock.requests.map((request) => request.connection));
+    expect(mock.requests).toHaveLength(6);
+    // A call may start before the last one's connection is back in the pool: two at most.
+    expect(used.size).toBeLessThanOrEqual(2);
   });
 });

@@ -18,7 +18,8 @@ export type FetchLike = (input: string | URL | Request, init?: RequestInit) => P
 
 /** Kept a little under the 5 s Node and most servers keep an idle connection (undici keeps 4 s). */
 const IDLE_MS = 4_000;
-const AGENTS = {
+/** The keep-alive agents every request goes through (exported for tests, not by the package). */
+export const AGENTS = {
   'http:': new http.Agent({ keepAlive: true, timeout: IDLE_MS }),
   'https:': new https.Agent({ keepAlive: true, timeout: IDLE_MS }),
 } as const;
@@ -60,9 +61,9 @@ export const httpFetch: FetchLike = (input, init = {}) => {
         method: init.method ?? 'GET',
         headers: headersOf(init.headers, protocol),
         agent: AGENTS[protocol],
-        ...(signal === undefined ? {} : { signal }),
       },
       (answer) => {
+        signal?.removeEventListener('abort', onAbortBeforeAnswer);
         const status = answer.statusCode ?? 0;
         if (status >= 300 && status < 400 && answer.headers.location !== undefined) {
           answer.destroy();
@@ -79,7 +80,9 @@ export const httpFetch: FetchLike = (input, init = {}) => {
         const stream = empty ? null : decoded(answer);
         if (stream !== null && signal !== undefined) {
           // As with `fetch`: an abort while the body is read errors it with the abort's reason.
+          // One its reader let go of is no one's now: it ends by itself or is cut (`HttpBody`).
           const onAbort = () => {
+            if (response.body?.letGo === true) return;
             stream.destroy(signal.reason);
             answer.destroy(signal.reason);
           };
@@ -91,12 +94,24 @@ export const httpFetch: FetchLike = (input, init = {}) => {
           statusText: answer.statusMessage ?? '',
           headers,
           url: url.href,
+          cut: () => {
+            stream?.destroy();
+            answer.destroy();
+          },
         });
         // What the SDKs read of a `Response` (see `http-response.ts`), not a subclass of it.
         resolve(response as unknown as Response);
       },
     );
+    // Not `http.request`'s `signal` option: an abort after the answer came must leave alone a body
+    // its reader let go of (below).
+    const onAbortBeforeAnswer = () => {
+      reject(signal?.reason);
+      request.destroy();
+    };
+    signal?.addEventListener('abort', onAbortBeforeAnswer, { once: true });
     request.once('error', (error) => {
+      signal?.removeEventListener('abort', onAbortBeforeAnswer);
       if (signal?.aborted) reject(signal.reason);
       else reject(new TypeError('fetch failed', { cause: error }));
     });

@@ -9,17 +9,37 @@ import { Readable } from 'node:stream';
 import type { ReadableWritablePair, StreamPipeOptions } from 'node:stream/web';
 
 /**
+ * How long a body its reader stopped reading before its end may take to end by itself. An SDK
+ * stops at the protocol's last event (`@anthropic-ai/sdk` at `message_stop`), a moment before the
+ * answer's last bytes: read to its end, the answer lets its connection go back to the pool; cut, it
+ * would cost the next call a new connection (on the internet, a new TLS handshake).
+ */
+export const LET_GO_GRACE_MS = 25;
+
+/**
  * An answer's body: iterated (`for await`), it yields the answer's bytes as they arrive, straight
  * from the Node stream; asked for a web stream's methods, it becomes one (`Readable.toWeb`) and
  * is read through that from then on.
  */
 export class HttpBody implements AsyncIterable<Uint8Array> {
   #source: Readable;
+  #cut: () => void;
   #web: ReadableStream<Uint8Array> | undefined;
   #used = false;
+  #letGo = false;
 
-  constructor(source: Readable) {
+  /** `cut` stops the answer for good (its connection closed); by default the source is destroyed. */
+  constructor(source: Readable, cut: () => void = () => source.destroy()) {
     this.#source = source;
+    this.#cut = cut;
+  }
+
+  /**
+   * Whether its reader stopped iterating before the end: what is left is read and dropped, and the
+   * answer cut if it does not end within `LET_GO_GRACE_MS`. An abort then changes nothing.
+   */
+  get letGo(): boolean {
+    return this.#letGo;
   }
 
   /** Whether reading has begun (then `text()` and the like refuse, as a `Response` does). */
@@ -34,7 +54,33 @@ export class HttpBody implements AsyncIterable<Uint8Array> {
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     if (this.#web !== undefined) return this.#web[Symbol.asyncIterator]();
     this.#used = true;
-    return this.#source[Symbol.asyncIterator]();
+    const iterator = this.#source.iterator({ destroyOnReturn: false });
+    const body: AsyncIterableIterator<Uint8Array> = {
+      next: () => iterator.next(),
+      return: async (value?: unknown) => {
+        const done = (await iterator.return?.(value)) ?? { done: true, value: undefined };
+        this.#finishAlone();
+        return done;
+      },
+      [Symbol.asyncIterator]: () => body,
+    };
+    return body;
+  }
+
+  /** Reads what is left, unread, so the answer ends and keeps its connection; cut if it lingers. */
+  #finishAlone(): void {
+    const source = this.#source;
+    this.#letGo = true;
+    if (source.readableEnded || source.destroyed) return;
+    // Cut after the loop's next look at its sockets: bytes that arrived meanwhile end it first.
+    const timer = setTimeout(
+      () => setImmediate(() => source.readableEnded || this.#cut()),
+      LET_GO_GRACE_MS,
+    );
+    const settle = () => clearTimeout(timer);
+    source.once('end', settle);
+    source.once('close', settle);
+    source.resume();
   }
 
   /** This body as a web `ReadableStream` (made once, on the first call). */
@@ -53,7 +99,7 @@ export class HttpBody implements AsyncIterable<Uint8Array> {
   cancel(reason?: unknown): Promise<void> {
     if (this.#web !== undefined) return this.#web.cancel(reason);
     this.#used = true;
-    this.#source.destroy();
+    this.#cut();
     return Promise.resolve();
   }
 
@@ -106,13 +152,20 @@ export class HttpResponse {
 
   constructor(
     body: Readable | null,
-    init: { status: number; statusText: string; headers: Headers; url: string },
+    init: {
+      status: number;
+      statusText: string;
+      headers: Headers;
+      url: string;
+      /** Stops the answer for good (see `HttpBody`); by default `body` is destroyed. */
+      cut?: () => void;
+    },
   ) {
     this.status = init.status;
     this.statusText = init.statusText;
     this.headers = init.headers;
     this.url = init.url;
-    this.body = body === null ? null : new HttpBody(body);
+    this.body = body === null ? null : new HttpBody(body, init.cut);
   }
 
   get ok(): boolean {
