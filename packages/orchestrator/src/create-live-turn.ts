@@ -46,6 +46,7 @@ export function createLiveTurn(
     requestedModel: undefined,
     controller,
     stopReason: undefined,
+    finished: false,
     dispose() {
       markPrepared();
       signal?.removeEventListener('abort', onAbort);

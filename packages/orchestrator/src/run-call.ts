@@ -124,6 +124,7 @@ function createCallTurn(
     requestedModel: undefined,
     controller,
     stopReason: undefined,
+    finished: false,
     prepared: Promise.resolve(),
     markPrepared: () => undefined,
     request: call.request,

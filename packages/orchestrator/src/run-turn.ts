@@ -37,8 +37,10 @@ export type TurnInput = (
 /**
  * One turn, start to end: take the session, repair what a crash left, write the user message,
  * run model calls and tools until a reply or an ending, write the reply and the turn's end in one
- * append, let the session go. Always resolves with exactly one outcome and emits exactly one
- * `turn-end` (a repeated `clientMessageId` resolves with the stored outcome and runs nothing).
+ * append. Always resolves with exactly one outcome and emits exactly one `turn-end` (a repeated
+ * `clientMessageId` resolves with the stored outcome and runs nothing). The fence is left to the
+ * caller to end (`turn.fence.end()`): its last check cannot change the outcome, so the session
+ * queue lets the answer go out first.
  */
 export async function runTurn(
   runtime: TurnRuntime,
@@ -93,7 +95,7 @@ export async function runTurn(
       const stored = storedOutcome(message, answer, entries);
       turn.markPrepared();
       runtime.transcripts.put(turn.sessionId, turn.fence.state, view);
-      await turn.fence.end().catch(() => undefined);
+      turn.finished = true;
       return stored;
     }
     start();
@@ -145,7 +147,7 @@ export async function runTurn(
   }
   if (turn.fence.takeover === undefined && view !== undefined)
     runtime.transcripts.put(turn.sessionId, turn.fence.state, view);
-  await turn.fence.end().catch(() => undefined);
+  turn.finished = true;
   emitter.emit({
     sessionId: turn.sessionId,
     turnId: turn.turnId,

@@ -1,4 +1,4 @@
-import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
+import type { ContentBlock, MessageEntry, SessionFence, TurnEvent, TurnOutcome } from '@keel/spec';
 import { adoptingFence } from './adopting-fence';
 import { createClaimWaiters, type QueuedElsewhere } from './claim-waiters';
 import { announceAnswered, claimOrQueue } from './claimed-turn';
@@ -67,8 +67,14 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     const result = slot.tail.then(() => work(slot));
     slot.tail = result
       .catch(() => undefined)
-      .finally(() => {
+      .then(() => {
         slot.queued -= 1;
+        // A turn's fence ending after its answer went out: the session's next work waits for it.
+        const closing = slot.closing;
+        slot.closing = undefined;
+        return closing;
+      })
+      .finally(() => {
         if (slot.queued > 0) return;
         // Nothing left to hand a kept claim to (the turn it was kept for never claimed).
         void slot.kept?.release();
@@ -158,6 +164,11 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
         try {
           return { type: 'done', outcome: await runTurn(runtime, turn, input) };
         } finally {
+          // The fence's last check cannot change the outcome (a write found after the reply only
+          // lets the lease go): without a claim it runs once the answer is out; with one, before
+          // the claim goes, so the next holder finds the session let go.
+          if (claimed === undefined) slot.closing = endAfterAnswer(turn.fence);
+          else await turn.fence.end().catch(() => undefined);
           // A turn waiting here (adopted or queued) runs under this claim: released, another
           // gateway's waiter could take the turn first.
           if (claimed !== undefined) {
@@ -189,7 +200,8 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     request: SubmitRequest,
     turn: LiveTurn,
   ): Promise<MessageEntry | undefined> {
-    if (turn.fence.status !== 'held' && turn.fence.status !== 'released') return undefined;
+    if (turn.finished || (turn.fence.status !== 'held' && turn.fence.status !== 'released'))
+      return undefined;
     // `entries.message` leaves an undefined clientMessageId out.
     const message = runtime.entries.message({
       role: 'user',
@@ -383,4 +395,11 @@ function newInput(request: SubmitRequest): TurnInput {
 
 function keyOf(sessionId: string, clientMessageId: string): string {
   return `${sessionId}\u0000${clientMessageId}`;
+}
+
+/** Ends `fence` once the answer in hand had its chance to go out (the loop's next check phase). */
+function endAfterAnswer(fence: SessionFence): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => fence.end())
+    .catch(() => undefined);
 }

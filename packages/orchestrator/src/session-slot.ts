@@ -17,6 +17,11 @@ export interface Slot {
   kept: HeldClaim | undefined;
   /** The transcript's state as the turn that handed `kept` over left it. */
   keptSince: TranscriptState | undefined;
+  /**
+   * The end of the fence of the turn that just answered, still under way: the chain's next work
+   * waits for it (the turn's caller does not).
+   */
+  closing: Promise<void> | undefined;
 }
 
 /** A session's slot with nothing running, queued or kept. */
@@ -29,5 +34,6 @@ export function createSlot(): Slot {
     turnsAhead: 0,
     kept: undefined,
     keptSince: undefined,
+    closing: undefined,
   };
 }

@@ -116,6 +116,11 @@ export interface LiveTurn {
   /** Why the turn was stopped from outside, when it was. */
   stopReason: 'shutdown' | 'deadline' | undefined;
   /**
+   * Set as its outcome is final (before `turn-end`): a message arriving from then on waits for the
+   * next turn, never written through this one's fence (which ends once the answer is out).
+   */
+  finished: boolean;
+  /**
    * Resolves once `entries` holds the whole transcript (or the turn ended without it): only then
    * can a repeated `clientMessageId` be told apart from a new message.
    */

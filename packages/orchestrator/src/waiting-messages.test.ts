@@ -29,6 +29,7 @@ function liveTurn(turnId: string): LiveTurn {
     requestedModel: undefined,
     controller: new AbortController(),
     stopReason: undefined,
+    finished: false,
     prepared: Promise.resolve(),
     markPrepared: () => undefined,
   };

@@ -62,7 +62,7 @@ describe('steer: joining the next turn', () => {
     harness = await createHarness({ overrides: { queueMode: 'steer' } });
     const h = harness;
     const later: Promise<TurnOutcome>[] = [];
-    // At the first turn's end (its fence ended, the turn still the session's running one) two
+    // At the first turn's end (its outcome final, the turn still the session's running one) two
     // messages arrive: the first opens a new wait, the second joins it.
     const off = h.orchestrator.subscribe((event) => {
       if (event.type !== 'turn-end' || later.length > 0) return;
