@@ -1,14 +1,15 @@
 /**
- * Issue 20, "group commit": how many writes (each one fsync: the file store's durable append)
- * 64 concurrent messages to one session cost. Counted, not timed: the file store is wrapped so
- * that every `append` it receives is counted, and each makes exactly one fsync.
+ * Issue 20, "group commit": how many writes and fsyncs 64 concurrent messages to one session cost.
+ * Counted, not timed: the file store is wrapped so that every `append` it receives is counted;
+ * each is one write, and one fsync unless it asked for `flush: 'with-next'` (for an existing file,
+ * the store makes no fsync for that one: the next flushed append's covers it).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOrchestrator } from '@keel/orchestrator';
 import { createSessionFence, createTranscriptStore } from '@keel/session-fence';
-import type { SessionStorage } from '@keel/spec';
+import type { SessionStorage, TurnOutcome } from '@keel/spec';
 import { createMockProvider } from '@keel/testing';
 import { createTransport } from '@keel/transport';
 import { pick } from './lib/env';
@@ -25,17 +26,26 @@ const transport = createTransport({
   maxTokens: 64,
 });
 
-/** The file store (fsync on), counting the appends (= fsyncs) it is asked for. */
-function countingStore(dir: string): { storage: SessionStorage; appends: () => number } {
+/** The file store (fsync on), counting the appends it is asked for and the fsyncs they make. */
+function countingStore(dir: string): {
+  storage: SessionStorage;
+  appends: () => number;
+  fsyncs: () => number;
+} {
   const store = createTranscriptStore({ sessionsDir: dir, fsync: true });
   let appends = 0;
+  let unflushed = 0;
   const storage = Object.create(store) as SessionStorage;
   storage.append = (...args) => {
     appends += 1;
+    // Every transcript here exists before its first `with-next` append (a turn's message first).
+    if (args[2]?.flush === 'with-next') unflushed += 1;
     return store.append(...args);
   };
-  return { storage, appends: () => appends };
+  return { storage, appends: () => appends, fsyncs: () => appends - unflushed };
 }
+
+type Counted = { writes: number; fsyncs: number };
 
 async function throughFence(concurrent: boolean): Promise<number> {
   const { storage, appends } = countingStore(join(root, `fence-${concurrent}`));
@@ -62,8 +72,17 @@ async function throughFence(concurrent: boolean): Promise<number> {
   return count;
 }
 
-async function throughOrchestrator(queueMode: 'followup' | 'steer'): Promise<number> {
-  const { storage, appends } = countingStore(join(root, `turns-${queueMode}`));
+/**
+ * `MESSAGES` concurrent `runTurn` calls on one session; `whileRunning`: the first alone, the others
+ * once its turn runs (they are written through it and answered by turns of their own).
+ */
+async function throughOrchestrator(
+  queueMode: 'followup' | 'steer',
+  whileRunning = false,
+): Promise<Counted> {
+  const { storage, appends, fsyncs } = countingStore(
+    join(root, `turns-${queueMode}-${whileRunning}`),
+  );
   const orchestrator = createOrchestrator({
     storage,
     fences: (sessionId) => createSessionFence({ storage, sessionId }),
@@ -72,39 +91,61 @@ async function throughOrchestrator(queueMode: 'followup' | 'steer'): Promise<num
     router: { connect: () => transport },
     queueMode,
   });
-  const outcomes = await Promise.all(
-    Array.from({ length: MESSAGES }, (_, index) =>
-      orchestrator.runTurn({ sessionId: 's', input: `message ${index}` }),
-    ),
-  );
+  const send = (index: number) =>
+    orchestrator.runTurn({ sessionId: 's', input: `message ${index}` });
+  let outcomes: TurnOutcome[];
+  if (whileRunning) {
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const off = orchestrator.subscribe((event) => {
+      if (event.type === 'turn-start') started();
+    });
+    const first = send(0);
+    await running;
+    off();
+    const rest = Array.from({ length: MESSAGES - 1 }, (_, index) => send(index + 1));
+    outcomes = await Promise.all([first, ...rest]);
+  } else {
+    outcomes = await Promise.all(Array.from({ length: MESSAGES }, (_, index) => send(index)));
+  }
   const unanswered = outcomes.filter((outcome) => outcome.kind !== 'reply').length;
   if (unanswered > 0) throw new Error(`${queueMode}: ${unanswered} messages were not answered`);
   await orchestrator.shutdown();
-  return appends();
+  return { writes: appends(), fsyncs: fsyncs() };
 }
 
 const fenceSequential = await throughFence(false);
 const fenceConcurrent = await throughFence(true);
 const steer = await throughOrchestrator('steer');
 const followup = await throughOrchestrator('followup');
+const followupWhileRunning = await throughOrchestrator('followup', true);
 await mock.close();
 await rm(root, { recursive: true, force: true });
 
 await publish({
   order: 20.2,
   title: 'Issue 20: group commit',
-  method: `${MESSAGES} user messages to one session, counted in writes to the file store (fsync on: each append is one write and one fsync). Through one session fence: the ${MESSAGES} appends one after another, then all at once (group commit: appends called while a write is under way share the next one). Through the orchestrator: ${MESSAGES} concurrent \`runTurn\` calls on one session against the in-process mock provider (50 ms per answer), with \`queueMode\` \`steer\` (messages that arrive while the session's next turn has not written its own message yet are written with it, in one append, and folded into its first model call; messages arriving later in the turn are folded into its next one) and \`followup\` (each message is answered by its own turn, one after another).`,
+  method: `${MESSAGES} user messages to one session, counted in writes and fsyncs to the file store (fsync on: each append is one write, and one fsync unless it asked for \`flush: 'with-next'\`, which the next flushed append's fsync covers). Through one session fence: the ${MESSAGES} appends one after another, then all at once (group commit: appends called while a write is under way share the next one). Through the orchestrator: ${MESSAGES} concurrent \`runTurn\` calls on one session against the in-process mock provider (50 ms per answer), with \`queueMode\` \`steer\` (messages that arrive while the session's next turn has not written its own message yet are written with it, in one append, and folded into its first model call; messages arriving later in the turn are folded into its next one) and \`followup\` (each message is answered by its own turn, one after another): all at once, and with the first message alone and the others sent once its turn runs (they are written through the running turn as they arrive, and each is answered by a turn of its own).`,
   baseline: 'the same appends made one after another.',
   tables: [
     {
       table: {
-        columns: ['what', 'writes (fsyncs)', 'per message'],
+        columns: ['what', 'writes', 'fsyncs', 'fsyncs per message'],
         rows: [
-          ['fence, one after another', fenceSequential, fenceSequential / MESSAGES],
-          ['fence, all at once (group commit)', fenceConcurrent, fenceConcurrent / MESSAGES],
-          ['orchestrator, `steer`', steer, steer / MESSAGES],
-          ['orchestrator, `followup`', followup, followup / MESSAGES],
-        ].map(([what, writes, per]) => [String(what), String(writes), Number(per).toFixed(2)]),
+          ['fence, one after another', { writes: fenceSequential, fsyncs: fenceSequential }],
+          [
+            'fence, all at once (group commit)',
+            { writes: fenceConcurrent, fsyncs: fenceConcurrent },
+          ],
+          ['orchestrator, `steer`', steer],
+          ['orchestrator, `followup`, all at once', followup],
+          ['orchestrator, `followup`, the others while the first turn runs', followupWhileRunning],
+        ].map(([what, counted]) => {
+          const { writes, fsyncs } = counted as Counted;
+          return [String(what), String(writes), String(fsyncs), (fsyncs / MESSAGES).toFixed(2)];
+        }),
       },
     },
   ],
@@ -118,16 +159,16 @@ await publish({
     {
       name: `${MESSAGES} concurrent messages to one session, \`steer\``,
       goal: '≤ 16 fsyncs',
-      measured: `${steer}`,
-      met: steer <= 16,
+      measured: `${steer.fsyncs}`,
+      met: steer.fsyncs <= 16,
       why: 'every message but the first waits for the turn the first one starts and is written with its message: one append for all the messages and the turn start, one for the reply and the turn end',
     },
     {
       name: `${MESSAGES} concurrent messages to one session, \`followup\``,
       goal: '≤ 16 fsyncs',
-      measured: `${followup}`,
-      met: followup <= 16,
-      why: "each message gets its own turn, one after another (each turn's model call sees the replies before it), and each turn writes twice: its start before its model call (with the message, for a new one) and its reply with its end, durable before the answer. Writing the waiting messages together as they arrive saves nothing here (each turn still writes its start, then its reply: 128 either way). The floor without holding answers back is one fsync per message (65: a turn's start riding on the reply write before it), since every reply is produced at its own time and must be durable before it is sent; ≤ 16 needs each answer held until a later turn's write flushes it (a write-now, flush-shared-later append the storage port does not have) — up to three more model calls of delay per answer. `steer` is the mode that answers many concurrent messages with few writes",
+      measured: `${followup.fsyncs} all at once; ${followupWhileRunning.fsyncs} with the others sent while the first turn runs`,
+      met: Math.max(followup.fsyncs, followupWhileRunning.fsyncs) <= 16,
+      why: `each message gets its own turn, one after another (each turn's model call sees the replies before it), and its reply is durable before it is sent: at least one fsync per message (${MESSAGES}), since every reply is produced at its own time. Sent all at once, each turn writes its new message with its start (flushed during its model call: nothing about the turn goes out before it is durable) and then its reply: two each. Sent while a turn runs, the messages are written through it as they arrive (shared writes), and each turn answering one already durable writes its start unflushed (\`flush: 'with-next'\`), which its reply's fsync covers: one each. ≤ 16 needs each answer held until a later turn's write flushes it — up to three more model calls of delay per answer — which is a decision, not an optimisation; \`steer\` is the mode that answers many concurrent messages with few writes`,
     },
   ],
   notes: [],

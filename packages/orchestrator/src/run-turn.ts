@@ -22,8 +22,13 @@ import type { LiveTurn, TurnRuntime } from './turn-runtime';
 import { turnUsage } from './turn-usage';
 import type { TurnJoining } from './waiting-messages';
 
-/** The opening write's flush option (its fsync runs while the model call does). */
+/** The opening write's flush option with a new user message: its fsync runs while the model call does. */
 const FLUSH_DEFERRED = { flush: 'deferred' } as const;
+/**
+ * Without one (a turn for a message already durable: queued, recovered), nobody is told anything
+ * before the reply, whose flush covers the opening write too: it is not flushed on its own.
+ */
+const FLUSH_WITH_NEXT = { flush: 'with-next' } as const;
 
 /** What a turn answers: a new user message, or one already in the transcript (queued, recovered). */
 export type TurnInput = (
@@ -165,7 +170,11 @@ export async function runTurn(
     // Never empty: the opening write holds the turn's start, the closing one the turn's end.
     const result = await turn.fence.append(
       entries,
-      Object.assign({}, withSignal ? { signal } : undefined, opening ? FLUSH_DEFERRED : undefined),
+      Object.assign(
+        {},
+        withSignal ? { signal } : undefined,
+        opening ? (entries.some(isUserMessage) ? FLUSH_DEFERRED : FLUSH_WITH_NEXT) : undefined,
+      ),
     );
     turn.entries.push(...entries);
     if (opening) void held.open(result.durable);
@@ -365,4 +374,8 @@ export function storedOutcome(
     ...(end.usage === undefined ? {} : { usage: end.usage }),
     attempts: [],
   };
+}
+
+function isUserMessage(entry: TranscriptEntry): boolean {
+  return entry.type === 'message' && entry.role === 'user';
 }

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import type {
   AppendOptions,
   AppendResult,
+  FlushMode,
   MessageEntry,
   SessionLease,
   TranscriptChangeKind,
@@ -57,7 +58,7 @@ export async function appendEntries(
   options: AppendOptions = {},
 ): Promise<AppendResult> {
   const { signal, lease, expected } = options;
-  const deferred = options.flush === 'deferred';
+  const flush = options.flush ?? 'before-return';
   signal?.throwIfAborted();
   const path = context.transcriptPath(sessionId);
   const lockPath = context.lockPath(sessionId);
@@ -91,7 +92,7 @@ export async function appendEntries(
           guard,
           expected,
           signal,
-          deferred,
+          flush,
           trusted:
             options.checkedJustBefore === true && expected !== undefined
               ? snapshotOfState(expected)
@@ -113,8 +114,11 @@ interface AppendJob {
   guard: Guard;
   expected: TranscriptState | undefined;
   signal: AbortSignal | undefined;
-  /** Return once written; the fsync goes on (`AppendResult.durable`). */
-  deferred: boolean;
+  /**
+   * `deferred`: return once written, the fsync going on (`AppendResult.durable`); `with-next`: no
+   * fsync of its own (the next flushed append covers it), unless it created the file.
+   */
+  flush: FlushMode;
   /**
    * `expected`'s bytes, when the caller compared it with the file just before
    * (`checkedJustBefore`): the file's identity and size are compared, none of its bytes read.
@@ -298,12 +302,13 @@ async function writeBatch(
     }
   }
   let durable: Promise<void> | undefined;
-  if (context.durable) {
+  // A new file is flushed whatever was asked: its directory entry too must survive a crash.
+  if (context.durable && (job.flush !== 'with-next' || created)) {
     const flushed = Promise.all([
       fileSystem.fsync(fd),
       created ? context.syncDirectory() : Promise.resolve(),
     ]).then(() => {});
-    if (job.deferred) {
+    if (job.flush === 'deferred') {
       // The descriptor stays open until its fsync is done; the caller learns the end from
       // `durable` (marked handled here: a caller that never looks must not crash the process).
       file.keepUntil(flushed);

@@ -3,6 +3,7 @@
 // what does not need that state lives beside it (file-lease.ts, session-fence-error.ts, session-id.ts).
 import type {
   AppendResult,
+  FlushMode,
   LeaseEvent,
   MessageEntry,
   SessionFenceStatus,
@@ -44,8 +45,8 @@ interface AppendBatch {
   members: Array<{
     entries: readonly TranscriptEntry[];
     signal: AbortSignal | undefined;
-    /** `flush: 'deferred'`: resolved once written, the fsync still running. */
-    deferred: boolean;
+    /** `deferred` and `with-next`: resolved once written, not flushed yet. */
+    flush: FlushMode;
   }>;
   /** The members whose entries the write carried (not aborted when it started). */
   written: Set<AppendBatch['members'][number]>;
@@ -107,7 +108,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     const members = [...batch.written];
     if (members.length === 0) throw batch.members[0]?.signal?.reason;
     const signal = members.length === 1 ? members[0]?.signal : undefined;
-    const deferred = members.some((member) => member.deferred);
+    const flush = sharedFlush(members);
     assertStatus(['held', 'released'], 'append through');
     currentExpected(); // no recorded state: refused before a lease is taken
     await flushing;
@@ -131,7 +132,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
               expected: state,
               checkedJustBefore: justChecked,
               ...(signal === undefined ? {} : { signal }),
-              ...(deferred ? { flush: 'deferred' as const } : {}),
+              ...(flush === 'before-return' ? {} : { flush }),
             },
           );
           expected = result.state;
@@ -377,7 +378,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
       const member = {
         entries,
         signal: callOptions.signal,
-        deferred: callOptions.flush === 'deferred',
+        flush: callOptions.flush ?? 'before-return',
       };
       let batch = openBatch;
       if (batch === undefined) {
@@ -399,7 +400,7 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
         }
         if (!written.has(member)) throw member.signal?.reason;
         // A member that did not ask to defer gets its answer once the shared write is durable.
-        if (!member.deferred) await result.durable;
+        if (member.flush === 'before-return') await result.durable;
         return result;
       });
     },
@@ -434,4 +435,13 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
       });
     },
   };
+}
+
+/**
+ * How a shared write is flushed: `with-next` only when every append in it asked for that;
+ * otherwise `deferred` when any did (one that asked for `before-return` waits for `durable`).
+ */
+function sharedFlush(members: ReadonlyArray<{ flush: FlushMode }>): FlushMode {
+  if (members.every((member) => member.flush === 'with-next')) return 'with-next';
+  return members.some((member) => member.flush !== 'before-return') ? 'deferred' : 'before-return';
 }

@@ -68,6 +68,7 @@ export type {
   ClaimTurnResult,
   FenceAppendOptions,
   FenceCallOptions,
+  FlushMode,
   InspectOptions,
   LeaseEvent,
   LeaseOptions,

@@ -160,6 +160,9 @@ export interface SessionLease {
   release(): Promise<void>;
 }
 
+/** When an append's entries are flushed (made durable): see `AppendOptions.flush`. */
+export type FlushMode = 'before-return' | 'deferred' | 'with-next';
+
 export interface AppendOptions extends StorageCallOptions {
   /** Refuse (`stale-token` / `lock-lost`) unless this lease is the session's current one. */
   lease?: SessionLease;
@@ -168,10 +171,14 @@ export interface AppendOptions extends StorageCallOptions {
   /**
    * `deferred`: return once the entries are written (every reader sees them, `state` describes
    * them) while they are still being flushed; `AppendResult.durable` settles when the flush has
-   * (rejecting with a `storage` error when it failed). A store whose write is its flush (a
-   * database commit) returns durable entries either way. Default `before-return`.
+   * (rejecting with a `storage` error when it failed). `with-next`: written and never flushed on
+   * their own; the next flushed append to the transcript makes them durable with its own entries
+   * (a flush covers every write before it), so they are for entries nobody is told about before
+   * such an append (a turn's start for a message already durable); lost in a crash before it.
+   * A store whose write is its flush (a database commit) returns durable entries either way.
+   * Default `before-return`.
    */
-  flush?: 'before-return' | 'deferred';
+  flush?: FlushMode;
   /**
    * The caller compared `expected` with the transcript, under `lease`, as its step just before
    * this append (a fence's acquire, reacquire or check), and compares again after it. A store
@@ -389,9 +396,11 @@ export interface FenceAppendOptions extends FenceCallOptions {
   /**
    * `deferred`: the write's flush runs on after `append` resolves, so the fence can be released
    * meanwhile (see `AppendOptions.flush`); the result's `durable` settles with it, and the fence's
-   * next write waits for it (and fails if it failed). Default `before-return`.
+   * next write waits for it (and fails if it failed). `with-next`: not flushed on its own, the
+   * fence's next flushed write covers it. Appends that share one write are flushed as the most
+   * demanding of them asks. Default `before-return`.
    */
-  flush?: 'before-return' | 'deferred';
+  flush?: FlushMode;
 }
 
 /**
