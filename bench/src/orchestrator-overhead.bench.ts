@@ -289,7 +289,7 @@ await publish({
       goal: '≤ 1 ms',
       measured: `${ms(overhead)} ms`,
       met: overhead <= 1,
-      why: `the message's fsync runs during the model call (DESIGN.md "Durable before acknowledged"), but with a model that answers in about a millisecond the turn still waits for it before anything goes out, and the reply's fsync is before the answer (${ms(appendMs)} ms per append here, the median of both); with fsync off the overhead is ${ms(offOverhead)} ms`,
+      why: `the message's fsync runs during the model call (DESIGN.md "Durable before acknowledged"), but with a model that answers in about a millisecond the turn still waits for it before anything goes out, and the reply's fsync is before the answer (${ms(appendMs)} ms per append here, the median of both); with fsync off the overhead is ${ms(offOverhead)} ms. Cut on 2026-12-04 (issue 20): the fence's last check runs once the answer is out (side by side with the build before, 800 rounds each, interleaved: 0.15–0.17 ms lower p50 per turn in three runs, fsync on and off); the transport keeps its connection to the provider across calls (the Anthropic SDK stops reading at \`message_stop\`, and the connection used to be closed there: every call opened a new one, bare transport included)`,
     },
     {
       name: 'file-system calls per message (issue 20)',
