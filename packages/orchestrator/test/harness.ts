@@ -187,3 +187,28 @@ export function userTexts(entries: readonly TranscriptEntry[]): string[] {
       : [],
   );
 }
+
+/**
+ * Writes to `sessionId` what a crash leaves: a user message (`m1`, sent `ageMs` ago by the
+ * harness's clock) that no turn answered, after another turn's start (so not a legacy transcript's).
+ */
+export async function seedUnanswered(h: Harness, sessionId: string, ageMs = 0): Promise<void> {
+  await h.storage.append(sessionId, [
+    {
+      type: 'turn',
+      id: 'e0',
+      turnId: 't0',
+      phase: 'start',
+      messageId: 'x',
+      timestamp: new Date(0).toISOString(),
+    },
+    {
+      type: 'message',
+      id: 'm1',
+      messageId: 'm1',
+      timestamp: new Date(h.clock.now() - ageMs).toISOString(),
+      role: 'user',
+      content: [{ type: 'text', text: 'unanswered' }],
+    },
+  ]);
+}

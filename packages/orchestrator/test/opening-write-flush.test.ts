@@ -6,7 +6,7 @@
 import { createSessionFence } from '@keel/session-fence';
 import type { AppendOptions, SessionStorage, TranscriptEntry } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from './harness';
+import { createHarness, type Harness, seedUnanswered } from './harness';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -53,25 +53,7 @@ describe('a turn’s opening write', () => {
     harness = await recordingHarness(appends);
     const h = harness;
     expect((await h.orchestrator.runTurn({ sessionId: 's1', input: 'hello' })).kind).toBe('reply');
-    // A message a crash left unanswered (after a turn entry: not a legacy transcript's).
-    await h.storage.append('s2', [
-      {
-        type: 'turn',
-        id: 'e0',
-        turnId: 't0',
-        phase: 'start',
-        messageId: 'x',
-        timestamp: new Date(0).toISOString(),
-      },
-      {
-        type: 'message',
-        id: 'm1',
-        messageId: 'm1',
-        timestamp: new Date(h.clock.now()).toISOString(),
-        role: 'user',
-        content: [{ type: 'text', text: 'unanswered' }],
-      },
-    ]);
+    await seedUnanswered(h, 's2');
     const [recovered] = await h.orchestrator.recover('s2');
     expect(recovered?.kind).toBe('reply');
     expect(appends).toEqual([

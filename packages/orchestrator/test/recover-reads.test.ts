@@ -3,7 +3,7 @@
 // given), and with `minAgeMs` a message exactly that old is due (at least that long ago).
 import type { SessionStorage, StorageCallOptions } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from './harness';
+import { createHarness, type Harness, seedUnanswered } from './harness';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -20,27 +20,6 @@ function recordingReads(reads: Array<StorageCallOptions | undefined>) {
         return storage.read(sessionId, options);
       },
     });
-}
-
-async function seedMessage(h: Harness, ageMs: number) {
-  await h.storage.append('s1', [
-    {
-      type: 'turn',
-      id: 'e0',
-      turnId: 't0',
-      phase: 'start',
-      messageId: 'x',
-      timestamp: new Date(0).toISOString(),
-    },
-    {
-      type: 'message',
-      id: 'm1',
-      messageId: 'm1',
-      timestamp: new Date(h.clock.now() - ageMs).toISOString(),
-      role: 'user',
-      content: [{ type: 'text', text: 'unanswered' }],
-    },
-  ]);
 }
 
 describe('recover', () => {
@@ -61,14 +40,14 @@ describe('recover', () => {
 
   it('with minAgeMs, answers a message exactly that old', async () => {
     harness = await createHarness();
-    await seedMessage(harness, 30_000);
+    await seedUnanswered(harness, 's1', 30_000);
     const outcomes = await harness.orchestrator.recover('s1', { minAgeMs: 30_000 });
     expect(outcomes.map((outcome) => outcome.messageId)).toEqual(['m1']);
   });
 
   it('with minAgeMs, leaves a message one millisecond younger', async () => {
     harness = await createHarness();
-    await seedMessage(harness, 29_999);
+    await seedUnanswered(harness, 's1', 29_999);
     expect(await harness.orchestrator.recover('s1', { minAgeMs: 30_000 })).toEqual([]);
   });
 });
