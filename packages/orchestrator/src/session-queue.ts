@@ -3,9 +3,9 @@ import { adoptingFence } from './adopting-fence';
 import { createClaimWaiters, type QueuedElsewhere } from './claim-waiters';
 import { announceAnswered, claimOrQueue } from './claimed-turn';
 import { createLiveTurn } from './create-live-turn';
+import { createJoinNext } from './join-next';
 import { runTurn, type TurnInput } from './run-turn';
 import { createSlot, type Slot } from './session-slot';
-import { createSteerJoin } from './steer-join';
 import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
 
 export interface SubmitRequest {
@@ -40,9 +40,10 @@ export interface SessionQueue {
  * over) and is answered by the next turn (`followup`) or folded into the running one at its next
  * model call (`steer`; a message the running turn never got to fold is answered next). A repeated
  * `clientMessageId` joins the answer already on its way and never writes the message twice.
- * With `steer`, messages that arrive while no turn can take a write yet wait for the next turn to
- * write its own message and are written with it, in one append, and folded into its first model
- * call (`waiting-messages`): many concurrent messages make one turn, not one each.
+ * Messages that arrive while no turn can take a write yet wait for the next turn to write its own
+ * message and are written with it, in one append (`join-next`, `waiting-messages`): with `steer`
+ * they are folded into its first model call (many concurrent messages make one turn, not one
+ * each); with `followup` each is then answered by a turn of its own, in the order they came.
  * Queued messages another gateway wrote for the running turn (adopted by its fence) are treated
  * exactly like messages written through it here. A turn that ends with another turn of the
  * session waiting here hands its turn claim over to it (nothing released, nothing claimed anew).
@@ -156,6 +157,9 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
             ? undefined
             : await claimOrQueue(runtime, settings, turn, input, kept);
         if (claimed?.type === 'elsewhere') {
+          // Its message waits for the other gateway's turn; the messages waiting to be written
+          // with it go their own ways now (each queued there at once), not after its answer.
+          input.joining?.letGo();
           waiting = true;
           return { type: 'elsewhere', turn, unwatch, waiting: claimed.waiting };
         }
@@ -291,8 +295,7 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     const written = running === undefined ? undefined : await writeThroughRunning(request, running);
     if (running !== undefined && written !== undefined)
       return answerWritten(request, written, running.turnId);
-    if (runtime.settings.queueMode === 'steer') return joinNext(request);
-    return enqueue(request.sessionId, newInput(request), request.signal, request.onEvent);
+    return joinNext(request);
   }
 
   /** A message written for the turn `turnId` (queued through it, or with its own message). */
@@ -318,7 +321,7 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
     }
   }
 
-  const joinNext = createSteerJoin({
+  const joinNext = createJoinNext({
     runtime,
     slotOf,
     announce,

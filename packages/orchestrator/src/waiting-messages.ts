@@ -3,9 +3,9 @@ import type { TranscriptFacts } from './transcript-facts';
 import type { TurnEmitter } from './turn-emitter';
 import type { LiveTurn } from './turn-runtime';
 
-/** What became of a message that waited for a session's next turn (`steer`). */
+/** What became of a message that waited for a session's next turn. */
 export type JoinedMessage =
-  /** Written with the turn's own message, to be folded into its first model call. */
+  /** Written with the turn's own message (`steer`: to be folded into its first model call). */
   | { type: 'written'; message: MessageEntry; turnId: string; outcome: Promise<TurnOutcome> }
   /** Not taken (the turn ended before it wrote its message, or the message is a repeat). */
   | { type: 'left' }
@@ -21,6 +21,11 @@ export interface TurnJoining {
    * `emitter` (the turn's own, which holds its events until its message is durable).
    */
   written(emitter: TurnEmitter): void;
+  /**
+   * The turn will write nothing here (its session's turn runs at another gateway): the messages
+   * waiting are left at once, each to find its own way, instead of waiting for the turn's answer.
+   */
+  letGo(): void;
 }
 
 export interface JoinOptions {
@@ -44,11 +49,12 @@ interface Waiting extends JoinOptions {
 }
 
 /**
- * Messages that arrive for a session whose next turn has not written its own message yet
- * (`steer`). Without this each waits for a turn of its own, every one making its own writes; with
- * it they are written in that turn's first append (one write, one fsync: group commit) right after
- * its start and folded into its first model call, which sees them all. A repeat of a message the
- * transcript holds is left to its own turn, which answers it from the transcript.
+ * Messages that arrive for a session whose next turn has not written its own message yet.
+ * Without this each waits for a turn of its own, every one making its own writes; with it they are
+ * written in that turn's first append (one write, one fsync: group commit) right after its start,
+ * and (`steer`) folded into its first model call, which sees them all, or (`followup`) answered
+ * each by a turn of its own. A repeat of a message the transcript holds is left to its own turn,
+ * which answers it from the transcript.
  */
 export function createWaitingMessages(
   onWritten: (messages: MessageEntry[], turn: LiveTurn, emitter: TurnEmitter) => void,
@@ -92,6 +98,10 @@ export function createWaitingMessages(
       );
       for (const { entry, message } of done)
         entry.settle({ type: 'written', message, turnId, outcome });
+    },
+    letGo() {
+      for (const entry of waiting ?? []) entry.settle({ type: 'left' });
+      waiting = undefined;
     },
     answeredBy(answer) {
       outcome = answer;

@@ -2,9 +2,10 @@ import type { TurnOutcome } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, userTexts } from './harness';
 
-// `steer`: which messages join the wait for the next turn and are written with its message. A
-// repeat of a stored message and a message whose caller gave up are left (each gets a turn of its
-// own), and a wait opened while an earlier turn is ending stays the one later messages join.
+// Which messages join the wait for the next turn and are written with its message. A repeat of a
+// stored message and a message whose caller gave up are left (each gets a turn of its own), and a
+// wait opened while an earlier turn is ending stays the one later messages join (`steer`); with
+// `followup` the joined messages are then answered by turns of their own, in order.
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -81,16 +82,42 @@ describe('steer: joining the next turn', () => {
     expect(turnStarts(h)).toHaveLength(2);
     expect(h.sent()).toHaveLength(2);
   });
-  it('followup never joins: concurrent messages are each written by their own turn, after the answer before', async () => {
+  it('followup: concurrent messages are written with the first turn’s, then each answered by a turn of its own, in order', async () => {
     harness = await createHarness({ overrides: { queueMode: 'followup' } });
     const h = harness;
+    const seen = new Map<string, Set<string>>();
     const outcomes = await Promise.all(
-      ['one', 'two', 'three'].map((input) => h.orchestrator.runTurn({ sessionId: 's1', input })),
+      ['one', 'two', 'three'].map((input) =>
+        h.orchestrator.runTurn({
+          sessionId: 's1',
+          input,
+          onEvent: (event) => {
+            const turns = seen.get(input) ?? new Set<string>();
+            turns.add(event.turnId);
+            seen.set(input, turns);
+          },
+        }),
+      ),
     );
     expect(new Set(outcomes.map((outcome) => outcome.turnId)).size).toBe(3);
+    // One write for the three messages, then a turn each.
     const roles = (await h.entries('s1')).flatMap((entry) =>
       entry.type === 'message' ? [entry.role] : [],
     );
-    expect(roles).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(roles).toEqual(['user', 'user', 'user', 'assistant', 'assistant', 'assistant']);
+    // Each turn's model call sees the exchanges before it, and its own message last.
+    const sentUserTexts = h.mock.requests.map((request) =>
+      (request.messages as Array<{ role: string; content: unknown }>)
+        .filter((message) => message.role === 'user')
+        .map((message) => JSON.stringify(message.content)),
+    );
+    expect(sentUserTexts.map((texts) => texts.length)).toEqual([1, 2, 3]);
+    expect(
+      sentUserTexts[2]?.map((text) => ['one', 'two', 'three'].find((word) => text.includes(word))),
+    ).toEqual(['one', 'two', 'three']);
+    // Each caller hears its own turn only.
+    expect(['one', 'two', 'three'].map((input) => [...(seen.get(input) ?? [])])).toEqual(
+      outcomes.map((outcome) => [outcome.turnId]),
+    );
   });
 });

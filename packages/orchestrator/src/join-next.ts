@@ -10,8 +10,8 @@ import {
   type WaitingMessages,
 } from './waiting-messages';
 
-/** What `steer`'s join needs of the session queue. */
-export interface SteerJoinDeps {
+/** What joining the next turn needs of the session queue. */
+export interface JoinNextDeps {
   runtime: TurnRuntime;
   slotOf(sessionId: string): Slot;
   /** A message the turn's entries hold already: announced as arrived. */
@@ -27,11 +27,15 @@ export interface SteerJoinDeps {
 }
 
 /**
- * `steer`, no turn able to take a write: the message waits for the next turn to write its own
- * message and is written with it; with none waiting, it opens the wait with a turn of its own.
+ * No turn able to take a write: the message waits for the session's next turn to write its own
+ * message and is written with it (one write, one fsync for all); with none waiting, it opens the
+ * wait with a turn of its own. `steer`: that turn folds it into its first model call and answers
+ * it. `followup`: once written, it is answered by a turn of its own, queued at once (so in the
+ * order the messages came), whose opening write needs no flush of its own.
  */
-export function createSteerJoin(deps: SteerJoinDeps) {
+export function createJoinNext(deps: JoinNextDeps) {
   const { runtime, slotOf, announce, answerWritten, enqueueNew } = deps;
+  const steer = runtime.settings.queueMode === 'steer';
 
   async function joinNext(request: SubmitRequest): Promise<TurnOutcome> {
     const build = () =>
@@ -46,7 +50,8 @@ export function createSteerJoin(deps: SteerJoinDeps) {
       const joined = slot.waiting?.join(build, options);
       if (joined === undefined) {
         const waiting = createWaitingMessages((messages, turn, emitter) => {
-          detachFromCaller(turn);
+          // It answers the others' messages too (`steer`): one caller leaving must not end it.
+          if (steer) detachFromCaller(turn);
           for (const message of messages) announce(turn, message, emitter);
         });
         slot.waiting = waiting;
@@ -71,6 +76,8 @@ export function createSteerJoin(deps: SteerJoinDeps) {
     joined: Exclude<JoinedMessage, { type: 'left' }>,
   ): Promise<TurnOutcome> {
     const { message } = joined;
+    // `followup`: a turn of its own, queued now, while the turns behind it are not yet.
+    if (!steer && joined.type === 'written') return answerWritten(request, message, joined.turnId);
     const unwatch =
       joined.type === 'written' && request.onEvent !== undefined
         ? runtime.emitter.watch(joined.turnId, request.onEvent)
