@@ -1,11 +1,11 @@
-import type { ContentBlock, MessageEntry, SessionFence, TurnEvent, TurnOutcome } from '@keel/spec';
+import type { ContentBlock, MessageEntry, TurnEvent, TurnOutcome } from '@keel/spec';
 import { adoptingFence } from './adopting-fence';
 import { createClaimWaiters, type QueuedElsewhere } from './claim-waiters';
 import { announceAnswered, claimOrQueue } from './claimed-turn';
 import { createLiveTurn } from './create-live-turn';
 import { createJoinNext } from './join-next';
 import { runTurn, type TurnInput } from './run-turn';
-import { createSlot, type Slot } from './session-slot';
+import { chainOn, createSlot, endAfterAnswer, type Slot } from './session-slot';
 import { type LiveTurn, stopForShutdown, type TurnRuntime } from './turn-runtime';
 
 export interface SubmitRequest {
@@ -64,26 +64,13 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
 
   function chain<T>(sessionId: string, work: (slot: Slot) => Promise<T>): Promise<T> {
     const slot = slotOf(sessionId);
-    slot.queued += 1;
-    const result = slot.tail.then(() => work(slot));
-    slot.tail = result
-      .catch(() => undefined)
-      .then(() => {
-        slot.queued -= 1;
-        // A turn's fence ending after its answer went out: the session's next work waits for it.
-        const closing = slot.closing;
-        slot.closing = undefined;
-        return closing;
-      })
-      .finally(() => {
-        if (slot.queued > 0) return;
-        // Nothing left to hand a kept claim to (the turn it was kept for never claimed).
-        void slot.kept?.release();
-        slot.kept = undefined;
-        // No turn runs either: a slot's turns run only inside its chain.
-        slots.delete(sessionId);
-      });
-    return result;
+    return chainOn(slot, work, () => {
+      // Nothing left to hand a kept claim to (the turn it was kept for never claimed).
+      void slot.kept?.release();
+      slot.kept = undefined;
+      // No turn runs either: a slot's turns run only inside its chain.
+      slots.delete(sessionId);
+    });
   }
 
   /** Queues the turn for `input`, registered under its client message id while on its way. */
@@ -171,7 +158,7 @@ export function createSessionQueue(runtime: TurnRuntime): SessionQueue {
           // The fence's last check cannot change the outcome (a write found after the reply only
           // lets the lease go): without a claim it runs once the answer is out; with one, before
           // the claim goes, so the next holder finds the session let go.
-          if (claimed === undefined) slot.closing = endAfterAnswer(turn.fence);
+          if (claimed === undefined) endAfterAnswer(slot, turn.fence);
           else await turn.fence.end().catch(() => undefined);
           // A turn waiting here (adopted or queued) runs under this claim: released, another
           // gateway's waiter could take the turn first.
@@ -398,11 +385,4 @@ function newInput(request: SubmitRequest): TurnInput {
 
 function keyOf(sessionId: string, clientMessageId: string): string {
   return `${sessionId}\u0000${clientMessageId}`;
-}
-
-/** Ends `fence` once the answer in hand had its chance to go out (the loop's next check phase). */
-function endAfterAnswer(fence: SessionFence): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => fence.end())
-    .catch(() => undefined);
 }

@@ -1,4 +1,4 @@
-import type { TranscriptState } from '@keel/spec';
+import type { SessionFence, TranscriptState } from '@keel/spec';
 import type { HeldClaim } from './claimed-turn';
 import type { LiveTurn } from './turn-runtime';
 import type { WaitingMessages } from './waiting-messages';
@@ -36,4 +36,40 @@ export function createSlot(): Slot {
     keptSince: undefined,
     closing: undefined,
   };
+}
+
+/**
+ * Runs `work` after the slot's chain so far. The chain goes on once the work settled and a fence it
+ * left ending (`closing`) has ended; `idle` runs then if no work is queued behind it.
+ */
+export function chainOn<T>(
+  slot: Slot,
+  work: (slot: Slot) => Promise<T>,
+  idle: () => void,
+): Promise<T> {
+  slot.queued += 1;
+  const result = slot.tail.then(() => work(slot));
+  slot.tail = result
+    .catch(() => undefined)
+    .then(() => {
+      slot.queued -= 1;
+      // A turn's fence ending after its answer went out: the session's next work waits for it.
+      const closing = slot.closing;
+      slot.closing = undefined;
+      return closing;
+    })
+    .finally(() => {
+      if (slot.queued === 0) idle();
+    });
+  return result;
+}
+
+/**
+ * Ends `fence` once the answer in hand had its chance to go out (the loop's next check phase),
+ * as the slot's `closing`: the chain's next work waits for it.
+ */
+export function endAfterAnswer(slot: Slot, fence: SessionFence): void {
+  slot.closing = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => fence.end())
+    .catch(() => undefined);
 }
