@@ -33,7 +33,10 @@ export function checkTranscript(
     expect(answeredBy.length, `${sessionId}: message ${messageId} answered once`).toBe(1);
   }
   for (const [clientMessageId, stored] of byClient) {
-    expect(stored, `${clientMessageId} stored once`).toHaveLength(1);
+    expect(
+      stored.length,
+      `${clientMessageId} stored once\n${describeAround(entries, stored)}`,
+    ).toBe(1);
     const answer = answers.get(clientMessageId);
     expect(answer, `${clientMessageId} answered`).toBeDefined();
     const answeredBy = ends.get(stored[0]!.messageId) ?? [];
@@ -66,4 +69,39 @@ export function turnEndsByMessage(entries: readonly TranscriptEntry[]): Map<stri
     for (const messageId of answered) ends.set(messageId, [...(ends.get(messageId) ?? []), entry]);
   }
   return ends;
+}
+
+/** The entries around each of `stored` (a failure's evidence: who wrote the copy, and when). */
+function describeAround(
+  entries: readonly TranscriptEntry[],
+  stored: readonly MessageEntry[],
+): string {
+  if (stored.length <= 1) return '';
+  const lines: string[] = [];
+  for (const copy of stored) {
+    const at = entries.indexOf(copy);
+    for (let index = Math.max(0, at - 3); index <= Math.min(entries.length - 1, at + 3); index++) {
+      lines.push(`${index === at ? '>' : ' '} ${index} ${describeEntry(entries[index]!)}`);
+    }
+    lines.push('  ...');
+  }
+  return lines.join('\n');
+}
+
+function describeEntry(entry: TranscriptEntry): string {
+  const fields = entry as unknown as Record<string, unknown>;
+  const pick = [
+    'timestamp',
+    'type',
+    'role',
+    'phase',
+    'outcome',
+    'id',
+    'messageId',
+    'clientMessageId',
+    'turnId',
+  ]
+    .filter((key) => fields[key] !== undefined)
+    .map((key) => `${key}=${String(fields[key])}`);
+  return pick.join(' ');
 }

@@ -81,6 +81,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   const logs: Array<Record<string, unknown>> = [];
   const answers = new Map<string, ClientAnswer>();
   const attemptsPerMessage = new Map<string, number>();
+  // Each try of a message (a failure's evidence): the gateway's pid and what came back.
+  const tries = new Map<string, string[]>();
+  const noteTry = (clientMessageId: string, what: string) =>
+    tries.set(clientMessageId, [...(tries.get(clientMessageId) ?? []), what]);
   const total = sessions * messages;
   const killAt = Array.from({ length: kills }, (_, index) =>
     Math.floor(((index + 1) * total) / (kills + 1)),
@@ -94,7 +98,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     const old = slot.gateway;
     if (old.child.pid !== undefined) killedPids.push(old.child.pid);
     await group.kill(old);
-    logs.push(...old.logs);
+    logs.push(...tagged(old));
     restarts += 1;
     slot.kills += 1;
     slot.gateway = await group.start({ config, dir: old.dir });
@@ -132,6 +136,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ text, clientMessageId }),
         });
+        noteTry(clientMessageId, `pid ${gateway.child.pid}: ${response.status}`);
         if (response.status === 503) continue;
         expect(response.status).toBe(200);
         const body = (await response.json()) as ClientAnswer & { clientMessageId: string };
@@ -141,6 +146,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         return;
       } catch (error) {
         if ((error as { name?: string }).name === 'AssertionError') throw error;
+        noteTry(clientMessageId, `pid ${gateway.child.pid}: ${String(error)}`);
         await delay(50);
       }
     }
@@ -171,7 +177,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   // Graceful stops, then the stored sessions alone tell the story.
   for (const slot of slots) {
     expect(await slot.gateway.stop('SIGTERM')).toBe(0);
-    logs.push(...slot.gateway.logs);
+    logs.push(...tagged(slot.gateway));
   }
   expect(await storage.leftLeases(dir, killedPids)).toEqual([]);
   expect(answers.size).toBe(total);
@@ -179,7 +185,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     const sessionId = `chaos-${session}`;
     const read = await storage.read(sessionId, dir);
     expect(read.issues, sessionId).toEqual([]);
-    const stored = checkTranscript(sessionId, read.entries, answers);
+    let stored: Set<string>;
+    try {
+      stored = checkTranscript(sessionId, read.entries, answers);
+    } catch (error) {
+      process.stdout.write(`${describeSession(sessionId, tries, logs)}\n`);
+      throw error;
+    }
     for (let index = 0; index < messages; index += 1) {
       const clientMessageId = `${sessionId}-m${index}`;
       if (answers.get(clientMessageId)?.outcome === 'reply') {
@@ -213,6 +225,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     `request ceiling ${ceiling}, most in one turn ${most}`;
   process.stdout.write(`${line}\n`);
   return { messages: total, outcomes, restarts, line };
+}
+
+/** A gateway's log lines, each with the gateway's pid (`gatewayPid`). */
+function tagged(gateway: GatewayProcess): Array<Record<string, unknown>> {
+  return gateway.logs.map((line) => ({ gatewayPid: gateway.child.pid, ...line }));
+}
+
+/** A failed session's story: each try of its messages, and what the gateways logged about it. */
+function describeSession(
+  sessionId: string,
+  tries: ReadonlyMap<string, string[]>,
+  logs: ReadonlyArray<Record<string, unknown>>,
+): string {
+  const lines = [`${sessionId}: the tries of its messages`];
+  for (const [clientMessageId, each] of tries) {
+    if (clientMessageId.startsWith(`${sessionId}-`))
+      lines.push(`  ${clientMessageId}: ${each.join(' → ')}`);
+  }
+  lines.push(`${sessionId}: what the gateways logged`);
+  for (const line of logs)
+    if (line['sessionId'] === sessionId) lines.push(`  ${JSON.stringify(line)}`);
+  return lines.join('\n');
 }
 
 function chaosConfig(mock: { anthropicBaseUrl: string; openaiBaseUrl: string }) {
