@@ -93,6 +93,27 @@ describe('the fence adopts queued messages of other gateways', () => {
     expect(await ids()).toEqual(['m0', 'u1', 'q1', 'x1']);
   });
 
+  it('a client message another gateway queued, adopted by the step before an append of it, is not written again', async () => {
+    // A client's retry: queued at another gateway, and sent again here while the turn's model
+    // call ran; the orchestrator looked for it before the reacquire adopted the queued copy.
+    const client = (id: string) => ({ ...textMessage(id, 'the question'), clientMessageId: 'c1' });
+    const fence = await releasedFence();
+    await queue.appendQueued('s1', [client('q1')]);
+    const reacquired = fence.reacquire();
+    const written = fence.append([client('l1')]);
+    await reacquired;
+    await expect(written).rejects.toMatchObject({
+      name: 'SessionFenceError',
+      message: expect.stringContaining('queued by another gateway'),
+    });
+    expect(fence.takeAdopted().map((entry) => entry.id)).toEqual(['q1']);
+    // Another append of other messages still goes through, and the fence holds on.
+    await fence.append([textMessage('r1', 'reply', 'assistant')]);
+    await fence.end();
+    expect(fence.takeover).toBeUndefined();
+    expect(await ids()).toEqual(['m0', 'u1', 'q1', 'r1']);
+  });
+
   it('over a store without turn claims, a queued-looking write is a takeover', async () => {
     const { turnClaims: _, ...plain } = owner;
     const fence = createSessionFence({ storage: plain, sessionId: 's1' });

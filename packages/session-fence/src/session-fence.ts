@@ -68,6 +68,8 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
   let adopted: MessageEntry[] = [];
   // Appends left out because another gateway queued the same client messages meanwhile.
   const copies = new WeakSet<AppendBatch['members'][number]>();
+  // The client message ids of every queued message adopted so far (by any step, not only a write).
+  const adoptedClientIds = new Set<string>();
   // The flush of the last deferred append, while it may still run: the next write waits for it
   // and fails with its error (nothing written after an entry may be durable before it is).
   let flushing: Promise<void> | undefined;
@@ -121,6 +123,8 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     // check, a reacquire or the end, compares again); not once it had to adopt queued messages.
     let justChecked = afterCheck && !temporary && status === 'held';
     try {
+      // Copies of messages an earlier step adopted (the caller looked before that step ran).
+      leaveOutCopies(batch);
       for (let state = currentExpected(); ; state = currentExpected()) {
         try {
           if (batch.written.size === 0) return { state };
@@ -142,13 +146,12 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
         } catch (error) {
           // Queued messages written meanwhile: adopted under this lease, then the write again
           // (without the user messages another gateway queued the same client message as).
-          const known = adopted.length;
           if (
             SessionTakeoverError.isInstance(error) &&
             error.change === 'appended' &&
             (await adoptQueued(signal, true))
           ) {
-            leaveOutCopies(batch, adopted.slice(known));
+            leaveOutCopies(batch);
             justChecked = false;
             continue;
           }
@@ -168,19 +171,21 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
 
   /**
    * Leaves out of the batch each append of user messages only, one of which another gateway
-   * queued meanwhile with the same `clientMessageId` (a retry that reached two gateways at once):
-   * the message is stored once, as queued; that append fails (`SessionFenceError`).
+   * queued with the same `clientMessageId` and this fence adopted (a retry that reached two
+   * gateways at once): the message is stored once, as queued; that append fails
+   * (`SessionFenceError`).
    */
-  function leaveOutCopies(batch: AppendBatch, queued: readonly MessageEntry[]): void {
-    const ids = new Set(queued.map((message) => message.clientMessageId));
-    ids.delete(undefined);
-    if (ids.size === 0) return;
+  function leaveOutCopies(batch: AppendBatch): void {
+    if (adoptedClientIds.size === 0) return;
     for (const member of batch.written) {
       const userMessagesOnly = member.entries.every(
         (entry) => entry.type === 'message' && entry.role === 'user',
       );
       const copy = member.entries.some(
-        (entry) => entry.type === 'message' && ids.has(entry.clientMessageId),
+        (entry) =>
+          entry.type === 'message' &&
+          entry.clientMessageId !== undefined &&
+          adoptedClientIds.has(entry.clientMessageId),
       );
       if (userMessagesOnly && copy) {
         batch.written.delete(member);
@@ -273,6 +278,8 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
       if (messages.length !== seen.entries.length) return false;
       expected = seen.state;
       adopted.push(...messages);
+      for (const message of messages)
+        if (message.clientMessageId !== undefined) adoptedClientIds.add(message.clientMessageId);
       return true;
     } finally {
       await temporary?.release();
