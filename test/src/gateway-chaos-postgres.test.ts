@@ -4,7 +4,9 @@
  * sessions) with every message sent to a random gateway, and three `kill -9`s spread across the
  * gateways (each restarted); clients retry with their `clientMessageId` on a random live gateway.
  * Same assertions, transcripts read from the database, no lease row left after the graceful
- * stops (see `support/run-chaos.ts`). `KEEL_CHAOS_SEED` changes the seed.
+ * stops (see `support/run-chaos.ts`) but those the killed gateways held. `KEEL_CHAOS_SEED` changes
+ * the seed; `KEEL_CHAOS_KILLS` the number of `kill -9`s (12 found, in a quarter of its runs, a
+ * client's retry stored twice that 3 found once in many dozens: a stress setting, not for CI).
  */
 import { useTestDatabase } from '@keel/postgres-test-server';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +15,7 @@ import { runChaos } from './support/run-chaos';
 import { useGateways } from './support/use-gateways';
 
 const SEED = Number(process.env['KEEL_CHAOS_SEED'] ?? 4242);
+const KILLS = Number(process.env['KEEL_CHAOS_KILLS'] ?? 3);
 const database = useTestDatabase();
 const group = useGateways();
 
@@ -25,7 +28,7 @@ describe(`chaos over PostgreSQL, 3 gateways (seed ${SEED})`, () => {
       seed: SEED,
       sessions: 20,
       messages: 25,
-      kills: 3,
+      kills: KILLS,
       gateways: 3,
       group,
       storage: {
@@ -33,10 +36,15 @@ describe(`chaos over PostgreSQL, 3 gateways (seed ${SEED})`, () => {
         // A short lease: a killed gateway's sessions are free again five seconds after it died.
         config: { storage: { kind: 'postgres', url: database.url, leaseTtlMs: 5_000 } },
         read: (sessionId) => reader.read(sessionId),
-        leftLeases: async () => (await leaseRows(database)).map((lease) => lease.sessionId),
+        // A killed gateway's lease stays until another gateway takes the session (its holder
+        // names the gateway's pid, as `host:pid:…`).
+        leftLeases: async (_dir, killedPids) =>
+          (await leaseRows(database))
+            .filter((lease) => !killedPids.includes(Number(lease.holder.split(':')[1])))
+            .map((lease) => lease.sessionId),
       },
     });
-    expect(summary.restarts).toBe(3);
+    expect(summary.restarts).toBe(KILLS);
     expect(summary.outcomes.reply).toBeGreaterThan(0);
   });
 });
