@@ -126,44 +126,52 @@ describe('queued messages of another gateway, adopted by the running turn', () =
     expect(h.sent()).toHaveLength(2);
   });
 
-  it('a retry sent here while the reacquire adopts its queued copy: stored once, answered once, by the copy', async () => {
-    // The client's first try reached another gateway, which queued it; the retry comes here
-    // while the running turn's model call ends: it is looked for before the fence's reacquire
-    // adopts the copy, and its write waits behind that reacquire.
-    const queued = queuedMessage('q1', 'sent twice');
-    let retry: Promise<TurnOutcome> | undefined;
-    harness = await createHarness({
-      overrides: {
-        fences: (sessionId) => {
-          const fence = createSessionFence({ storage: harness!.storage, sessionId });
-          const reacquire = fence.reacquire.bind(fence);
-          return Object.assign(fence, {
-            async reacquire(options?: Parameters<typeof reacquire>[0]) {
-              if (retry !== undefined) return reacquire(options);
-              await queueFromOtherGateway(harness!, queued);
-              const reacquired = reacquire(options);
-              retry = harness!.orchestrator.runTurn({
-                sessionId: 's1',
-                input: 'sent twice',
-                clientMessageId: 'client-q1',
-              });
-              return reacquired;
-            },
-          });
+  it.each(['followup', 'steer'] as const)(
+    '%s: a retry sent here while the reacquire adopts its queued copy: stored once, answered once, by the copy',
+    async (queueMode) => {
+      // The client's first try reached another gateway, which queued it; the retry comes here
+      // while the running turn's model call ends: it is looked for before the fence's reacquire
+      // adopts the copy, and its write waits behind that reacquire.
+      const queued = queuedMessage('q1', 'sent twice');
+      let retry: Promise<TurnOutcome> | undefined;
+      harness = await createHarness({
+        overrides: {
+          queueMode,
+          fences: (sessionId) => {
+            const fence = createSessionFence({ storage: harness!.storage, sessionId });
+            const reacquire = fence.reacquire.bind(fence);
+            return Object.assign(fence, {
+              async reacquire(options?: Parameters<typeof reacquire>[0]) {
+                if (retry !== undefined) return reacquire(options);
+                await queueFromOtherGateway(harness!, queued);
+                const reacquired = reacquire(options);
+                retry = harness!.orchestrator.runTurn({
+                  sessionId: 's1',
+                  input: 'sent twice',
+                  clientMessageId: 'client-q1',
+                });
+                return reacquired;
+              },
+            });
+          },
         },
-      },
-    });
-    const h = harness;
-    const first = await h.orchestrator.runTurn({ sessionId: 's1', input: 'first' });
-    const retried = await retry!;
-    await h.orchestrator.shutdown();
-    expect(first.kind).toBe('reply');
-    const stored = (await h.entries('s1')).filter(
-      (entry) => entry.type === 'message' && entry.clientMessageId === 'client-q1',
-    );
-    expect(stored.map((entry) => entry.id)).toEqual(['q1']);
-    expect(retried).toMatchObject({ kind: 'reply', messageId: 'q1', clientMessageId: 'client-q1' });
-    expect(turnEnds(h).filter((outcome) => outcome.messageId === 'q1')).toHaveLength(1);
-    expect(h.sent()).toHaveLength(2);
-  });
+      });
+      const h = harness;
+      const first = await h.orchestrator.runTurn({ sessionId: 's1', input: 'first' });
+      const retried = await retry!;
+      await h.orchestrator.shutdown();
+      expect(first.kind).toBe('reply');
+      const stored = (await h.entries('s1')).filter(
+        (entry) => entry.type === 'message' && entry.clientMessageId === 'client-q1',
+      );
+      expect(stored.map((entry) => entry.id)).toEqual(['q1']);
+      expect(retried).toMatchObject({
+        kind: 'reply',
+        messageId: 'q1',
+        clientMessageId: 'client-q1',
+      });
+      expect(turnEnds(h).filter((outcome) => outcome.messageId === 'q1')).toHaveLength(1);
+      expect(h.sent()).toHaveLength(2);
+    },
+  );
 });
