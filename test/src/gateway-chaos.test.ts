@@ -5,7 +5,8 @@
  * during the run. Clients retry with their `clientMessageId` until they get an answer. Every
  * message must end with exactly one final outcome, none answered or stored twice, no turn over
  * its request ceiling, every transcript whole with no trailing orphan, and no lock left after a
- * graceful stop (see `support/run-chaos.ts`). `KEEL_CHAOS_SEED` changes the seed.
+ * graceful stop (see `support/run-chaos.ts`). `KEEL_CHAOS_SEED` changes the seed,
+ * `KEEL_CHAOS_KILLS` the number of `kill -9`s (more is a stress setting, not for CI).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { runChaos } from './support/run-chaos';
 import { useGateways } from './support/use-gateways';
 
 const SEED = Number(process.env['KEEL_CHAOS_SEED'] ?? 4242);
+const KILLS = Number(process.env['KEEL_CHAOS_KILLS'] ?? 3);
 const group = useGateways();
 
 describe(`chaos (seed ${SEED})`, () => {
@@ -25,7 +27,7 @@ describe(`chaos (seed ${SEED})`, () => {
       seed: SEED,
       sessions: 20,
       messages: 25,
-      kills: 3,
+      kills: KILLS,
       gateways: 1,
       group,
       storage: {
@@ -49,7 +51,7 @@ describe(`chaos (seed ${SEED})`, () => {
         },
       },
     });
-    expect(summary.restarts).toBe(3);
+    expect(summary.restarts).toBe(KILLS);
     expect(summary.outcomes.reply).toBeGreaterThan(0);
   });
 });
