@@ -11,7 +11,7 @@
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createTranscriptStore } from '@keel/session-fence';
 import { describe, expect, it } from 'vitest';
 import { runChaos } from './support/run-chaos';
@@ -25,7 +25,7 @@ describe(`chaos (seed ${SEED})`, () => {
   it('every message gets exactly one outcome through faults and kill -9 restarts', {
     timeout: 900_000,
   }, async () => {
-    await fileStoreChaos(1, (dir) => join(dir, 'sessions'));
+    await fileStoreChaos(1, 'sessions');
   });
 
   it('three gateways over one sessions folder, kill -9s spread across them: the same', {
@@ -33,12 +33,15 @@ describe(`chaos (seed ${SEED})`, () => {
   }, async () => {
     const shared = await mkdtemp(join(tmpdir(), 'keel-chaos-shared-'));
     group.defer(() => rm(shared, { recursive: true, force: true }));
-    await fileStoreChaos(3, () => join(shared, 'sessions'));
+    await fileStoreChaos(3, join(shared, 'sessions'));
   });
 });
 
-/** The chaos run over the file store, `gateways` of them over the folder `sessionsDir` names. */
-async function fileStoreChaos(gateways: number, sessionsDir: (dir: string) => string) {
+/**
+ * The chaos run over the file store, `gateways` of them over `sessionsDir` (relative to each
+ * gateway's own folder, as the gateway resolves it, or absolute: one folder for them all).
+ */
+async function fileStoreChaos(gateways: number, sessionsDir: string) {
   const summary = await runChaos({
     seed: SEED,
     sessions: 20,
@@ -48,12 +51,11 @@ async function fileStoreChaos(gateways: number, sessionsDir: (dir: string) => st
     group,
     storage: {
       name: 'file store',
-      // Relative to each gateway's own folder, unless absolute (one folder for them all).
-      config: { sessionsDir: gateways === 1 ? 'sessions' : sessionsDir('') },
+      config: { sessionsDir },
       read: (sessionId, dir) =>
-        createTranscriptStore({ sessionsDir: sessionsDir(dir) }).read(sessionId),
+        createTranscriptStore({ sessionsDir: resolve(dir, sessionsDir) }).read(sessionId),
       leftLeases: async (dir, killedPids) => {
-        const folder = sessionsDir(dir);
+        const folder = resolve(dir, sessionsDir);
         const locks = (await readdir(folder)).filter((name) => name.endsWith('.lock'));
         const owners = await Promise.all(
           locks.map(async (name) => {

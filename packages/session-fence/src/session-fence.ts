@@ -123,10 +123,11 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     // check, a reacquire or the end, compares again); not once it had to adopt queued messages.
     let justChecked = afterCheck && !temporary && status === 'held';
     try {
-      // Copies of messages an earlier step adopted (the caller looked before that step ran).
-      leaveOutCopies(batch);
       for (let state = currentExpected(); ; state = currentExpected()) {
         try {
+          // Copies of messages adopted so far: by an earlier step (the caller looked before it
+          // ran) or by this write's last try.
+          leaveOutCopies(batch);
           if (batch.written.size === 0) return { state };
           const result = await storage.append(
             sessionId,
@@ -151,7 +152,6 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
             error.change === 'appended' &&
             (await adoptQueued(signal, true))
           ) {
-            leaveOutCopies(batch);
             justChecked = false;
             continue;
           }

@@ -80,7 +80,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   );
   const logs: Array<Record<string, unknown>> = [];
   const answers = new Map<string, ClientAnswer>();
-  const attemptsPerMessage = new Map<string, number>();
   // Each try of a message (a failure's evidence): the gateway's pid and what came back.
   const tries = new Map<string, string[]>();
   const noteTry = (clientMessageId: string, what: string) =>
@@ -128,7 +127,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   /** Sends until an answer comes back; a failed connection (a killed gateway) is retried. */
   const send = async (sessionId: string, clientMessageId: string, text: string) => {
     for (;;) {
-      attemptsPerMessage.set(clientMessageId, (attemptsPerMessage.get(clientMessageId) ?? 0) + 1);
       const gateway = await pick();
       try {
         const response = await gateway.fetch(`/v1/sessions/${sessionId}/messages`, {
@@ -213,7 +211,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   }
   const stats = mock.chaosStats();
   const faults = Object.values(stats.faults).reduce((sum, count) => sum + count, 0);
-  const retries = [...attemptsPerMessage.values()].reduce((sum, count) => sum + count - 1, 0);
+  const retries = [...tries.values()].reduce((sum, each) => sum + each.length - 1, 0);
   const most = Math.max(0, ...turnEnds.map((line) => Number(line['requests'])));
   const killed =
     slots.length > 1 ? ` (per gateway ${slots.map((slot) => slot.kills).join('/')})` : '';
