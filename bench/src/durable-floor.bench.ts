@@ -3,11 +3,12 @@
  * message (a 20-turn history and one new message, streamed Chat Completions upstream) sent
  * directly with the `openai` SDK, through a bare `node:http` proxy (a hop, nothing stored), through
  * the durable floor (`lib/durable-proxy-child.ts`: the message and the reply appended and fsynced,
- * the answer sent after both, nothing else) and through the Keel gateway (durable). Interleaved
- * latency at 1 in flight, throughput at 1 and at 32 in flight, and each server process's CPU per
- * message. What the rows of section 1 ask of Keel — ≤ 2 ms over the direct SDK, CPU ≤ Portkey's
- * not-streamed proxy, ≥ 50 % of direct throughput at 32 in flight — is read against what the floor
- * itself costs.
+ * the answer sent after both, nothing else), through that floor with the parts the project keeps
+ * (`lib/fixed-parts-child.ts`: Fastify, the `openai` SDK through `@keel/transport`) and through the
+ * Keel gateway (durable). Interleaved latency at 1 in flight, throughput at 1 and at 32 in
+ * flight, and each server process's CPU per message. What the rows of section 1 ask of Keel — ≤ 2 ms
+ * over the direct SDK, CPU ≤ Portkey's not-streamed proxy, ≥ 50 % of direct throughput at 32 in
+ * flight — is read against what the floor costs, alone and with the parts the project keeps.
  *
  * Run: `pnpm build && pnpm bench durable-floor`.
  */
@@ -23,7 +24,7 @@ import { startMockProcess } from './lib/mock-process';
 import { processCpuMs } from './lib/process-cpu';
 import { publish } from './lib/result';
 import { startBareProxy } from './lib/start-bare-proxy';
-import { startDurableProxy } from './lib/start-durable-proxy';
+import { startDurableProxy, startFixedParts } from './lib/start-durable-proxy';
 import { median, ms, ratio, spread, summarize } from './lib/stats';
 
 const ROUNDS = pick(300, 12);
@@ -44,6 +45,8 @@ const gateway = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, 
 const bare = await startBareProxy(mock.url, 'pipe');
 const floorDir = await mkdtemp(join(tmpdir(), 'keel-bench-floor-'));
 const floor = await startDurableProxy(mock.url, floorDir);
+const fixedDir = await mkdtemp(join(tmpdir(), 'keel-bench-fixed-parts-'));
+const fixed = await startFixedParts(mock.openaiBaseUrl, fixedDir, MODEL);
 
 type Send = (session: number, text: string) => Promise<void>;
 const client = (baseURL: string) => new OpenAI({ apiKey: 'sk-bench', baseURL, maxRetries: 0 });
@@ -88,6 +91,18 @@ async function keel(session: number, text: string): Promise<void> {
     throw new Error(`unexpected outcome ${JSON.stringify(answer)}`);
 }
 
+/** The native route of the fixed-parts floor, sent as `gateway.send` sends to Keel's. */
+async function fixedParts(session: number, text: string): Promise<void> {
+  const response = await fetch(`${fixed.url}/v1/sessions/floor-${session}/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
+  const answer = (await response.json()) as { outcome?: string; text?: string };
+  if (!response.ok || answer.outcome !== 'reply' || answer.text !== REPLY)
+    throw new Error(`unexpected answer ${response.status} ${JSON.stringify(answer)}`);
+}
+
 const VARIANTS: Array<{ name: string; send: Send; pid?: number }> = [
   { name: 'direct SDK', send: conversationsVia(direct) },
   {
@@ -99,6 +114,11 @@ const VARIANTS: Array<{ name: string; send: Send; pid?: number }> = [
     name: 'durable floor (two appends and fsyncs, nothing else)',
     send: conversationsVia(viaFloor),
     pid: floor.service.pid,
+  },
+  {
+    name: 'durable floor with the fixed parts (Fastify, the `openai` SDK through `@keel/transport`)',
+    send: fixedParts,
+    pid: fixed.service.pid,
   },
   { name: 'Keel gateway (durable)', send: keel, pid: gateway.service.pid },
 ];
@@ -177,16 +197,19 @@ await Promise.allSettled([
   gateway.close(),
   bare.service.stop(),
   floor.service.stop(),
+  fixed.service.stop(),
   mock.close(),
 ]);
 await rm(floorDir, { recursive: true, force: true });
+await rm(fixedDir, { recursive: true, force: true });
 
 const summaries = new Map([...times].map(([name, values]) => [name, summarize(values)] as const));
 const base = summaries.get('direct SDK') ?? summarize([]);
 const overhead = (name: string) => (summaries.get(name)?.p50 ?? Number.NaN) - base.p50;
 const baseAt1 = median(at1.get('direct SDK') ?? []);
 const baseMany = median(atMany.get('direct SDK') ?? []);
-const [, bareName, floorName, keelName] = VARIANTS.map((variant) => variant.name) as [
+const [, bareName, floorName, fixedName, keelName] = VARIANTS.map((variant) => variant.name) as [
+  string,
   string,
   string,
   string,
@@ -197,7 +220,7 @@ const cpuOf = (name: string) => median(cpu.get(name) ?? []);
 await publish({
   order: 20.5,
   title: 'Issue 20: the floor of a durable gateway',
-  method: `Four variants, each the same streamed Chat Completions request (a ${HISTORY}-turn history and one new message) to the mock provider in its own process (zero delay, reply "${REPLY}"): sent directly with the \`openai\` SDK; through a bare \`node:http\` proxy with a keep-alive agent (forwards bytes, stores nothing); through the durable floor (\`bench/src/lib/durable-proxy-child.ts\`: parses the request, appends its last message as a JSON line to the session's file and starts that fsync, forwards the request, reads the whole answer, appends it, waits for both fsyncs, then answers — the least a server can do under DESIGN.md "Durable before acknowledged"; no lock, no fence, no transcript read, no turn); and through the Keel gateway (\`POST /v1/sessions/:id/messages\`, file store, fsync on, log level warn). Every variant sends the same messages to the same sessions, so their histories stay the same; each measured phase starts on ${SESSIONS} sessions of its own that were given ${HISTORY} turns first (not measured). Latency: ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one message per variant per round, the order rotating (at most ${Math.ceil((ROUNDS + WARMUP) / SESSIONS)} more turns per session by the end). Then ${BLOCKS} rounds of blocks per variant, in rotating order: ${BLOCK_AT_1} messages one at a time, ${BLOCK_MANY} with ${IN_FLIGHT} in flight (each in flight keeping to its own session), and ${CPU_BLOCK} one at a time for the server process's user + system CPU (\`/proc/<pid>/stat\`; the direct SDK sends that block too, unmeasured); medians of the blocks.`,
+  method: `Five variants, each the same conversation (a ${HISTORY}-turn history and one new message, streamed Chat Completions upstream) with the mock provider in its own process (zero delay, reply "${REPLY}"): sent directly with the \`openai\` SDK; through a bare \`node:http\` proxy with a keep-alive agent (forwards bytes, stores nothing); through the durable floor (\`bench/src/lib/durable-proxy-child.ts\`: parses the request, appends its last message as a JSON line to the session's file and starts that fsync, forwards the request, reads the whole answer, appends it, waits for both fsyncs, then answers — the least a server can do under DESIGN.md "Durable before acknowledged"; no lock, no fence, no transcript read, no turn); through the durable floor with the project's fixed parts (\`bench/src/lib/fixed-parts-child.ts\`: the same two appends and fsyncs, served by Fastify on Keel's native route, the model called through \`@keel/transport\` and the \`openai\` SDK, the answer as JSON, each session's conversation kept in memory); and through the Keel gateway (\`POST /v1/sessions/:id/messages\`, file store, fsync on, log level warn). Every variant sends the same messages to the same sessions, so their histories stay the same; each measured phase starts on ${SESSIONS} sessions of its own that were given ${HISTORY} turns first (not measured). Latency: ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one message per variant per round, the order rotating (at most ${Math.ceil((ROUNDS + WARMUP) / SESSIONS)} more turns per session by the end). Then ${BLOCKS} rounds of blocks per variant, in rotating order: ${BLOCK_AT_1} messages one at a time, ${BLOCK_MANY} with ${IN_FLIGHT} in flight (each in flight keeping to its own session), and ${CPU_BLOCK} one at a time for the server process's user + system CPU (\`/proc/<pid>/stat\`; the direct SDK sends that block too, unmeasured); medians of the blocks.`,
   baseline: 'the same request sent directly with the official `openai` SDK, in the same run.',
   tables: [
     {
@@ -231,24 +254,23 @@ await publish({
     },
     {
       caption:
-        'Section 1’s goals for Keel, and what the floor and Keel reach in this run: a goal the floor misses is out of reach for any durable gateway on this machine; one the floor meets is Keel’s own work to cut.',
+        'Section 1’s goals for Keel, and what the floor, the floor with the fixed parts and Keel reach in this run: a goal the floor misses is out of reach for any durable gateway on this machine; one the floor with the fixed parts misses is out of reach while the project keeps those parts; what Keel spends beyond that is its own work to cut.',
       table: {
-        columns: ['section 1 goal', 'durable floor', 'Keel'],
+        columns: ['section 1 goal', 'durable floor', 'with the fixed parts', 'Keel'],
         rows: [
           [
             'p50 overhead over the direct SDK ≤ 2 ms',
-            `${ms(overhead(floorName))} ms`,
-            `${ms(overhead(keelName))} ms`,
+            ...[floorName, fixedName, keelName].map((name) => `${ms(overhead(name))} ms`),
           ],
           [
             `throughput at ${IN_FLIGHT} in flight ≥ 50 % of direct`,
-            `${(shareMany(floorName) * 100).toFixed(0)} %`,
-            `${(shareMany(keelName) * 100).toFixed(0)} %`,
+            ...[floorName, fixedName, keelName].map(
+              (name) => `${(shareMany(name) * 100).toFixed(0)} %`,
+            ),
           ],
           [
             'server CPU per message ≤ Portkey’s not streamed (section 1)',
-            `${ms(cpuOf(floorName))} ms`,
-            `${ms(cpuOf(keelName))} ms`,
+            ...[floorName, fixedName, keelName].map((name) => `${ms(cpuOf(name))} ms`),
           ],
         ],
       },
@@ -257,7 +279,7 @@ await publish({
   // Not Keel's targets (those are section 1's rows): what the floor reaches against each of them.
   targets: [],
   notes: [
-    `Server CPU per message: bare proxy ${ms(cpuOf(bareName))} ms, durable floor ${ms(cpuOf(floorName))} ms, Keel ${ms(cpuOf(keelName))} ms (as its CLI runs, \`--optimize-for-size\`); section 1's CPU row asks Keel for at most what Portkey's not-streamed proxy spends (measured there), a proxy that stores nothing. CPU per block (ms per message): Keel ${(cpu.get(keelName) ?? []).map(ms).join(', ')}; durable floor ${(cpu.get(floorName) ?? []).map(ms).join(', ')}. The floor's CPU above the bare proxy's is what storing the two lines durably costs before any fence, turn or validation. The direct SDK's figure is the bench process's own CPU for its block: what the \`openai\` SDK spends on a streamed message client side (building the request, reading the stream), about what the gateway's own upstream call through the SDK costs it (the project keeps the SDKs).`,
-    'The floor keeps only the durability rule; what Keel adds on top of it, per message: the session fence (its lease and the transcript checks before each write, so a second writer or another gateway is refused rather than written over), the transcript read and context building, the turn (failover, tool pairing, compaction, events, provider health), request validation, and the answer as JSON instead of the provider’s bytes.',
+    `Server CPU per message: bare proxy ${ms(cpuOf(bareName))} ms, durable floor ${ms(cpuOf(floorName))} ms, with the fixed parts ${ms(cpuOf(fixedName))} ms (V8's default heap settings), Keel ${ms(cpuOf(keelName))} ms (as its CLI runs, \`--optimize-for-size\`; section 1 has Keel without it too); section 1's CPU row asks Keel for at most what Portkey's not-streamed proxy spends (measured there), a proxy that stores nothing. CPU per block (ms per message): Keel ${(cpu.get(keelName) ?? []).map(ms).join(', ')}; with the fixed parts ${(cpu.get(fixedName) ?? []).map(ms).join(', ')}; durable floor ${(cpu.get(floorName) ?? []).map(ms).join(', ')}. The floor's CPU above the bare proxy's is what storing the two lines durably costs before any fence, turn or validation. The direct SDK's figure is the bench process's own CPU for its block: what the \`openai\` SDK spends on a streamed message client side (building the request, reading the stream), about what the gateway's own upstream call through the SDK costs it (the project keeps the SDKs).`,
+    'The floor with the fixed parts adds to the floor what the project chose and keeps: Fastify serving Keel’s native route (its JSON schema checked), the model called through `@keel/transport` with the official `openai` SDK (streamed, as the gateway calls it), the answer as JSON; each session’s conversation kept in memory. The floor keeps only the durability rule; what Keel adds on top of both, per message: the session fence (its lease and the transcript checks before each write, so a second writer or another gateway is refused rather than written over), the transcript read and context building, the turn (failover, tool pairing, compaction, events, provider health), request validation, and the answer as JSON instead of the provider’s bytes.',
   ],
 });
