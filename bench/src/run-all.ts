@@ -61,7 +61,10 @@ if (only.length === 0 && !SMOKE && crashed.length === 0) {
 } else if (only.length > 0 && writeAlone && !SMOKE && crashed.length === 0) {
   const target = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
   const measured = `Measured on its own (\`pnpm bench ${only.join(' ')} --write\`) on ${machine.date.slice(0, 10)}, ${machine.cpu} × ${machine.cores} cores, load ${loadText(machine.load)} at start, ${loadText(endLoad)} at end, ${minutes} min; the machine table above is from the last full run.`;
-  writeFileSync(target, mergeResults(readFileSync(target, 'utf8'), results, measured));
+  writeFileSync(
+    target,
+    mergeResults(readFileSync(target, 'utf8'), results, measured, WHERE_THE_TIME_GOES),
+  );
   console.log(`\nwrote ${results.map((result) => result.title).join(', ')} into ${target}`);
 }
 console.log(

@@ -105,4 +105,42 @@ with a \`delete\`, a nested generator per stream) and \`AbortSignal\`s (Node 20 
 prototype after making it). The SDK now reads the model's answer straight from the \`node:http\`
 stream instead of through a web \`ReadableStream\` (\`makeTransferable\` alone was 1.7 % of the
 busy time). Together, side by side with the build before: 10–20 % less CPU per message.
+
+**What is Keel's own, measured on 2026-12-04.** The durable floor with the parts the project keeps
+(section "Issue 20: the floor of a durable gateway": Fastify on the native route, the \`openai\`
+SDK through \`@keel/transport\`, the two durable appends, the answer as JSON) reached all three of
+section 1's issue-20 goals in both full runs: +1.41 and +1.76 ms p50 over the direct SDK, 62 and
+66 % of direct throughput at 32 in flight, 1.20 and 1.40 ms of CPU per message — Keel, in the same
+rounds, +3.51 and +4.33 ms, 20 % both, 3.55 and 3.80 ms. The gap is Keel's own work, not the SDK, Fastify or the disk. Of it:
+- The heap flag. Section 1 measures a gateway without \`--optimize-for-size\` beside the CLI's:
+  0.87 ms lower p50 in its run, and 3.00 against 5.20 ms of CPU per message. By thread
+  (\`/proc/<pid>/task/*/stat\`, 2 480 messages each, two gateways side by side): the main thread
+  6.89 s with the flag against 6.01 s without (+15 %), V8's worker threads 2.67 s against 2.02 s
+  (+32 %), libuv's thread pool 0.66 s both. Collections counted by \`PerformanceObserver('gc')\`:
+  161 scavenges against 68 (the flag keeps the young generation small), 6 full collections each;
+  their pauses on the main thread add up to 0.04 ms per message more, a small part of the cost.
+  Tried on 2026-12-04 and dropped: \`--single-threaded-gc\` (10 % less CPU in one run at launch,
+  latency the same) cannot be set from inside the process — \`v8.setFlagsFromString\` after start
+  aborts V8 (\`Check failed: concurrent_marking_handle_\`), as does \`--no-concurrent-marking\` at
+  launch with the CLI's runtime flag — so it needs a launcher that starts \`node\` with its flags;
+  keeping bytecode (\`--no-flush-bytecode\`) changed nothing.
+- Allocations. 396 KB per message (V8's sampling heap profiler with collected objects included,
+  3 330 messages over 64 sessions of 20-odd turns): the orchestrator 81 KB (the model context 27 KB:
+  a new message object for every entry on every turn), session-fence 71 KB (the \`Stats\` objects
+  of its \`lstat\`s 8 KB, the append path, a fence made per turn), the \`openai\` SDK 53 KB (headers,
+  request options, the SSE parser), Node's internals 43 KB, the transport 36 KB (message conversion
+  14 KB), the gateway 8 KB, Fastify 5 KB. Under the flag every allocated byte costs more collection
+  work, so the next cut is allocations rather than system calls: a model context, and its converted
+  form, kept per session and extended by what each turn adds instead of rebuilt.
+- The orchestrator's turn (in process, timed call by call, fsync on against off, 3 000 turns
+  each): the reply's write and fsync take 0.54 ms against 0.09 ms without fsync, and an fsync a
+  millisecond after the last one costs 0.35–0.45 ms here against 0.2 ms back to back; the message's
+  fsync, overlapped with the model call, costs nothing visible (the call 1.57 against 1.59 ms).
+  Writing the message unflushed, for the reply's fsync to cover (one fsync a turn), was tried and
+  measured no faster (+1.28 and +1.44 ms against +1.53 and +1.22 ms, two runs each): dropped. From
+  the message's write to the model call, building the request takes 0.34 ms of JavaScript.
+- Memory. A heap snapshot at 1 000 sessions (10 000 messages, without the flag) holds 67 MB —
+  code 11 MB, strings 14 MB, plain objects 8 MB, the watchers of 1 000 kept leases — while the
+  process's RSS was 320 MiB: V8's own heuristics let the heap grow to several times what is alive,
+  which is why the CLI keeps the flag (section "Issue 20: bounded memory").
 `;

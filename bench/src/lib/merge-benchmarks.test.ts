@@ -63,6 +63,16 @@ describe('mergeResults', () => {
     expect(table(merged)).toEqual(table(document));
   });
 
+  it('replaces the closing section when given one, and keeps it otherwise', () => {
+    const tail = '## Where the time goes\n\nnew tail\n';
+    const merged = mergeResults(document, [result('Issue 18: failover')], 'alone', tail);
+    expect(merged.endsWith('not met** |\n\n## Where the time goes\n\nnew tail\n')).toBe(true);
+    expect(merged).not.toContain('\ntail\n');
+    expect(mergeResults(document, [], 'alone')).toBe(document);
+    const none = document.slice(0, document.indexOf('## Where the time goes'));
+    expect(mergeResults(none, [], 'alone', tail)).toBe(`${none.trimEnd()}\n\n${tail}`);
+  });
+
   it('adds a new row before "Where the time goes" and its targets at the end of the table', () => {
     const merged = mergeResults(document, [result('Issue 19: new')], 'alone');
     expect(merged.indexOf('## Issue 19: new')).toBeGreaterThan(merged.indexOf('old failover text'));

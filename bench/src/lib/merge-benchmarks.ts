@@ -3,7 +3,8 @@
  * `BENCHMARKS.md` without measuring every other row again: each row's section is replaced (or
  * added before "Where the time goes") and marked with when it was measured, and its lines in the
  * targets table are replaced. Rows a long run measures alone (the failover scorecard takes
- * minutes) land in the document the same way as from a full run.
+ * minutes) land in the document the same way as from a full run. The closing section ("Where the
+ * time goes", written by hand in `where-the-time-goes.ts`) is replaced by `tail` when one is given.
  */
 import { renderResult, renderTable } from './markdown';
 import type { BenchResult } from './result';
@@ -14,13 +15,16 @@ export function mergeResults(
   document: string,
   results: readonly BenchResult[],
   measured: string,
+  tail?: string,
 ): string {
   let text = document;
   for (const result of results) {
     text = replaceSection(text, result, measured);
     text = replaceTargets(text, result);
   }
-  return text;
+  if (tail === undefined) return text;
+  const from = text.indexOf(TAIL_HEADING);
+  return `${from === -1 ? `${text.trimEnd()}\n\n` : text.slice(0, from)}${tail.trimEnd()}\n`;
 }
 
 function replaceSection(text: string, result: BenchResult, measured: string): string {
