@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Message } from '@keel/spec';
 import { createTransport } from '@keel/transport';
 import Fastify from 'fastify';
+import { messageBody } from '../../../apps/gateway/src/http/schemas';
 
 const [upstream = '', dir = '', model = ''] = process.argv.slice(2);
 const transport = createTransport({
@@ -54,15 +55,8 @@ app.post<{ Params: { sessionId: string }; Body: { text: string } }>(
         required: ['sessionId'],
         properties: { sessionId: { type: 'string', minLength: 1, maxLength: 200 } },
       },
-      body: {
-        type: 'object',
-        required: ['text'],
-        additionalProperties: false,
-        properties: {
-          text: { type: 'string', minLength: 1, pattern: '\\S' },
-          clientMessageId: { type: 'string', minLength: 1, maxLength: 200 },
-        },
-      },
+      // The gateway's own schema for the route's body.
+      body: messageBody,
     },
   },
   async (request) => {
