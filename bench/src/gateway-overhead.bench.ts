@@ -364,14 +364,14 @@ await publish({
     {
       name: `throughput at ${IN_FLIGHT} in flight (issue 20)`,
       goal: '≥ 50 % of direct',
-      measured: `$(keelShareAtMany * 100).toFixed(0)%`,
+      measured: `${(keelShareAtMany * 100).toFixed(0)} %`,
       met: keelShareAtMany >= 0.5,
       why: 'the gateway process is CPU-bound: per message it makes its own upstream SDK call (as much work as the direct client), serves HTTP and runs the turn, on the two cores the client and the provider use too. The section “Issue 20: the floor of a durable gateway” measures, side by side with Keel, the floor with the parts the project keeps (Fastify, the `openai` SDK through `@keel/transport`) against this goal: what Keel spends above it is its own work.',
     },
     {
       name: 'throughput at 1 in flight',
       goal: '≥ 80 % of direct',
-      measured: `$(keelShareAt1 * 100).toFixed(0)%`,
+      measured: `${(keelShareAt1 * 100).toFixed(0)} %`,
       met: keelShareAt1 >= 0.8,
       why: 'one at a time, throughput is the inverse of latency: the fsyncs on the critical path',
     },

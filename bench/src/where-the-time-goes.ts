@@ -113,7 +113,8 @@ section 1's issue-20 goals in both full runs: +1.41 and +1.76 ms p50 over the di
 66 % of direct throughput at 32 in flight, 1.20 and 1.40 ms of CPU per message — Keel, in the same
 rounds, +3.51 and +4.33 ms, 20 % both, 3.55 and 3.80 ms. The gap is Keel's own work, not the SDK, Fastify or the disk. Of it:
 - The heap flag. Section 1 measures a gateway without \`--optimize-for-size\` beside the CLI's:
-  0.87 ms lower p50 in its run, and 3.00 against 5.20 ms of CPU per message. By thread
+  0.87 and 1.06 ms lower p50 in two runs, and 3.00 against 5.20 ms, 3.85 against 6.30 ms, of CPU
+  per message. By thread
   (\`/proc/<pid>/task/*/stat\`, 2 480 messages each, two gateways side by side): the main thread
   6.89 s with the flag against 6.01 s without (+15 %), V8's worker threads 2.67 s against 2.02 s
   (+32 %), libuv's thread pool 0.66 s both. Collections counted by \`PerformanceObserver('gc')\`:
