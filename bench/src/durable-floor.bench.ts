@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { pick } from './lib/env';
 import { interleave } from './lib/interleave';
-import { oneMockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import { oneMockGatewayConfig, postMessage, startKeelGateway } from './lib/keel-gateway';
 import { closedLoop } from './lib/load';
 import { startMockProcess } from './lib/mock-process';
 import { processCpuMs } from './lib/process-cpu';
@@ -91,16 +91,11 @@ async function keel(session: number, text: string): Promise<void> {
     throw new Error(`unexpected outcome ${JSON.stringify(answer)}`);
 }
 
-/** The native route of the fixed-parts floor, sent as `gateway.send` sends to Keel's. */
+/** The fixed-parts floor's native route, posted to as `gateway.send` posts to Keel's. */
 async function fixedParts(session: number, text: string): Promise<void> {
-  const response = await fetch(`${fixed.url}/v1/sessions/floor-${session}/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ text }),
-  });
-  const answer = (await response.json()) as { outcome?: string; text?: string };
-  if (!response.ok || answer.outcome !== 'reply' || answer.text !== REPLY)
-    throw new Error(`unexpected answer ${response.status} ${JSON.stringify(answer)}`);
+  const answer = await postMessage(fixed.url, `floor-${session}`, text);
+  if (answer.outcome !== 'reply' || answer.text !== REPLY)
+    throw new Error(`unexpected answer ${JSON.stringify(answer)}`);
 }
 
 const VARIANTS: Array<{ name: string; send: Send; pid?: number }> = [

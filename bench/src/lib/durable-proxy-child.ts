@@ -8,9 +8,10 @@
  * retries, no turn. The session is the `x-session` header (one file each, kept open).
  * Prints `DURABLE_PROXY_LISTENING <url>`. Run by `start-durable-proxy.ts`, in its own process.
  */
-import { closeSync, fsync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { durableAppend } from './durable-append';
 
 const [upstream = '', dir = ''] = process.argv.slice(2);
 const target = new URL(upstream);
@@ -24,14 +25,6 @@ function fileOf(session: string): number {
     files.set(session, fd);
   }
   return fd;
-}
-
-/** Appends `line` and resolves once it is on disk. */
-function durableAppend(fd: number, line: string): Promise<void> {
-  writeSync(fd, `${line}\n`);
-  return new Promise((resolve, reject) =>
-    fsync(fd, (error) => (error ? reject(error) : resolve())),
-  );
 }
 
 async function bodyOf(stream: IncomingMessage): Promise<Buffer> {

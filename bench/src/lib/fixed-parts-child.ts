@@ -9,12 +9,13 @@
  * turn, failover, event or log line. What Keel's gateway spends beyond this is its own work.
  * Prints `FIXED_PARTS_LISTENING <url>`. Run by `start-durable-proxy.ts`, in its own process.
  */
-import { closeSync, fsync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@keel/spec';
 import { createTransport } from '@keel/transport';
 import Fastify from 'fastify';
 import { messageBody } from '../../../apps/gateway/src/http/schemas';
+import { durableAppend } from './durable-append';
 
 const [upstream = '', dir = '', model = ''] = process.argv.slice(2);
 const transport = createTransport({
@@ -37,14 +38,6 @@ function sessionOf(id: string): { fd: number; messages: Message[] } {
   return session;
 }
 
-/** Appends `value` as a JSON line and resolves once it is on disk. */
-function durableAppend(fd: number, value: unknown): Promise<void> {
-  writeSync(fd, `${JSON.stringify(value)}\n`);
-  return new Promise((resolve, reject) =>
-    fsync(fd, (error) => (error ? reject(error) : resolve())),
-  );
-}
-
 const app = Fastify({ logger: false });
 app.post<{ Params: { sessionId: string }; Body: { text: string } }>(
   '/v1/sessions/:sessionId/messages',
@@ -65,7 +58,7 @@ app.post<{ Params: { sessionId: string }; Body: { text: string } }>(
       role: 'user',
       content: [{ type: 'text', text: request.body.text }],
     };
-    const written = durableAppend(session.fd, message);
+    const written = durableAppend(session.fd, JSON.stringify(message));
     let text = '';
     for await (const event of transport.stream({
       messages: [...session.messages, message],
@@ -73,7 +66,7 @@ app.post<{ Params: { sessionId: string }; Body: { text: string } }>(
       if (event.type === 'text-delta') text += event.text;
     }
     const reply: Message = { role: 'assistant', content: [{ type: 'text', text }] };
-    await Promise.all([written, durableAppend(session.fd, reply)]);
+    await Promise.all([written, durableAppend(session.fd, JSON.stringify(reply))]);
     session.messages.push(message, reply);
     return { outcome: 'reply', text, model, provider: 'mock' };
   },

@@ -104,15 +104,23 @@ export async function startKeelGateway(
       await service.stop();
       if (dir === undefined) await rm(home, { recursive: true, force: true });
     },
-    async send(sessionId, text, clientMessageId) {
-      const response = await fetch(`${url}/v1/sessions/${sessionId}/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(clientMessageId === undefined ? { text } : { text, clientMessageId }),
-      });
-      if (!response.ok)
-        throw new Error(`gateway answered ${response.status}: ${await response.text()}`);
-      return (await response.json()) as GatewayAnswer;
-    },
+    send: (sessionId, text, clientMessageId) => postMessage(url, sessionId, text, clientMessageId),
   };
+}
+
+/** `POST /v1/sessions/:sessionId/messages` at the server `url` (Keel's native route), its JSON answer. */
+export async function postMessage(
+  url: string,
+  sessionId: string,
+  text: string,
+  clientMessageId?: string,
+): Promise<GatewayAnswer> {
+  const response = await fetch(`${url}/v1/sessions/${sessionId}/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(clientMessageId === undefined ? { text } : { text, clientMessageId }),
+  });
+  if (!response.ok)
+    throw new Error(`gateway answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as GatewayAnswer;
 }
