@@ -18,7 +18,12 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { pick } from './lib/env';
 import { interleave } from './lib/interleave';
-import { oneMockGatewayConfig, postMessage, startKeelGateway } from './lib/keel-gateway';
+import {
+  oneMockGatewayConfig,
+  PNPM_START_NODE_OPTIONS,
+  postMessage,
+  startKeelGateway,
+} from './lib/keel-gateway';
 import { closedLoop } from './lib/load';
 import { startMockProcess } from './lib/mock-process';
 import { processCpuMs } from './lib/process-cpu';
@@ -41,7 +46,10 @@ const REPLY = 'ok';
 type Message = { role: 'user' | 'assistant'; content: string };
 
 const mock = await startMockProcess({ reply: REPLY });
-const gateway = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MODEL));
+// Keel as `pnpm start` launches it, as in section 1.
+const gateway = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MODEL), undefined, [
+  ...PNPM_START_NODE_OPTIONS,
+]);
 const bare = await startBareProxy(mock.url, 'pipe');
 const floorDir = await mkdtemp(join(tmpdir(), 'keel-bench-floor-'));
 const floor = await startDurableProxy(mock.url, floorDir);
@@ -274,7 +282,7 @@ await publish({
   // Not Keel's targets (those are section 1's rows): what the floor reaches against each of them.
   targets: [],
   notes: [
-    `Server CPU per message: bare proxy ${ms(cpuOf(bareName))} ms, durable floor ${ms(cpuOf(floorName))} ms, with the fixed parts ${ms(cpuOf(fixedName))} ms (V8's default heap settings), Keel ${ms(cpuOf(keelName))} ms (as its CLI runs, \`--optimize-for-size\`; section 1 has Keel without it too); section 1's CPU row asks Keel for at most what Portkey's not-streamed proxy spends (measured there), a proxy that stores nothing. CPU per block (ms per message): Keel ${(cpu.get(keelName) ?? []).map(ms).join(', ')}; with the fixed parts ${(cpu.get(fixedName) ?? []).map(ms).join(', ')}; durable floor ${(cpu.get(floorName) ?? []).map(ms).join(', ')}. The floor's CPU above the bare proxy's is what storing the two lines durably costs before any fence, turn or validation. The direct SDK's figure is the bench process's own CPU for its block: what the \`openai\` SDK spends on a streamed message client side (building the request, reading the stream), about what the gateway's own upstream call through the SDK costs it (the project keeps the SDKs).`,
+    `Server CPU per message: bare proxy ${ms(cpuOf(bareName))} ms, durable floor ${ms(cpuOf(floorName))} ms, with the fixed parts ${ms(cpuOf(fixedName))} ms (V8's default heap settings), Keel ${ms(cpuOf(keelName))} ms (as \`pnpm start\` launches it, \`node ${PNPM_START_NODE_OPTIONS.join(' ')}\`, the gateway bounding its heap; section 1 has Keel with V8's own heap heuristics and with the \`--optimize-for-size\` fallback too); section 1's CPU row asks Keel for at most what Portkey's not-streamed proxy spends (measured there), a proxy that stores nothing. CPU per block (ms per message): Keel ${(cpu.get(keelName) ?? []).map(ms).join(', ')}; with the fixed parts ${(cpu.get(fixedName) ?? []).map(ms).join(', ')}; durable floor ${(cpu.get(floorName) ?? []).map(ms).join(', ')}. The floor's CPU above the bare proxy's is what storing the two lines durably costs before any fence, turn or validation. The direct SDK's figure is the bench process's own CPU for its block: what the \`openai\` SDK spends on a streamed message client side (building the request, reading the stream), about what the gateway's own upstream call through the SDK costs it (the project keeps the SDKs).`,
     'The floor with the fixed parts adds to the floor what the project chose and keeps: Fastify serving Keel’s native route (its JSON schema checked), the model called through `@keel/transport` with the official `openai` SDK (streamed, as the gateway calls it), the answer as JSON; each session’s conversation kept in memory. The floor keeps only the durability rule; what Keel adds on top of both, per message: the session fence (its lease and the transcript checks before each write, so a second writer or another gateway is refused rather than written over), the transcript read and context building, the turn (failover, tool pairing, compaction, events, provider health), request validation, and the answer as JSON instead of the provider’s bytes.',
   ],
 });

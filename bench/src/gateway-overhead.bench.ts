@@ -2,14 +2,20 @@
  * Rows 1 and 2: a message through the Keel gateway (durable, fsync on) in a session holding a
  * 20-turn history, and the same request through Portkey's open-source gateway, each against the
  * same request sent directly with the official `openai` SDK, all to the mock provider in its own
- * process (zero delay); and the server CPU per message of each gateway process, Keel with and
- * without the V8 flag its CLI sets (`--optimize-for-size`), Portkey streamed and not streamed.
+ * process (zero delay); and the server CPU per message of each gateway process: Keel as `pnpm
+ * start` launches it (a young generation chosen at launch, the old one bounded by the gateway),
+ * as `keel-gateway` runs without launch options (`--optimize-for-size`) and with V8's own heap
+ * heuristics (`--no-optimize-for-size`, memory not bounded); Portkey streamed and not streamed.
  * Over 400 lines: rows 1 and 2 are one run (they share its interleaved rounds and blocks).
  */
 import OpenAI from 'openai';
 import { pick, SMOKE } from './lib/env';
 import { interleave, type Variant } from './lib/interleave';
-import { oneMockGatewayConfig, startKeelGateway } from './lib/keel-gateway';
+import {
+  oneMockGatewayConfig,
+  PNPM_START_NODE_OPTIONS,
+  startKeelGateway,
+} from './lib/keel-gateway';
 import { closedLoop } from './lib/load';
 import { startMockProcess } from './lib/mock-process';
 import { portkeyHeaders, startPortkey } from './lib/portkey';
@@ -34,15 +40,16 @@ type Message = { role: 'user' | 'assistant'; content: string };
 
 const mock = await startMockProcess({ reply: REPLY });
 const gatewayConfig = oneMockGatewayConfig(mock.openaiBaseUrl, MODEL);
-const gateway = await startKeelGateway(gatewayConfig);
-// The same gateway with V8's own heap heuristics (the CLI sets `--optimize-for-size` unless told).
+// Keel as the project's start command launches it (`pnpm start`: `--max-semi-space-size=4`, and
+// the gateway adds `--heap-growing-percent=15`; section "Issue 20: bounded memory").
+const gateway = await startKeelGateway(gatewayConfig, undefined, [...PNPM_START_NODE_OPTIONS]);
+// The same gateway with V8's own heap heuristics (nothing bounds its memory).
 const gatewayDefaultHeap = await startKeelGateway(gatewayConfig, undefined, [
   '--no-optimize-for-size',
 ]);
-// And with a small young generation instead of the flag: V8 sizes it only when node starts (set
-// later, through `v8.setFlagsFromString`, it does not take effect), so it is a launch option.
-const SMALL_YOUNG_FLAGS = ['--no-optimize-for-size', '--max-semi-space-size=2'];
-const gatewaySmallYoung = await startKeelGateway(gatewayConfig, undefined, SMALL_YOUNG_FLAGS);
+// And as `keel-gateway` runs when `node` got no launch options: V8 sizes the young generation only
+// at launch, so the gateway falls back to `--optimize-for-size`, which V8 honours after start-up.
+const gatewayNoLaunch = await startKeelGateway(gatewayConfig);
 const portkey = await startPortkey();
 const direct = new OpenAI({ apiKey: 'sk-bench', baseURL: mock.openaiBaseUrl, maxRetries: 0 });
 const viaPortkey = new OpenAI({
@@ -218,13 +225,13 @@ for (let round = 0; round < THROUGHPUT_ROUNDS; round += 1) {
 const CPU_SESSIONS = pick(64, 4);
 const cpuKeel = conversations('cpu');
 const cpuDefaultHeap = conversations('cpu', gatewayDefaultHeap);
-const cpuSmallYoung = conversations('cpu', gatewaySmallYoung);
+const cpuNoLaunch = conversations('cpu', gatewayNoLaunch);
 await cpuKeel.prefill(CPU_SESSIONS);
 await cpuDefaultHeap.prefill(CPU_SESSIONS);
-await cpuSmallYoung.prefill(CPU_SESSIONS);
+await cpuNoLaunch.prefill(CPU_SESSIONS);
 const cpuVariants: Array<{ name: string; pid: number; send(index: number): Promise<void> }> = [
   {
-    name: 'Keel gateway (durable), as its CLI runs (`--optimize-for-size`)',
+    name: `Keel gateway (durable), as \`pnpm start\` runs it (\`node ${PNPM_START_NODE_OPTIONS.join(' ')}\`)`,
     pid: gateway.service.pid,
     send: (index) => cpuKeel.keel(index % CPU_SESSIONS, `cpu ${index}`),
   },
@@ -234,9 +241,9 @@ const cpuVariants: Array<{ name: string; pid: number; send(index: number): Promi
     send: (index) => cpuDefaultHeap.keel(index % CPU_SESSIONS, `cpu ${index}`),
   },
   {
-    name: `Keel gateway (durable), \`node ${SMALL_YOUNG_FLAGS.join(' ')}\``,
-    pid: gatewaySmallYoung.service.pid,
-    send: (index) => cpuSmallYoung.keel(index % CPU_SESSIONS, `cpu ${index}`),
+    name: 'Keel gateway (durable), `keel-gateway` without launch options (`--optimize-for-size`)',
+    pid: gatewayNoLaunch.service.pid,
+    send: (index) => cpuNoLaunch.keel(index % CPU_SESSIONS, `cpu ${index}`),
   },
   {
     name: 'Portkey gateway, not streamed',
@@ -265,7 +272,7 @@ for (let round = 0; round < CPU_ROUNDS; round += 1) {
 const cpuOf = (name: string) => median(cpuPerMessage.get(name) ?? []);
 const cpuKeelMs = cpuOf(cpuVariants[0]?.name ?? '');
 const cpuKeelDefaultMs = cpuOf(cpuVariants[1]?.name ?? '');
-const cpuKeelSmallYoungMs = cpuOf(cpuVariants[2]?.name ?? '');
+const cpuKeelNoLaunchMs = cpuOf(cpuVariants[2]?.name ?? '');
 const cpuPortkeyWholeMs = cpuOf('Portkey gateway, not streamed');
 
 const summaries = new Map([...times].map(([name, values]) => [name, summarize(values)] as const));
@@ -311,7 +318,7 @@ const columns = [
   'req/s at 1 in flight (ratio)',
   `req/s at ${IN_FLIGHT} in flight (ratio)`,
 ];
-const method = `Each round sends one message per variant, in a rotating order, ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one at a time; then ${THROUGHPUT_ROUNDS} rounds of throughput blocks per variant (${BLOCK_AT_1} requests one at a time, ${BLOCK_MANY} requests with ${IN_FLIGHT} in flight, each in flight keeping to its own session; median of the rounds); then ${CPU_ROUNDS} rounds of CPU blocks (${CPU_BLOCK} messages one at a time per variant, the gateway process's user + system CPU time from \`/proc/<pid>/stat\` over the block, per message; median of the rounds). The mock provider (\`@keel/testing\`, zero delay, reply "${REPLY}") runs in its own process, as do the Keel gateway (\`apps/gateway\`, file store with fsync on, log level warn) and Portkey (\`@portkey-ai/gateway\` ${portkey.version}, headless, on 127.0.0.1). The Keel variant posts to \`/v1/sessions/:id/messages\` (JSON answer) in ${SESSIONS} sessions that each hold a ${HISTORY}-turn history before the first measured message (given to them before the run; at most ${Math.ceil((ROUNDS + WARMUP) / SESSIONS)} more turns each by its end; the throughput blocks' ${IN_FLIGHT} sessions likewise start at ${HISTORY} turns), so the gateway sends the history upstream with each message: the direct and Portkey variants send that same history and message (streamed Chat Completions, as the gateway's transport does). "New session" posts the first message of a new session (its transcript, counter and lock files are created).`;
+const method = `Each round sends one message per variant, in a rotating order, ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one at a time; then ${THROUGHPUT_ROUNDS} rounds of throughput blocks per variant (${BLOCK_AT_1} requests one at a time, ${BLOCK_MANY} requests with ${IN_FLIGHT} in flight, each in flight keeping to its own session; median of the rounds); then ${CPU_ROUNDS} rounds of CPU blocks (${CPU_BLOCK} messages one at a time per variant, the gateway process's user + system CPU time from \`/proc/<pid>/stat\` over the block, per message; median of the rounds). The mock provider (\`@keel/testing\`, zero delay, reply "${REPLY}") runs in its own process, as do the Keel gateway (\`apps/gateway\`, file store with fsync on, log level warn; launched as \`pnpm start\` launches it, \`node ${PNPM_START_NODE_OPTIONS.join(' ')}\`, unless its variant says otherwise) and Portkey (\`@portkey-ai/gateway\` ${portkey.version}, headless, on 127.0.0.1). The Keel variant posts to \`/v1/sessions/:id/messages\` (JSON answer) in ${SESSIONS} sessions that each hold a ${HISTORY}-turn history before the first measured message (given to them before the run; at most ${Math.ceil((ROUNDS + WARMUP) / SESSIONS)} more turns each by its end; the throughput blocks' ${IN_FLIGHT} sessions likewise start at ${HISTORY} turns), so the gateway sends the history upstream with each message: the direct and Portkey variants send that same history and message (streamed Chat Completions, as the gateway's transport does). "New session" posts the first message of a new session (its transcript, counter and lock files are created).`;
 
 await publish({
   order: 1,
@@ -352,14 +359,14 @@ await publish({
       goal: '≤ 2 ms',
       measured: `${ms(keelOverhead)} ms`,
       met: keelOverhead <= 2,
-      why: `an extra loopback HTTP hop (the gateway serves the client and makes its own upstream SDK call), the reply's fsync before the answer (the user message's fsync runs during the model call), the fence's file-system calls and the turn; see "Where the time goes". The section “Issue 20: the floor of a durable gateway” measures, side by side with Keel, the floor with the parts the project keeps (Fastify, the \`openai\` SDK through \`@keel/transport\`) against this goal: what Keel spends above it is its own work. Without the heap flag (\`--no-optimize-for-size\`, another gateway in the same rounds) the p50 overhead is ${ms(defaultHeapOverhead)} ms: the flag that bounds memory (section “Issue 20: bounded memory”) costs ${ms(keelOverhead - defaultHeapOverhead)} ms of it here.`,
+      why: `an extra loopback HTTP hop (the gateway serves the client and makes its own upstream SDK call), the reply's fsync before the answer (the user message's fsync runs during the model call), the fence's file-system calls and the turn; see "Where the time goes". The section “Issue 20: the floor of a durable gateway” measures, side by side with Keel, the floor with the parts the project keeps (Fastify, the \`openai\` SDK through \`@keel/transport\`) against this goal: what Keel spends above it is its own work. Keel here runs as \`pnpm start\` launches it (\`node ${PNPM_START_NODE_OPTIONS.join(' ')}\`, the gateway bounding the old generation: section “Issue 20: bounded memory”); with V8's own heap heuristics instead (\`--no-optimize-for-size\`, memory not bounded, another gateway in the same rounds) the p50 overhead is ${ms(defaultHeapOverhead)} ms: bounding memory costs ${ms(keelOverhead - defaultHeapOverhead)} ms of it here.`,
     },
     {
       name: "server CPU per message ≤ Portkey's not-streamed proxy CPU for the same request (issue 20)",
       goal: `≤ ${ms(cpuPortkeyWholeMs)} ms`,
-      measured: `${ms(cpuKeelMs)} ms as the CLI runs it (\`--optimize-for-size\`; ${ratio(cpuKeelMs, cpuPortkeyWholeMs)}), ${ms(cpuKeelDefaultMs)} ms with \`--no-optimize-for-size\` (${ratio(cpuKeelDefaultMs, cpuPortkeyWholeMs)}); with the flag ${Math.abs(((cpuKeelMs - cpuKeelDefaultMs) / cpuKeelDefaultMs) * 100).toFixed(0)} % ${cpuKeelMs >= cpuKeelDefaultMs ? 'more' : 'less'} CPU than without; ${ms(cpuKeelSmallYoungMs)} ms with a small young generation set at launch instead (\`${SMALL_YOUNG_FLAGS.join(' ')}\`, ${ratio(cpuKeelSmallYoungMs, cpuPortkeyWholeMs)})`,
+      measured: `${ms(cpuKeelMs)} ms as \`pnpm start\` runs it (${ratio(cpuKeelMs, cpuPortkeyWholeMs)}), ${ms(cpuKeelNoLaunchMs)} ms as \`keel-gateway\` runs without launch options (\`--optimize-for-size\`, ${ratio(cpuKeelNoLaunchMs, cpuPortkeyWholeMs)}), ${ms(cpuKeelDefaultMs)} ms with V8's own heap heuristics, memory not bounded (\`--no-optimize-for-size\`, ${ratio(cpuKeelDefaultMs, cpuPortkeyWholeMs)})`,
       met: cpuKeelMs <= cpuPortkeyWholeMs,
-      why: "per message Keel persists and fences a transcript (reads its tail, appends two entries, fsyncs, takes and releases a lease), runs the turn and its observers, and calls upstream streamed through the SDK; Portkey is a stateless proxy that stores nothing. Where the gateway's CPU goes (`node --cpu-prof`, `--no-optimize-for-size`, 1 500 messages one at a time over 64 sessions of 20+ turns; shares of the main thread's busy samples at load ~25, 2026-12-02): the `fsync` binding 13 %, socket writes 13 % (the answer and the upstream request), the upstream call (the `openai` SDK, undici's `Response` and `Headers`, web streams, `node:http`) 12 %, session-fence 8 % in JavaScript and 8 % in its other file-system calls, the orchestrator 8 %, garbage collection 6 %, Fastify and ajv 3 %, the gateway's own code 3 %, the transport 1.4 %, Node's streams, events and timers most of the rest. Cut on 2026-12-02 (issue 20): 6 % of the bytes allocated per message (433 → 408 KB: tool pairing, message conversion and turn log lines that were built at `warn`); the `openai` SDK formats its request details for a debug line on every request whatever the log level (an eager argument, not a setting Keel passes; ~0.4 %). Cut on 2026-12-03 (issue 20): the SDK reads its answer straight from the `node:http` stream, no web `ReadableStream` or `Response` made for it (15 % less client-side CPU per streamed call: 474 against 554 µs side by side); the objects made for every message no longer start with a spread (on Node 20 each got hidden classes of its own: V8's map events per message through the gateway 84 → 25, see CONTRIBUTING.md; helper generators declared once); compaction's threshold is checked before its plan; the fence's paths and checks allocate less. Side by side with the build before those cuts (two gateways of each, blocks of 200 messages one at a time, interleaved): 4.20 and 4.65 ms of CPU per message against 5.10 and 5.35 (10 rounds, load ~1), and 5.10 and 5.55 against 6.15 and 6.20 (12 rounds, load ~2.5): 10–20 % less, whatever the load, which moves this row's absolute figures by a third from run to run. Cut later on 2026-12-03 (issue 20): the fence's file-system calls per message, 21.4 → 14.5 (a lock proven by its last look, an owned write right after a check reading none of the transcript; `orchestrator-overhead`); side by side with the build before it in the same way (load 1–3): CPU per message 4.00 and 3.45 ms against 4.85 and 4.20 (8 rounds), 4.55 and 3.50 against 4.50 and 4.40 (12 rounds); p50 latency 3.36–4.29 ms against 3.83–4.61 (7–12 % lower in each run). The small-heap flag (bounded memory row) adds collection work. The section “Issue 20: the floor of a durable gateway” measures, side by side with Keel, the floor with the parts the project keeps (Fastify, the `openai` SDK through `@keel/transport`) against this goal: what Keel spends above it is its own work.",
+      why: "per message Keel persists and fences a transcript (reads its tail, appends two entries, fsyncs, takes and releases a lease), runs the turn and its observers, and calls upstream streamed through the SDK; Portkey is a stateless proxy that stores nothing. Where the gateway's CPU goes (`node --cpu-prof`, `--no-optimize-for-size`, 1 500 messages one at a time over 64 sessions of 20+ turns; shares of the main thread's busy samples at load ~25, 2026-12-02): the `fsync` binding 13 %, socket writes 13 % (the answer and the upstream request), the upstream call (the `openai` SDK, undici's `Response` and `Headers`, web streams, `node:http`) 12 %, session-fence 8 % in JavaScript and 8 % in its other file-system calls, the orchestrator 8 %, garbage collection 6 %, Fastify and ajv 3 %, the gateway's own code 3 %, the transport 1.4 %, Node's streams, events and timers most of the rest. Cut on 2026-12-02 (issue 20): 6 % of the bytes allocated per message (433 → 408 KB: tool pairing, message conversion and turn log lines that were built at `warn`); the `openai` SDK formats its request details for a debug line on every request whatever the log level (an eager argument, not a setting Keel passes; ~0.4 %). Cut on 2026-12-03 (issue 20): the SDK reads its answer straight from the `node:http` stream, no web `ReadableStream` or `Response` made for it (15 % less client-side CPU per streamed call: 474 against 554 µs side by side); the objects made for every message no longer start with a spread (on Node 20 each got hidden classes of its own: V8's map events per message through the gateway 84 → 25, see CONTRIBUTING.md; helper generators declared once); compaction's threshold is checked before its plan; the fence's paths and checks allocate less. Side by side with the build before those cuts (two gateways of each, blocks of 200 messages one at a time, interleaved): 4.20 and 4.65 ms of CPU per message against 5.10 and 5.35 (10 rounds, load ~1), and 5.10 and 5.55 against 6.15 and 6.20 (12 rounds, load ~2.5): 10–20 % less, whatever the load, which moves this row's absolute figures by a third from run to run. Cut later on 2026-12-03 (issue 20): the fence's file-system calls per message, 21.4 → 14.5 (a lock proven by its last look, an owned write right after a check reading none of the transcript; `orchestrator-overhead`); side by side with the build before it in the same way (load 1–3): CPU per message 4.00 and 3.45 ms against 4.85 and 4.20 (8 rounds), 4.55 and 3.50 against 4.50 and 4.40 (12 rounds); p50 latency 3.36–4.29 ms against 3.83–4.61 (7–12 % lower in each run). Bounding memory (the bounded memory row) adds collection work: since 2026-12-04 `pnpm start` launches the gateway with a young generation of its own (`--max-semi-space-size=4`) and the gateway bounds the old generation (`--heap-growing-percent=15`) instead of setting `--optimize-for-size`, which stays the fallback for a `node` started without launch options (its CPU in the table above). The section “Issue 20: the floor of a durable gateway” measures, side by side with Keel, the floor with the parts the project keeps (Fastify, the `openai` SDK through `@keel/transport`) against this goal: what Keel spends above it is its own work.",
     },
     {
       name: `throughput at ${IN_FLIGHT} in flight (issue 20)`,
@@ -422,7 +429,7 @@ await publish({
 await Promise.all([
   gateway.close(),
   gatewayDefaultHeap.close(),
-  gatewaySmallYoung.close(),
+  gatewayNoLaunch.close(),
   portkey.service.stop(),
   mock.close(),
 ]);

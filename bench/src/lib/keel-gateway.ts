@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { YOUNG_GENERATION_FLAG } from '../../../apps/gateway/src/bound-heap';
 import { type Service, startService } from './service';
 
 /** The built reference gateway (`apps/gateway`), run as users run it. */
@@ -72,6 +73,13 @@ export function oneMockGatewayConfig(baseUrl: string, model: string): GatewayCon
     primary: `mock/${model}`,
   });
 }
+
+/**
+ * The `node` options the project's start command (`pnpm start`) launches the gateway with: a
+ * young generation V8 sizes only at launch; the gateway then bounds the old generation itself
+ * (apps/gateway/src/bound-heap.ts). Without them it falls back to `--optimize-for-size`.
+ */
+export const PNPM_START_NODE_OPTIONS: readonly string[] = [YOUNG_GENERATION_FLAG];
 
 /**
  * Starts the gateway on an ephemeral loopback port with `config` (in `dir`, or a new folder);
