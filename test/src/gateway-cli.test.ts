@@ -171,6 +171,25 @@ describe('environment variable substitution', () => {
   });
 });
 
+describe('the heap bound the gateway sets (issue 20)', () => {
+  const heapOf = async (env: Record<string, string>) => {
+    const gateway = await startGateway({ config: validConfig('heap'), env });
+    gateways.push(gateway);
+    const listening = await gateway.waitForLog((line) =>
+      String(line['msg']).startsWith('keel gateway listening'),
+    );
+    return listening['heap'];
+  };
+
+  it('bounds the old generation when node got a young generation at launch, else sets --optimize-for-size', async () => {
+    // As `pnpm start` launches it, the young generation carried by NODE_OPTIONS here.
+    expect(await heapOf({ NODE_OPTIONS: '--max-semi-space-size=4' })).toBe(
+      '--heap-growing-percent=15',
+    );
+    expect(await heapOf({})).toBe('--optimize-for-size');
+  });
+});
+
 describe('the command line', () => {
   it('--port and --host win over the configuration', async () => {
     const port = await freePort();

@@ -17,7 +17,7 @@ import { parseCliArguments, USAGE } from './parse-args';
 import { PluginLoadError } from './plugins/plugin-error';
 
 // Before the gateway allocates much: its resident memory follows what it keeps (issue 20).
-boundHeap();
+const heapFlag = boundHeap();
 
 /** Set once the configuration is known: what a start-up failure message must not show. */
 let redact: (text: string) => string = (text) => text;
@@ -100,6 +100,8 @@ async function main(): Promise<number> {
       sessionsDir: config.sessionsDir,
       requestCeiling: gateway.runtime.orchestrator.requestCeiling,
       console: consoleUrl ?? false,
+      // The V8 flag the gateway set to bound its heap, or none when node was given its own.
+      heap: heapFlag ?? 'as node was started',
     },
     `keel gateway listening on ${url}${consoleUrl === undefined ? '' : `, console at ${consoleUrl}`}${
       loaded.source === 'demo' ? ' (embedded demo model, offline)' : ''
