@@ -35,7 +35,7 @@ const SEMI_SPACE = /^--max[-_]semi[-_]space[-_]size(=|$)/;
  *   `--heap-growing-percent`): sets nothing.
  *
  * Side by side (BENCHMARKS.md, "Issue 20: bounded memory"), both stay under 200 MiB and flat over
- * 100 000 messages; the launch choice costs about a quarter less CPU per message than
+ * 100 000 messages; the launch choice costs a fifth to a third less CPU per message than
  * {@link HEAP_FLAG}; V8's defaults, or a smaller young generation alone, pass 200 MiB.
  * Returns the flag set, or `undefined`.
  */
