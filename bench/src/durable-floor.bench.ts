@@ -47,9 +47,11 @@ type Message = { role: 'user' | 'assistant'; content: string };
 
 const mock = await startMockProcess({ reply: REPLY });
 // Keel as `pnpm start` launches it, as in section 1.
-const gateway = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MODEL), undefined, [
-  ...PNPM_START_NODE_OPTIONS,
-]);
+const gateway = await startKeelGateway(
+  oneMockGatewayConfig(mock.openaiBaseUrl, MODEL),
+  undefined,
+  PNPM_START_NODE_OPTIONS,
+);
 const bare = await startBareProxy(mock.url, 'pipe');
 const floorDir = await mkdtemp(join(tmpdir(), 'keel-bench-floor-'));
 const floor = await startDurableProxy(mock.url, floorDir);

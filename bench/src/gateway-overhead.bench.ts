@@ -42,7 +42,7 @@ const mock = await startMockProcess({ reply: REPLY });
 const gatewayConfig = oneMockGatewayConfig(mock.openaiBaseUrl, MODEL);
 // Keel as the project's start command launches it (`pnpm start`: `--max-semi-space-size=4`, and
 // the gateway adds `--heap-growing-percent=15`; section "Issue 20: bounded memory").
-const gateway = await startKeelGateway(gatewayConfig, undefined, [...PNPM_START_NODE_OPTIONS]);
+const gateway = await startKeelGateway(gatewayConfig, undefined, PNPM_START_NODE_OPTIONS);
 // The same gateway with V8's own heap heuristics (nothing bounds its memory).
 const gatewayDefaultHeap = await startKeelGateway(gatewayConfig, undefined, [
   '--no-optimize-for-size',

@@ -88,7 +88,7 @@ export const PNPM_START_NODE_OPTIONS: readonly string[] = [YOUNG_GENERATION_FLAG
 export async function startKeelGateway(
   config: GatewayConfig,
   dir?: string,
-  nodeOptions: string[] = [],
+  nodeOptions: readonly string[] = [],
 ): Promise<KeelGateway> {
   if (!existsSync(GATEWAY_CLI)) {
     throw new Error(`${GATEWAY_CLI} is missing: run \`pnpm build\` first`);

@@ -22,7 +22,12 @@ export interface Service {
 /** Starts `node args…` (stdout and stderr read line by line, so it never blocks on a full pipe). */
 export function startService(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; nodeOptions?: string[]; ipc?: boolean } = {},
+  options: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    nodeOptions?: readonly string[];
+    ipc?: boolean;
+  } = {},
 ): Service {
   const child = spawn(process.execPath, [...(options.nodeOptions ?? []), ...args], {
     cwd: options.cwd,
