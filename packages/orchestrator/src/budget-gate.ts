@@ -6,8 +6,8 @@
  */
 import type { BudgetLedger, BudgetLimits, BudgetReservation } from '@keel/provider-health';
 import type { Message, ModelTarget, Usage } from '@keel/spec';
-import { buildModelContext } from './build-context';
 import { modelKey } from './model-chain';
+import { modelContextOf } from './model-context-of';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 
 export type {
@@ -104,7 +104,7 @@ export function estimateRequestTokens(
     chars += (request.system?.length ?? 0) + messageChars(request.messages);
     if (request.tools !== undefined) chars += JSON.stringify(request.tools).length;
   } else {
-    const context = buildModelContext(turn.entries, { folded: turn.folded });
+    const context = modelContextOf(turn.entries, turn.folded);
     chars += (context.summary?.length ?? 0) + messageChars(context.messages);
     if (runtime.tools !== undefined) chars += JSON.stringify(runtime.tools.definitions).length;
   }

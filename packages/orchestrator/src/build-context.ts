@@ -27,66 +27,150 @@ export function buildModelContext(
   entries: readonly TranscriptEntry[],
   options: BuildContextOptions = {},
 ): ModelContext {
-  const compaction = findLast(entries, (entry) => entry.type === 'compaction') as
-    | CompactionEntry
-    | undefined;
+  const scan = scanContext(entries);
+  return {
+    summary: scan.compaction?.summary,
+    messages: placeMessages(entries, scan, options.folded).messages,
+  };
+}
+
+/**
+ * What a pass over a transcript's kept part knows, and how far its messages are placed for good:
+ * `modelContextOf` keeps one per transcript array and carries it on as entries are appended.
+ */
+export interface ContextScan {
+  /** The latest compaction. */
+  readonly compaction: CompactionEntry | undefined;
+  /** Its index (-1: none). */
+  readonly compactionAt: number;
+  /** Where its kept entries begin. */
+  readonly from: number;
+  /** Entries read so far (`entries.length` at the last scan). */
+  scanned: number;
+  /** The first turn entry from `from` on (0: one precedes `from`; -1: none yet). */
+  firstTurn: number;
+  /** Each message's first turn start. */
+  readonly startOf: Map<string, number>;
+  /** Messages a turn entry says it folded in (`steeredMessageIds`). */
+  readonly steered: Set<string>;
+  /**
+   * Entries before this index (from `from`) are placed for good: no entry appended later can move
+   * or drop what they give, whatever is folded — `placed` are their messages.
+   */
+  settled: number;
+  placed: Message[];
+}
+
+/** Scans a transcript's kept part (see `ContextScan`), nothing placed yet. */
+export function scanContext(entries: readonly TranscriptEntry[]): ContextScan {
+  let at = entries.length - 1;
+  while (at >= 0 && (entries[at] as TranscriptEntry).type !== 'compaction') at -= 1;
+  const compaction = at === -1 ? undefined : (entries[at] as CompactionEntry);
   const from = keptFrom(entries, compaction);
   // Only the kept entries are read, so a turn's cost does not grow with what was compacted away: a
   // kept message's turn start, and the turn that folded it in, both come after it. Before `from`,
   // all that matters is whether any turn entry exists (then no kept message is legacy).
-  let firstTurn = hasTurnBefore(entries, from) ? 0 : -1;
-  const startOf = new Map<string, number>();
-  const folded = new Set(options.folded);
-  for (let index = from; index < entries.length; index += 1) {
-    const entry = entries[index] as TranscriptEntry;
-    if (entry.type !== 'turn') continue;
-    if (firstTurn === -1) firstTurn = index;
-    if (entry.phase === 'start' && entry.messageId !== undefined && !startOf.has(entry.messageId))
-      startOf.set(entry.messageId, index);
-    if (entry.steeredMessageIds !== undefined)
-      for (const id of entry.steeredMessageIds) folded.add(id);
-  }
+  const scan: ContextScan = {
+    compaction,
+    compactionAt: at,
+    from,
+    scanned: from,
+    firstTurn: hasTurnBefore(entries, from) ? 0 : -1,
+    startOf: new Map(),
+    steered: new Set(),
+    settled: from,
+    placed: [],
+  };
+  scanMore(entries, scan);
+  return scan;
+}
 
-  const messages: Message[] = [];
+/**
+ * Reads the entries appended since the scan; `false` when one is a newer compaction (the kept part
+ * moves: scan again). Older compactions among the kept entries are skipped, as when placing.
+ */
+export function scanMore(entries: readonly TranscriptEntry[], scan: ContextScan): boolean {
+  for (let index = scan.scanned; index < entries.length; index += 1) {
+    const entry = entries[index] as TranscriptEntry;
+    if (entry.type === 'compaction' && index > scan.compactionAt) return false;
+    if (entry.type !== 'turn') continue;
+    if (scan.firstTurn === -1) scan.firstTurn = index;
+    if (
+      entry.phase === 'start' &&
+      entry.messageId !== undefined &&
+      !scan.startOf.has(entry.messageId)
+    )
+      scan.startOf.set(entry.messageId, index);
+    if (entry.steeredMessageIds !== undefined)
+      for (const id of entry.steeredMessageIds) scan.steered.add(id);
+  }
+  scan.scanned = entries.length;
+  return true;
+}
+
+/**
+ * Places the messages of the entries after `scan.settled` after `scan.placed` (see
+ * `buildModelContext` for where each goes), and how far the result is placed for good: up to the
+ * first user message placed without a turn start (legacy, folded in or left out — a start written
+ * later would move it), with no message waiting for its turn start.
+ */
+export function placeMessages(
+  entries: readonly TranscriptEntry[],
+  scan: ContextScan,
+  folded: ReadonlySet<string> | undefined,
+): { messages: Message[]; settled: number; placedLength: number } {
+  const { startOf, firstTurn } = scan;
+  const messages = scan.placed.slice();
   const waitingForStart = new Map<number, MessageEntry[]>();
+  let waiting = 0;
   let steered: MessageEntry[] = [];
   const push = (entry: MessageEntry) => messages.push({ role: entry.role, content: entry.content });
   const flushSteered = () => {
     for (const entry of steered) push(entry);
     steered = [];
   };
-
-  let firstKept = -1;
-  for (let index = from; index < entries.length; index += 1) {
+  let open = false;
+  let settled = scan.settled;
+  let placedLength = messages.length;
+  for (let index = scan.settled; index < entries.length; index += 1) {
     const entry = entries[index] as TranscriptEntry;
-    if (entry.type === 'compaction') continue;
-    if (firstKept === -1) firstKept = index;
     if (entry.type === 'turn') {
-      if (entry.phase === 'start')
-        for (const waiting of waitingForStart.get(index) ?? []) push(waiting);
-      continue;
+      const list = entry.phase === 'start' ? waitingForStart.get(index) : undefined;
+      if (list !== undefined) {
+        for (const message of list) push(message);
+        waiting -= list.length;
+      }
+    } else if (entry.type === 'message') {
+      if (!isUserInput(entry)) {
+        if (entry.role !== 'tool' && !isToolResultsOnly(entry)) flushSteered();
+        push(entry);
+      } else {
+        flushSteered();
+        const start = startOf.get(entry.messageId);
+        // A message's own entry precedes its turn start, so a start after it is in the kept part.
+        if (start !== undefined && start > index) {
+          const list = waitingForStart.get(start) ?? [];
+          list.push(entry);
+          waitingForStart.set(start, list);
+          waiting += 1;
+        } else if (start !== undefined) {
+          push(entry);
+        } else {
+          open = true;
+          if (firstTurn === -1 || index < firstTurn) push(entry);
+          else if (folded?.has(entry.messageId) === true || scan.steered.has(entry.messageId))
+            steered.push(entry);
+          // Otherwise pending: left out until its own turn.
+        }
+      }
     }
-    if (entry.type !== 'message') continue;
-    if (!isUserInput(entry)) {
-      if (entry.role !== 'tool' && !isToolResultsOnly(entry)) flushSteered();
-      push(entry);
-      continue;
+    if (!open && waiting === 0) {
+      settled = index + 1;
+      placedLength = messages.length;
     }
-    flushSteered();
-    const start = startOf.get(entry.messageId);
-    if (start !== undefined && start > index && start >= firstKept) {
-      const list = waitingForStart.get(start) ?? [];
-      list.push(entry);
-      waitingForStart.set(start, list);
-    } else if (start !== undefined || firstTurn === -1 || index < firstTurn) {
-      push(entry);
-    } else if (folded.has(entry.messageId)) {
-      steered.push(entry);
-    }
-    // Otherwise pending: left out until its own turn.
   }
   flushSteered();
-  return { summary: compaction?.summary, messages };
+  return { messages, settled, placedLength };
 }
 
 /**

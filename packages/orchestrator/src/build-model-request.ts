@@ -1,6 +1,6 @@
-import type { ModelRequest, ModelTarget } from '@keel/spec';
-import { buildModelContext } from './build-context';
+import type { Message, ModelRequest, ModelTarget } from '@keel/spec';
 import { modelKey } from './model-chain';
+import { modelContextOf } from './model-context-of';
 import { repairToolPairing } from './repair-tool-pairing';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 
@@ -32,7 +32,7 @@ export async function buildModelRequest(
     for (const id of turn.arrived) turn.folded.add(id);
     turn.arrived = [];
   }
-  const context = buildModelContext(turn.entries, { folded: turn.folded });
+  const context = modelContextOf(turn.entries, turn.folded);
   const { messages } = repairToolPairing(context.messages);
   const system = [
     settings.system,
@@ -74,8 +74,15 @@ async function runHooks(
   built: ModelRequest,
 ): Promise<ModelRequest> {
   let request = built;
+  let copied = false;
   for (const hooks of runtime.hooks) {
     if (hooks.beforeModelCall === undefined) continue;
+    if (!copied) {
+      // The context's messages are shared from call to call (`modelContextOf`): a hook that
+      // changes one in place changes its own copy.
+      copied = true;
+      request = { ...request, messages: request.messages.map(copyMessage) };
+    }
     const changed = await hooks.beforeModelCall({
       sessionId: turn.sessionId,
       turnId: turn.turnId,
@@ -87,4 +94,8 @@ async function runHooks(
     if (changed !== undefined) request = changed;
   }
   return request;
+}
+
+function copyMessage(message: Message): Message {
+  return { role: message.role, content: message.content };
 }
