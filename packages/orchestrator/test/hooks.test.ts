@@ -83,6 +83,29 @@ describe('beforeModelCall: the request it returns is the request sent', () => {
     expect(stored).toContain('original');
   });
 
+  it('a hook that changes a message in place changes it for that call only, not for later turns', async () => {
+    let calls = 0;
+    harness = await createHarness({
+      hooks: {
+        beforeModelCall: ({ request }) => {
+          calls += 1;
+          // Only the first call's first message; the next turn must see the user's own words.
+          if (calls === 1)
+            (request.messages[0] as { content: unknown }).content = 'changed in place';
+          return undefined;
+        },
+      },
+    });
+    await harness.orchestrator.runTurn({ sessionId: 's1', input: 'first words' });
+    await harness.orchestrator.runTurn({ sessionId: 's1', input: 'second words' });
+    // The mock's reply repeats what it was asked, so only the first message is compared.
+    expect(JSON.stringify(body(harness, 0).messages[0])).toContain('changed in place');
+    expect(body(harness, 1).messages[0]).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'first words' }],
+    });
+  });
+
   it('a hook that throws ends the turn with error (unknown) before any request', async () => {
     harness = await createHarness({
       hooks: {
