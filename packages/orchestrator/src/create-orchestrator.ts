@@ -39,6 +39,16 @@ export interface RunTurnRequest {
    * also those of the running turn it was folded into): for streaming its text to a client.
    */
   onEvent?: (event: TurnEvent) => void;
+  /**
+   * How the user's message is made durable (DESIGN.md "Durable before acknowledged"). `own`
+   * (default): flushed on its own while the model call runs; the turn's events (to `onEvent` and
+   * every subscriber) go out once it is durable. `with-reply`: flushed with the turn's last write
+   * (one fsync a turn instead of two); the turn's events wait for that write, so nobody sees
+   * anything of the turn before its end — for a caller that takes the answer whole, with nobody
+   * following the session live. A message written with others waiting for the session (`steer`,
+   * queued messages) is flushed on its own whatever this says.
+   */
+  messageFlush?: 'own' | 'with-reply';
 }
 
 export interface Orchestrator {
@@ -157,6 +167,7 @@ export function createOrchestrator(options: OrchestratorOptions): Orchestrator {
           : { clientMessageId: request.clientMessageId }),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
         ...(request.onEvent === undefined ? {} : { onEvent: request.onEvent }),
+        ...(request.messageFlush === undefined ? {} : { messageFlush: request.messageFlush }),
       });
     },
 

@@ -9,14 +9,12 @@ import type {
 import { abortEnding } from './abort-ending';
 import { cachedView } from './cached-view';
 import { holdTurnEvents } from './held-turn-events';
-import { MISSING_TOOL_RESULT } from './repair-tool-pairing';
+import { prepareTurn } from './prepare-turn';
 import { replyTextOf } from './reply-text';
 import { runModelCall } from './run-model-call';
 import { runTools } from './run-tools';
 import { entriesWithReply, lookupFacts } from './stored-answer';
-import { trailingOrphans } from './trailing-orphans';
 import { type TranscriptView, transcriptView } from './transcript-cache';
-import type { TranscriptFacts } from './transcript-facts';
 import { createTurnProgress, type TurnEnding, type TurnProgress } from './turn-progress';
 import type { LiveTurn, TurnRuntime } from './turn-runtime';
 import { turnUsage } from './turn-usage';
@@ -32,7 +30,13 @@ const FLUSH_WITH_NEXT = { flush: 'with-next' } as const;
 
 /** What a turn answers: a new user message, or one already in the transcript (queued, recovered). */
 export type TurnInput = (
-  | { type: 'new'; content: ContentBlock[]; clientMessageId?: string }
+  | {
+      type: 'new';
+      content: ContentBlock[];
+      clientMessageId?: string;
+      /** See `RunTurnRequest.messageFlush` (undefined: `own`). */
+      messageFlush?: 'own' | 'with-reply' | undefined;
+    }
   | { type: 'existing'; message: MessageEntry }
 ) & {
   /** Messages waiting for this turn (`steer`): written with its message, folded into its first call. */
@@ -80,6 +84,9 @@ export async function runTurn(
   let ending: TurnEnding;
   let toWrite: TranscriptEntry[] = [];
   let opened = false;
+  // The message is flushed with the turn's last write (`messageFlush: 'with-reply'`): the events
+  // wait for that write instead of the opening one's flush.
+  let withReply = false;
   let view: TranscriptView | undefined;
   try {
     await turn.fence.acquire({ signal });
@@ -93,7 +100,7 @@ export async function runTurn(
     const facts = view.facts.advance(turn.entries, view.base);
     turn.facts = facts;
     const lookup = await lookupFacts(runtime, turn, input, facts, signal);
-    const prepared = prepare(runtime, turn, input, lookup.facts);
+    const prepared = prepareTurn(runtime, turn, input, lookup.facts);
     if (prepared.stored !== undefined) {
       const { message, answer } = prepared.stored;
       const entries = await entriesWithReply(runtime, turn, answer, lookup.whole, signal);
@@ -104,7 +111,9 @@ export async function runTurn(
       return stored;
     }
     start();
-    await append([...prepared.entries, ...(input.joining?.take(facts, turn) ?? [])]);
+    const joined = input.joining?.take(facts, turn) ?? [];
+    withReply = input.type === 'new' && input.messageFlush === 'with-reply' && joined.length === 0;
+    await append(joined.length === 0 ? prepared.entries : [...prepared.entries, ...joined]);
     // Announced through the turn's emitter: held, like its other events, until the write is durable.
     input.joining?.written(emitter);
     turn.markPrepared();
@@ -122,7 +131,7 @@ export async function runTurn(
   } finally {
     clearTimeout(deadline);
   }
-  const flushFailure = await held.settled();
+  const flushFailure = withReply ? undefined : await held.settled();
   if (flushFailure !== undefined) {
     // The message never became durable: the flush's error ends the turn, whatever else did.
     ending = endingForError(runtime, turn, flushFailure);
@@ -130,6 +139,7 @@ export async function runTurn(
   }
 
   let outcome = stamp(turn, ending, progress);
+  let endFlushed = false;
   if (
     turn.fence.takeover === undefined &&
     (turn.fence.status === 'held' || turn.fence.status === 'released')
@@ -142,6 +152,7 @@ export async function runTurn(
           .filter((text) => text !== '')
           .join('\n\n') === outcome.text;
       await append([...toWrite, runtime.entries.turnEnd(outcome, { text: !once })], false);
+      endFlushed = true;
     } catch (error) {
       outcome = stamp(
         turn,
@@ -150,6 +161,12 @@ export async function runTurn(
       );
     }
   }
+  // The last write flushed the message too: the turn's events go out. Without it, nothing of the
+  // turn but its start and end does.
+  if (withReply)
+    await held.open(
+      endFlushed ? undefined : Promise.reject(new Error('the turn wrote no flushed end')),
+    );
   if (turn.fence.takeover === undefined && view !== undefined)
     runtime.transcripts.put(turn.sessionId, turn.fence.state, view);
   turn.finished = true;
@@ -167,82 +184,19 @@ export async function runTurn(
     // events wait for that flush (`held`), and the fence's next write waits for it too.
     const opening = !opened;
     opened = true;
+    const flush = !opening
+      ? undefined
+      : entries.some(isUserMessage) && !withReply
+        ? FLUSH_DEFERRED
+        : FLUSH_WITH_NEXT;
     // Never empty: the opening write holds the turn's start, the closing one the turn's end.
     const result = await turn.fence.append(
       entries,
-      Object.assign(
-        {},
-        withSignal ? { signal } : undefined,
-        opening ? (entries.some(isUserMessage) ? FLUSH_DEFERRED : FLUSH_WITH_NEXT) : undefined,
-      ),
+      Object.assign({}, withSignal ? { signal } : undefined, flush),
     );
     turn.entries.push(...entries);
-    if (opening) void held.open(result.durable);
+    if (opening && !withReply) void held.open(result.durable);
   }
-}
-
-interface Prepared {
-  entries: TranscriptEntry[];
-  /** A message answered already (a repeat): the turn end that answered it. */
-  stored?: { message: MessageEntry; answer: TurnEntry };
-}
-
-/** The entries that open a turn: repairs for a crash's orphaned tool calls, the message, the start. */
-function prepare(
-  runtime: TurnRuntime,
-  turn: LiveTurn,
-  input: TurnInput,
-  facts: TranscriptFacts,
-): Prepared {
-  let message: MessageEntry | undefined;
-  if (input.type === 'existing') {
-    message = input.message;
-  } else if (input.clientMessageId !== undefined) {
-    message = facts.byClientMessageId.get(input.clientMessageId);
-  }
-  if (message !== undefined) {
-    const answer = facts.answers.get(message.messageId);
-    if (answer !== undefined) return { entries: [], stored: { message, answer } };
-  }
-  const entries: TranscriptEntry[] = [];
-  const orphans = trailingOrphans(turn.entries);
-  if (orphans.length > 0) {
-    entries.push(
-      runtime.entries.message({
-        role: 'tool',
-        turnId: turn.turnId,
-        content: orphans.map((id) => ({
-          type: 'tool_result',
-          toolUseId: id,
-          content: MISSING_TOOL_RESULT,
-          isError: true,
-        })),
-      }),
-    );
-  }
-  if (message === undefined && input.type === 'new') {
-    message = runtime.entries.message({
-      id: turn.messageId,
-      role: 'user',
-      content: input.content,
-      turnId: turn.turnId,
-      ...(input.clientMessageId === undefined ? {} : { clientMessageId: input.clientMessageId }),
-    });
-    entries.push(message);
-  }
-  if (message === undefined) throw new Error('a turn needs a message');
-  turn.messageId = message.messageId;
-  turn.clientMessageId = message.clientMessageId;
-  entries.push(
-    runtime.entries.turnStart({
-      turnId: turn.turnId,
-      messageId: message.messageId,
-      ...(message.clientMessageId === undefined
-        ? {}
-        : { clientMessageId: message.clientMessageId }),
-    }),
-  );
-  return { entries };
 }
 
 /** Model calls and tool runs until a reply, the step cap or an ending. */

@@ -15,6 +15,8 @@ export interface SubmitRequest {
   signal?: AbortSignal;
   /** Events of the turn that answers this message (and, with `steer`, of the turn it is folded into). */
   onEvent?: (event: TurnEvent) => void;
+  /** See `RunTurnRequest.messageFlush`. */
+  messageFlush?: 'own' | 'with-reply';
 }
 
 /** One turn per session at a time in this process, and what arrives meanwhile. */
@@ -380,7 +382,12 @@ type ChainStep = { type: 'done'; outcome: TurnOutcome } | ({ type: 'elsewhere' }
 
 function newInput(request: SubmitRequest): TurnInput {
   // Every reader of a turn's input takes an undefined clientMessageId for none.
-  return { type: 'new', content: request.content, clientMessageId: request.clientMessageId };
+  return {
+    type: 'new',
+    content: request.content,
+    clientMessageId: request.clientMessageId,
+    messageFlush: request.messageFlush,
+  };
 }
 
 function keyOf(sessionId: string, clientMessageId: string): string {
