@@ -40,7 +40,8 @@ function startTurns(options: {
   turns: Array<{ text: string; clientMessageId: string }>;
   sessionsDir?: string;
   databaseUrl?: string;
-  fsync?: { mode: 'fail' | 'hold'; after: number };
+  fsync?: { mode: 'fail' | 'hold' | 'count'; after: number };
+  messageFlush?: 'own' | 'with-reply';
 }): Told {
   const child = spawn(
     process.execPath,
@@ -53,6 +54,7 @@ function startTurns(options: {
         TURNS: JSON.stringify(options.turns),
         ...(options.sessionsDir === undefined ? {} : { SESSIONS_DIR: options.sessionsDir }),
         ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+        ...(options.messageFlush === undefined ? {} : { MESSAGE_FLUSH: options.messageFlush }),
         ...(options.fsync === undefined
           ? {}
           : {
@@ -185,6 +187,124 @@ describe('the file store', () => {
         const after = await storage.read('durable');
         expect(userMessages(after.entries, 'c-1')).toHaveLength(1);
         expect(userMessages(after.entries, 'c-2')).toHaveLength(1);
+      } finally {
+        await mock.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    TIMEOUT,
+  );
+});
+
+describe("the file store, the message flushed with the reply (messageFlush: 'with-reply')", () => {
+  const turns = (count: number) =>
+    Array.from({ length: count }, (_, index) => ({
+      text: `message ${index + 1}`,
+      clientMessageId: `w-${index + 1}`,
+    }));
+
+  it(
+    'one transcript fsync a turn, against two with the message flushed on its own',
+    async () => {
+      const mock = await createMockProvider({ defaultReply: () => 'Answered.' });
+      const fsyncs: Record<string, number> = {};
+      try {
+        for (const messageFlush of ['own', 'with-reply'] as const) {
+          const dir = await mkdtemp(join(tmpdir(), 'keel-durable-'));
+          try {
+            const told = startTurns({
+              mock,
+              sessionsDir: dir,
+              turns: turns(4),
+              fsync: { mode: 'count', after: 0 },
+              messageFlush,
+            });
+            expect(await told.exited).toBe(0);
+            expect(told.outcomes.map((outcome) => outcome.kind)).toEqual(Array(4).fill('reply'));
+            fsyncs[messageFlush] = told.lines.filter((line) => line === 'FSYNC').length;
+          } finally {
+            await rm(dir, { recursive: true, force: true });
+          }
+        }
+      } finally {
+        await mock.close();
+      }
+      // The session's first write creates its file, flushed whatever was asked.
+      expect(fsyncs).toEqual({ own: 8, 'with-reply': 5 });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a failed fsync of the turn’s last write: a storage error, and nothing of the turn but its start and end told',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'keel-durable-'));
+      const mock = await createMockProvider({ defaultReply: () => 'A reply nobody may see.' });
+      try {
+        // Turn 1: the file's creation and the reply (two fsyncs); turn 2's one fsync fails.
+        const told = startTurns({
+          mock,
+          sessionsDir: dir,
+          turns: turns(2),
+          fsync: { mode: 'fail', after: 2 },
+          messageFlush: 'with-reply',
+        });
+        expect(await told.exited).toBe(0);
+        expect(told.lines).toContain('FSYNC-FAILED');
+        expect(toldAbout(told, 'w-1').outcome).toMatchObject({ kind: 'reply' });
+        const about = toldAbout(told, 'w-2');
+        expect(about.outcome).toMatchObject({ kind: 'error', errorKind: 'storage' });
+        expect(about.events.map((event) => event.type)).toEqual(['turn-start', 'turn-end']);
+        expect(JSON.stringify(about)).not.toContain('A reply nobody may see.');
+      } finally {
+        await mock.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'kill -9 while the turn’s last write is being flushed: the client was told nothing of it, and its retry is answered once',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'keel-durable-'));
+      const mock = await createMockProvider({ defaultReply: () => 'Answered.' });
+      try {
+        const told = startTurns({
+          mock,
+          sessionsDir: dir,
+          turns: turns(2),
+          fsync: { mode: 'hold', after: 2 },
+          messageFlush: 'with-reply',
+        });
+        await waitUntil(
+          'turn 2 answered by the model, its last write being flushed',
+          () => told.lines.includes('FSYNC-HELD') && mock.requests.length === 2,
+        );
+        // Give a leaked event time to reach the pipe before the kill.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        told.kill();
+        await told.exited;
+
+        expect(toldAbout(told, 'w-1').outcome).toMatchObject({ kind: 'reply', text: 'Answered.' });
+        // Not even that turn 2 started: its message was never durable.
+        const second = toldAbout(told, 'w-2');
+        expect(second.started).toBe(false);
+        expect(second.outcome).toBeUndefined();
+
+        const storage = createTranscriptStore({ sessionsDir: dir });
+        expect(userMessages((await storage.read('durable')).entries, 'w-1')).toHaveLength(1);
+        const orchestrator = restarted(storage, mock);
+        const retry = await orchestrator.runTurn({
+          sessionId: 'durable',
+          input: 'message 2',
+          clientMessageId: 'w-2',
+        });
+        expect(retry).toMatchObject({ kind: 'reply', text: 'Answered.' });
+        await orchestrator.shutdown({ graceMs: 0 });
+        const after = await storage.read('durable');
+        expect(userMessages(after.entries, 'w-1')).toHaveLength(1);
+        expect(userMessages(after.entries, 'w-2')).toHaveLength(1);
       } finally {
         await mock.close();
         await rm(dir, { recursive: true, force: true });

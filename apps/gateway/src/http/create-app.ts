@@ -13,6 +13,7 @@ import { registerEventRoutes } from './routes-events';
 import { registerMessageRoutes } from './routes-messages';
 import { registerOpsRoutes } from './routes-ops';
 import { registerSessionRoutes } from './routes-sessions';
+import { createSessionWatchers } from './session-watchers';
 import type { SseStream } from './sse';
 
 export interface CreateAppOptions {
@@ -87,9 +88,11 @@ export async function createApp(options: CreateAppOptions): Promise<FastifyInsta
     for (const stream of followers) stream.end();
   });
 
-  registerMessageRoutes(app, runtime);
+  // Who follows which session live: a JSON turn in a session nobody follows flushes once.
+  const watchers = createSessionWatchers();
+  registerMessageRoutes(app, runtime, watchers);
   registerSessionRoutes(app, runtime);
-  registerEventRoutes(app, runtime, followers);
+  registerEventRoutes(app, runtime, followers, watchers);
   registerOpsRoutes(app, runtime, state);
   registerCompatRoutes(app, runtime);
   await options.extend?.(app);

@@ -8,6 +8,7 @@ import {
   type SessionParams,
   sessionParams,
 } from './schemas';
+import type { SessionWatchers } from './session-watchers';
 import { openSse, type SseStream } from './sse';
 
 /**
@@ -26,6 +27,7 @@ export function registerEventRoutes(
   app: FastifyInstance,
   runtime: GatewayRuntime,
   followers: Set<SseStream>,
+  watchers: SessionWatchers,
 ): void {
   const limits = runtime.config.events;
   const follow = (
@@ -48,6 +50,15 @@ export function registerEventRoutes(
     return reply;
   };
 
+  // A session's follower counts as watching it (every session's, all of them) until it leaves.
+  const watching = (sessionId: string | undefined, unfollow: () => void) => {
+    const unwatch = watchers.watch(sessionId);
+    return () => {
+      unfollow();
+      unwatch();
+    };
+  };
+
   const querystring = {
     type: 'object',
     properties: {
@@ -63,7 +74,9 @@ export function registerEventRoutes(
       const { sessionId } = request.params;
       const recent = runtime.events.recent(sessionId, readLimit(request.query.limit));
       if (!isOn(request.query.follow)) return { events: recent };
-      return follow(reply, recent, (listener) => runtime.events.follow(sessionId, listener));
+      return follow(reply, recent, (listener) =>
+        watching(sessionId, runtime.events.follow(sessionId, listener)),
+      );
     },
   );
 
@@ -72,7 +85,9 @@ export function registerEventRoutes(
     { schema: { querystring } },
     async (request, reply) => {
       if (!isOn(request.query.follow)) return { events: [] };
-      return follow(reply, [], (listener) => runtime.events.follow(undefined, listener));
+      return follow(reply, [], (listener) =>
+        watching(undefined, runtime.events.follow(undefined, listener)),
+      );
     },
   );
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { GatewayRuntime } from '../compose/create-runtime';
 import { outcomeBody, retryAfterHeader } from './outcome-body';
 import { messageBody, type SessionParams, sessionParams } from './schemas';
+import type { SessionWatchers } from './session-watchers';
 import { openSse } from './sse';
 import { toolCallData, toolResultData } from './tool-event-data';
 
@@ -17,7 +18,11 @@ interface MessageBody {
  * A client that goes away does not stop the turn: its answer is kept for a retry with the same
  * `clientMessageId`.
  */
-export function registerMessageRoutes(app: FastifyInstance, runtime: GatewayRuntime): void {
+export function registerMessageRoutes(
+  app: FastifyInstance,
+  runtime: GatewayRuntime,
+  watchers: SessionWatchers,
+): void {
   app.post<{ Params: SessionParams; Body: MessageBody }>(
     '/v1/sessions/:sessionId/messages',
     { schema: { params: sessionParams, body: messageBody } },
@@ -30,7 +35,12 @@ export function registerMessageRoutes(app: FastifyInstance, runtime: GatewayRunt
         ...(clientMessageId === undefined ? {} : { clientMessageId }),
       };
       if (!wantsEventStream(request.headers.accept)) {
-        const outcome = await runtime.orchestrator.runTurn(turn);
+        // Taken whole: unless a client follows the session live, nobody sees the turn before its
+        // end, and the message is made durable with the reply (one fsync instead of two).
+        const outcome = await runtime.orchestrator.runTurn({
+          ...turn,
+          messageFlush: watchers.watched(sessionId) ? 'own' : 'with-reply',
+        });
         return reply.headers(retryAfterHeader(outcome)).send(outcomeBody(outcome, runtime.prices));
       }
       const stream = openSse(reply);
