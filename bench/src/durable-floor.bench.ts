@@ -2,8 +2,8 @@
  * Issue 20's gateway rows against the floor of any durable gateway on this machine: the same
  * message (a 20-turn history and one new message, streamed Chat Completions upstream) sent
  * directly with the `openai` SDK, through a bare `node:http` proxy (a hop, nothing stored), through
- * the durable floor (`lib/durable-proxy-child.ts`: the message and the reply appended and fsynced,
- * the answer sent after both, nothing else), through that floor with the parts the project keeps
+ * the durable floor (`lib/durable-proxy-child.ts`: the message and the reply appended, one fsync,
+ * the answer sent after it, nothing else), through that floor with the parts the project keeps
  * (`lib/fixed-parts-child.ts`: Fastify, the `openai` SDK through `@keel/transport`) and through the
  * Keel gateway (durable). Interleaved latency at 1 in flight, throughput at 1 and at 32 in
  * flight, and each server process's CPU per message. What the rows of section 1 ask of Keel — ≤ 2 ms
@@ -116,7 +116,7 @@ const VARIANTS: Array<{ name: string; send: Send; pid?: number }> = [
     pid: bare.service.pid,
   },
   {
-    name: 'durable floor (two appends and fsyncs, nothing else)',
+    name: 'durable floor (two appends, one fsync, nothing else)',
     send: conversationsVia(viaFloor),
     pid: floor.service.pid,
   },
@@ -225,7 +225,7 @@ const cpuOf = (name: string) => median(cpu.get(name) ?? []);
 await publish({
   order: 20.5,
   title: 'Issue 20: the floor of a durable gateway',
-  method: `Five variants, each the same conversation (a ${HISTORY}-turn history and one new message, streamed Chat Completions upstream) with the mock provider in its own process (zero delay, reply "${REPLY}"): sent directly with the \`openai\` SDK; through a bare \`node:http\` proxy with a keep-alive agent (forwards bytes, stores nothing); through the durable floor (\`bench/src/lib/durable-proxy-child.ts\`: parses the request, appends its last message as a JSON line to the session's file and starts that fsync, forwards the request, reads the whole answer, appends it, waits for both fsyncs, then answers — the least a server can do under DESIGN.md "Durable before acknowledged"; no lock, no fence, no transcript read, no turn); through the durable floor with the project's fixed parts (\`bench/src/lib/fixed-parts-child.ts\`: the same two appends and fsyncs, served by Fastify on Keel's native route, the model called through \`@keel/transport\` and the \`openai\` SDK, the answer as JSON, each session's conversation kept in memory); and through the Keel gateway (\`POST /v1/sessions/:id/messages\`, file store, fsync on, log level warn). Every variant sends the same messages to the same sessions, so their histories stay the same; each measured phase starts on ${SESSIONS} sessions of its own that were given ${HISTORY} turns first (not measured). Latency: ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one message per variant per round, the order rotating (at most ${Math.ceil((ROUNDS + WARMUP) / SESSIONS)} more turns per session by the end). Then ${BLOCKS} rounds of blocks per variant, in rotating order: ${BLOCK_AT_1} messages one at a time, ${BLOCK_MANY} with ${IN_FLIGHT} in flight (each in flight keeping to its own session), and ${CPU_BLOCK} one at a time for the server process's user + system CPU (\`/proc/<pid>/stat\`; the direct SDK sends that block too, unmeasured); medians of the blocks.`,
+  method: `Five variants, each the same conversation (a ${HISTORY}-turn history and one new message, streamed Chat Completions upstream) with the mock provider in its own process (zero delay, reply "${REPLY}"): sent directly with the \`openai\` SDK; through a bare \`node:http\` proxy with a keep-alive agent (forwards bytes, stores nothing); through the durable floor (\`bench/src/lib/durable-proxy-child.ts\`: parses the request, appends its last message as a JSON line to the session's file, forwards the request, reads the whole answer, appends it, fsyncs the file once, then answers — the least a server can do under DESIGN.md "Durable before acknowledged" for an answer sent whole, as Keel's JSON route does in a session no client follows; no lock, no fence, no transcript read, no turn); through the durable floor with the project's fixed parts (\`bench/src/lib/fixed-parts-child.ts\`: the same two appends and one fsync, served by Fastify on Keel's native route, the model called through \`@keel/transport\` and the \`openai\` SDK, the answer as JSON, each session's conversation kept in memory); and through the Keel gateway (\`POST /v1/sessions/:id/messages\`, file store, fsync on, log level warn). Every variant sends the same messages to the same sessions, so their histories stay the same; each measured phase starts on ${SESSIONS} sessions of its own that were given ${HISTORY} turns first (not measured). Latency: ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one message per variant per round, the order rotating (at most ${Math.ceil((ROUNDS + WARMUP) / SESSIONS)} more turns per session by the end). Then ${BLOCKS} rounds of blocks per variant, in rotating order: ${BLOCK_AT_1} messages one at a time, ${BLOCK_MANY} with ${IN_FLIGHT} in flight (each in flight keeping to its own session), and ${CPU_BLOCK} one at a time for the server process's user + system CPU (\`/proc/<pid>/stat\`; the direct SDK sends that block too, unmeasured); medians of the blocks.`,
   baseline: 'the same request sent directly with the official `openai` SDK, in the same run.',
   tables: [
     {

@@ -42,6 +42,8 @@ function orchestratorOver(options: {
   wrapFence?: (fence: SessionFence) => SessionFence;
   port?: ModelPort;
   directory: string;
+  /** `runTurn`'s `messageFlush` (the gateway's JSON answers in a session nobody follows: `with-reply`). */
+  messageFlush?: 'own' | 'with-reply';
 }) {
   const store = createTranscriptStore({ sessionsDir: options.directory, fsync: options.fsync });
   const storage = options.wrapStorage?.(store) ?? store;
@@ -66,7 +68,11 @@ function orchestratorOver(options: {
       ];
     },
     async turn(sessionId: string, text: string): Promise<void> {
-      const outcome = await orchestrator.runTurn({ sessionId, input: text });
+      const outcome = await orchestrator.runTurn({
+        sessionId,
+        input: text,
+        messageFlush: options.messageFlush ?? 'own',
+      });
       if (outcome.kind !== 'reply') throw new Error(`turn ended ${outcome.kind}`);
       const history = histories.get(sessionId) ?? [];
       history.push(
@@ -80,6 +86,12 @@ function orchestratorOver(options: {
 
 const durable = orchestratorOver({ fsync: true, directory: join(dir, 'durable') });
 const volatile = orchestratorOver({ fsync: false, directory: join(dir, 'volatile') });
+const WITH_REPLY = 'orchestrator turn (fsync on, the message flushed with the reply)';
+const withReply = orchestratorOver({
+  fsync: true,
+  directory: join(dir, 'with-reply'),
+  messageFlush: 'with-reply',
+});
 
 async function bare(messages: Message[]): Promise<void> {
   for await (const event of transport.stream({ messages }, { maxRetries: 0 })) void event;
@@ -110,6 +122,10 @@ const times = await interleave(
       name: 'orchestrator turn (fsync off)',
       run: (round: number) => volatile.turn(roundOf(round).sessionId, roundOf(round).text),
     },
+    {
+      name: WITH_REPLY,
+      run: (round: number) => withReply.turn(roundOf(round).sessionId, roundOf(round).text),
+    },
   ].map((variant) => ({
     name: variant.name,
     run: async (round: number) => {
@@ -121,6 +137,7 @@ const times = await interleave(
 );
 await durable.orchestrator.shutdown({ graceMs: 0 });
 await volatile.orchestrator.shutdown({ graceMs: 0 });
+await withReply.orchestrator.shutdown({ graceMs: 0 });
 
 // Where a durable turn's time goes: the same turns with every fence, storage and model call
 // timed (the wrappers cost a little; this pass is not the one the target is read from).
@@ -173,6 +190,7 @@ await profiled.orchestrator.shutdown({ graceMs: 0 });
 const base = summarize(times.get('bare transport') ?? []);
 const on = summarize(times.get('orchestrator turn (fsync on)') ?? []);
 const off = summarize(times.get('orchestrator turn (fsync off)') ?? []);
+const whole = summarize(times.get(WITH_REPLY) ?? []);
 const overhead = on.p50 - base.p50;
 const offOverhead = off.p50 - base.p50;
 const phaseMedian = (name: string) => median(phases.get(name) ?? []);
@@ -246,7 +264,7 @@ const FS_CALLS_LEFT =
 await publish({
   order: 11,
   title: 'Issue 9: what a turn costs',
-  method: `One-turn round trips through \`createOrchestrator\` (real \`@keel/session-fence\` file store and fence, real \`@keel/transport\`) in ${SESSIONS} sessions that keep their conversation, against the bare transport sending the same request (the session's history and the message), both to the zero-delay mock provider in this process. ${ROUNDS} rounds after ${WARMUP} warm-up rounds, the order rotating each round. Then ${PROFILED_TURNS} more durable turns with every fence call and the model call timed, for the breakdown.`,
+  method: `One-turn round trips through \`createOrchestrator\` (real \`@keel/session-fence\` file store and fence, real \`@keel/transport\`; the message flushed on its own during the model call, \`messageFlush: 'own'\`, unless the variant says otherwise) in ${SESSIONS} sessions that keep their conversation, against the bare transport sending the same request (the session's history and the message), both to the zero-delay mock provider in this process. ${ROUNDS} rounds after ${WARMUP} warm-up rounds, the order rotating each round. Then ${PROFILED_TURNS} more durable turns with every fence call and the model call timed, for the breakdown.`,
   baseline:
     'the bare transport (`transport.stream`, SDK retries 0) sending the same request, in the same run.',
   tables: [
@@ -271,6 +289,14 @@ await publish({
             `+${ms(offOverhead)}`,
             ratio(off.p50, base.p50),
           ],
+          [
+            WITH_REPLY,
+            ms(whole.p50),
+            spread(whole),
+            ms(whole.p99),
+            `+${ms(whole.p50 - base.p50)}`,
+            ratio(whole.p50, base.p50),
+          ],
         ],
       },
     },
@@ -289,7 +315,7 @@ await publish({
       goal: '≤ 1 ms',
       measured: `${ms(overhead)} ms`,
       met: overhead <= 1,
-      why: `the message's fsync runs during the model call (DESIGN.md "Durable before acknowledged"), but with a model that answers in about a millisecond the turn still waits for it before anything goes out, and the reply's fsync is before the answer (${ms(appendMs)} ms per append here, the median of both); with fsync off the overhead is ${ms(offOverhead)} ms. Cut on 2026-12-04 (issue 20): the fence's last check runs once the answer is out (side by side with the build before, 800 rounds each, interleaved: 0.15–0.17 ms lower p50 per turn in three runs, fsync on and off); the transport keeps its connection to the provider across calls (the Anthropic SDK stops reading at \`message_stop\`, and the connection used to be closed there: every call opened a new one, bare transport included)`,
+      why: `the message's fsync runs during the model call (DESIGN.md "Durable before acknowledged"), but with a model that answers in about a millisecond the turn still waits for it before anything goes out, and the reply's fsync is before the answer (${ms(appendMs)} ms per append here, the median of both); with fsync off the overhead is ${ms(offOverhead)} ms; with the message made durable by the reply's fsync instead (\`messageFlush: 'with-reply'\`, one fsync a turn, what the gateway asks for a JSON answer in a session no client follows), ${ms(whole.p50 - base.p50)} ms. Cut on 2026-12-04 (issue 20): the fence's last check runs once the answer is out (side by side with the build before, 800 rounds each, interleaved: 0.15–0.17 ms lower p50 per turn in three runs, fsync on and off); the transport keeps its connection to the provider across calls (the Anthropic SDK stops reading at \`message_stop\`, and the connection used to be closed there: every call opened a new one, bare transport included)`,
     },
     {
       name: 'file-system calls per message (issue 20)',

@@ -1,9 +1,10 @@
 /**
  * The floor of a *durable* gateway on this machine: the least a server can do and still keep the
  * rule Keel keeps (DESIGN.md "Durable before acknowledged"). For each Chat Completions request it
- * parses the body, appends the last message as one JSON line to its session's file and starts that
- * line's fsync, forwards the request upstream (`node:http`, keep-alive), reads the whole answer,
- * appends it as a second line, waits for both fsyncs, and only then sends the answer back. Nothing
+ * parses the body, appends the last message as one JSON line to its session's file, forwards the
+ * request upstream (`node:http`, keep-alive), reads the whole answer, appends it as a second line,
+ * fsyncs the file once (the answer is sent whole, so nothing of it goes out before both lines are
+ * durable, as Keel's JSON route does), and only then sends the answer back. Nothing
  * else: no lock or fence (one process owns the files), no transcript read, no validation, no
  * retries, no turn. The session is the `x-session` header (one file each, kept open).
  * Prints `DURABLE_PROXY_LISTENING <url>`. Run by `start-durable-proxy.ts`, in its own process.
@@ -11,7 +12,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { durableAppend } from './durable-append';
+import { appendLine, flushFile } from './durable-append';
 
 const [upstream = '', dir = ''] = process.argv.slice(2);
 const target = new URL(upstream);
@@ -37,7 +38,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const body = await bodyOf(req);
   const parsed = JSON.parse(body.toString('utf8')) as { messages: unknown[] };
   const fd = fileOf(String(req.headers['x-session'] ?? 'default'));
-  const message = durableAppend(fd, JSON.stringify(parsed.messages.at(-1)));
+  appendLine(fd, JSON.stringify(parsed.messages.at(-1)));
   const answer = await new Promise<IncomingMessage>((resolve, reject) => {
     const out = request(
       {
@@ -58,10 +59,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     out.end(body);
   });
   const reply = await bodyOf(answer);
-  await Promise.all([
-    message,
-    durableAppend(fd, JSON.stringify({ role: 'assistant', raw: reply.toString('utf8') })),
-  ]);
+  appendLine(fd, JSON.stringify({ role: 'assistant', raw: reply.toString('utf8') }));
+  await flushFile(fd);
   res.writeHead(answer.statusCode ?? 502, {
     'content-type': answer.headers['content-type'] ?? 'application/json',
     'content-length': reply.length,

@@ -3,8 +3,8 @@
  * them): the request served by Fastify on Keel's native route (`POST /v1/sessions/:id/messages`,
  * its body checked by the gateway's JSON schema), the model called through `@keel/transport` (the
  * official `openai` SDK, streamed, as the gateway calls it), and the answer sent as JSON. Between
- * them only the durability rule: the message appended as a JSON line to the session's file and
- * its fsync started, the reply appended once the stream ends, the answer sent after both fsyncs.
+ * them only the durability rule: the message appended as a JSON line to the session's file, the
+ * reply appended once the stream ends, the file fsynced once, then the answer sent.
  * Each session's conversation is kept in memory (no transcript read), and there is no lock, fence,
  * turn, failover, event or log line. What Keel's gateway spends beyond this is its own work.
  * Prints `FIXED_PARTS_LISTENING <url>`. Run by `start-durable-proxy.ts`, in its own process.
@@ -15,7 +15,7 @@ import type { Message } from '@keel/spec';
 import { createTransport } from '@keel/transport';
 import Fastify from 'fastify';
 import { messageBody } from '../../../apps/gateway/src/http/schemas';
-import { durableAppend } from './durable-append';
+import { appendLine, flushFile } from './durable-append';
 
 const [upstream = '', dir = '', model = ''] = process.argv.slice(2);
 const transport = createTransport({
@@ -58,7 +58,7 @@ app.post<{ Params: { sessionId: string }; Body: { text: string } }>(
       role: 'user',
       content: [{ type: 'text', text: request.body.text }],
     };
-    const written = durableAppend(session.fd, JSON.stringify(message));
+    appendLine(session.fd, JSON.stringify(message));
     let text = '';
     for await (const event of transport.stream({
       messages: [...session.messages, message],
@@ -66,7 +66,8 @@ app.post<{ Params: { sessionId: string }; Body: { text: string } }>(
       if (event.type === 'text-delta') text += event.text;
     }
     const reply: Message = { role: 'assistant', content: [{ type: 'text', text }] };
-    await Promise.all([written, durableAppend(session.fd, JSON.stringify(reply))]);
+    appendLine(session.fd, JSON.stringify(reply));
+    await flushFile(session.fd);
     session.messages.push(message, reply);
     return { outcome: 'reply', text, model, provider: 'mock' };
   },

@@ -181,7 +181,8 @@ export async function runTurn(
 
   async function append(entries: TranscriptEntry[], withSignal = true): Promise<void> {
     // The turn's opening write (its message) is flushed while the model call runs; the turn's
-    // events wait for that flush (`held`), and the fence's next write waits for it too.
+    // events wait for that flush (`held`), and the fence's next write waits for it too. With
+    // `withReply` it is not flushed on its own: the last write's flush covers it.
     const opening = !opened;
     opened = true;
     const flush = !opening
