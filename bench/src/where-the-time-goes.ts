@@ -138,7 +138,8 @@ rounds, +3.51 and +4.33 ms, 20 % both, 3.55 and 3.80 ms. The gap is Keel's own w
   millisecond after the last one costs 0.35–0.45 ms here against 0.2 ms back to back; the message's
   fsync, overlapped with the model call, costs nothing visible (the call 1.57 against 1.59 ms).
   Writing the message unflushed, for the reply's fsync to cover (one fsync a turn), was tried and
-  measured no faster (+1.28 and +1.44 ms against +1.53 and +1.22 ms, two runs each): dropped. From
+  measured no faster (+1.28 and +1.44 ms against +1.53 and +1.22 ms, two runs each): dropped for
+  the turn's latency — and taken up later for its CPU, for answers sent whole (below). From
   the message's write to the model call, building the request takes 0.34 ms of JavaScript.
 - Memory. A heap snapshot at 1 000 sessions (10 000 messages, without the flag) holds 67 MB —
   code 11 MB, strings 14 MB, plain objects 8 MB, the watchers of 1 000 kept leases — while the
@@ -155,4 +156,35 @@ and section 1's CPU blocks, side by side, gave 4.25 ms per message against 6.50 
 \`--optimize-for-size\` and 3.65 with V8's unbounded heuristics; its p50 overhead was 0.14 ms above
 the unbounded gateway's, where the flag's had been 0.87–1.06 ms. \`pnpm start\` launches the
 gateway so; \`keel-gateway\` started without launch options keeps the flag as its fallback.
+
+**Carried on, and one fsync for an answer sent whole (later on 2026-12-04).**
+- A pass over the whole conversation costs far more in a busy process than in a tight loop: its
+  entries were written turns ago and are no longer in the CPU's caches. \`buildModelContext\` took
+  60–67 µs a turn at 190–250 entries in an orchestrator serving 32–64 sessions in turn, 10–12 µs on
+  the same entries in a loop. The orchestrator now carries a turn's model context on from the last
+  call on the same transcript (only the entries appended since are read; the messages placed for
+  good are reused): 6 µs. The first pass to touch the messages then pays the misses instead (tool
+  pairing: 2.4 → 10–12 µs; the transport's conversion got cheaper by about as much), so a turn
+  gains 10–20 µs at these lengths, and allocates a message object less per entry — not visible in
+  section 1's CPU blocks, whose noise is larger. The \`openai\` SDK's serialization of the request
+  touches every message too (as the direct client's does): what is left of the misses is there.
+- An fsync costs the gateway CPU, not only time: side by side at load ~1, the gateway with
+  \`fsync: false\` spent 1.77 ms per message against 2.23 ms. DESIGN.md lets a message's fsync
+  wait for the reply's when nothing of the turn goes out before it, and a JSON answer in a session
+  no client follows is such a turn: the gateway now asks for it there (\`messageFlush:
+  'with-reply'\`; streamed answers and followed sessions keep the message's own fsync during the
+  model call). Measured before it landed, side by side (two gateways of each, 8 blocks of 300
+  messages): 2.00–2.07 ms of CPU per message against 2.30–2.40 (8–13 % less), p50 1.81 against
+  1.84–1.88 ms, p90 3.24–3.32 against 3.54–3.58 ms. For a turn alone the latency is the same
+  (\`orchestrator-overhead\`: +0.76 ms both ways, the model answering in under a millisecond).
+  The two floors in "Issue 20: the floor of a durable gateway" flush once too, so that section
+  still compares like with like.
+- Load moves every absolute figure by about two: in this quiet run (load ~1) Portkey's not-streamed
+  proxy spent 1.25 ms of CPU per message and Keel 2.90 (as \`pnpm start\` runs it), against 2.65
+  and 4.25 at load 3–4; Keel's p50 overhead was +2.38 ms against +4.21, and the orchestrator's
+  turn +0.76 ms against +1.15 (met here, not at load 2). At this load the heap bound is the largest
+  part of the CPU left: side by side, \`node --max-semi-space-size=4\` (the gateway then bounding
+  the old generation at 15 % growth) spent 2.10 and 1.90 ms per message against 1.50 and 1.60 with
+  V8's own heuristics (memory not bounded) in two runs; \`--single-threaded-gc\` at launch 1.70,
+  \`--heap-growing-percent=30\` 1.80 (one run, not adopted: their memory was not measured).
 `;

@@ -107,6 +107,60 @@ function toldAbout(told: Told, clientMessageId: string) {
   };
 }
 
+/**
+ * Two turns on the file store, `messageFlush` each; the child is killed while turn 2's first
+ * transcript fsync hangs (its model already called). The client was told everything of turn 1 and
+ * nothing of turn 2; turn 1 is stored, and turn 2's retry after a restart is answered, stored once.
+ */
+async function killWhileTurnTwoFlushes(messageFlush: 'own' | 'with-reply'): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'keel-durable-'));
+  const mock = await createMockProvider({ defaultReply: () => 'Answered.' });
+  try {
+    const told = startTurns({
+      mock,
+      sessionsDir: dir,
+      turns: [
+        { text: 'first', clientMessageId: 'c-1' },
+        { text: 'second', clientMessageId: 'c-2' },
+      ],
+      fsync: { mode: 'hold', after: 2 },
+      messageFlush,
+    });
+    await waitUntil(
+      'turn 2 asked the model, a write of its own being flushed',
+      () => told.lines.includes('FSYNC-HELD') && mock.requests.length === 2,
+    );
+    // Give a leaked event time to reach the pipe before the kill.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    told.kill();
+    await told.exited;
+
+    expect(toldAbout(told, 'c-1').outcome).toMatchObject({ kind: 'reply', text: 'Answered.' });
+    const second = toldAbout(told, 'c-2');
+    expect(second.started).toBe(false);
+    expect(second.outcome).toBeUndefined();
+
+    // What the client was told (turn 1) is stored; turn 2's retry is answered, stored once.
+    const storage = createTranscriptStore({ sessionsDir: dir });
+    const before = await storage.read('durable');
+    expect(userMessages(before.entries, 'c-1')).toHaveLength(1);
+    const orchestrator = restarted(storage, mock);
+    const retry = await orchestrator.runTurn({
+      sessionId: 'durable',
+      input: 'second',
+      clientMessageId: 'c-2',
+    });
+    expect(retry).toMatchObject({ kind: 'reply', text: 'Answered.' });
+    await orchestrator.shutdown({ graceMs: 0 });
+    const after = await storage.read('durable');
+    expect(userMessages(after.entries, 'c-1')).toHaveLength(1);
+    expect(userMessages(after.entries, 'c-2')).toHaveLength(1);
+  } finally {
+    await mock.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe('the file store', () => {
   it(
     'a failed overlapped fsync ends the turn with a storage error and sends no reply',
@@ -144,54 +198,8 @@ describe('the file store', () => {
 
   it(
     'kill -9 between the write and the fsync: the model was called meanwhile, the client was told nothing, and nothing it was told is lost',
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'keel-durable-'));
-      const mock = await createMockProvider({ defaultReply: () => 'Answered.' });
-      try {
-        // Turn 1 makes two transcript fsyncs (its message, its reply); turn 2's message hangs.
-        const told = startTurns({
-          mock,
-          sessionsDir: dir,
-          turns: [
-            { text: 'first', clientMessageId: 'c-1' },
-            { text: 'second', clientMessageId: 'c-2' },
-          ],
-          fsync: { mode: 'hold', after: 2 },
-        });
-        await waitUntil(
-          'turn 2 asked the model while its message was being flushed',
-          () => told.lines.includes('FSYNC-HELD') && mock.requests.length === 2,
-        );
-        // Give a leaked event time to reach the pipe before the kill.
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        told.kill();
-        await told.exited;
-
-        expect(toldAbout(told, 'c-1').outcome).toMatchObject({ kind: 'reply', text: 'Answered.' });
-        const second = toldAbout(told, 'c-2');
-        expect(second.started).toBe(false);
-        expect(second.outcome).toBeUndefined();
-
-        // What the client was told (turn 1) is stored; turn 2's retry is answered, stored once.
-        const storage = createTranscriptStore({ sessionsDir: dir });
-        const before = await storage.read('durable');
-        expect(userMessages(before.entries, 'c-1')).toHaveLength(1);
-        const orchestrator = restarted(storage, mock);
-        const retry = await orchestrator.runTurn({
-          sessionId: 'durable',
-          input: 'second',
-          clientMessageId: 'c-2',
-        });
-        expect(retry).toMatchObject({ kind: 'reply', text: 'Answered.' });
-        await orchestrator.shutdown({ graceMs: 0 });
-        const after = await storage.read('durable');
-        expect(userMessages(after.entries, 'c-1')).toHaveLength(1);
-        expect(userMessages(after.entries, 'c-2')).toHaveLength(1);
-      } finally {
-        await mock.close();
-        await rm(dir, { recursive: true, force: true });
-      }
-    },
+    // Turn 1 makes two transcript fsyncs (its message, its reply); turn 2's message hangs.
+    () => killWhileTurnTwoFlushes('own'),
     TIMEOUT,
   );
 });
@@ -266,50 +274,8 @@ describe("the file store, the message flushed with the reply (messageFlush: 'wit
 
   it(
     'kill -9 while the turn’s last write is being flushed: the client was told nothing of it, and its retry is answered once',
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'keel-durable-'));
-      const mock = await createMockProvider({ defaultReply: () => 'Answered.' });
-      try {
-        const told = startTurns({
-          mock,
-          sessionsDir: dir,
-          turns: turns(2),
-          fsync: { mode: 'hold', after: 2 },
-          messageFlush: 'with-reply',
-        });
-        await waitUntil(
-          'turn 2 answered by the model, its last write being flushed',
-          () => told.lines.includes('FSYNC-HELD') && mock.requests.length === 2,
-        );
-        // Give a leaked event time to reach the pipe before the kill.
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        told.kill();
-        await told.exited;
-
-        expect(toldAbout(told, 'w-1').outcome).toMatchObject({ kind: 'reply', text: 'Answered.' });
-        // Not even that turn 2 started: its message was never durable.
-        const second = toldAbout(told, 'w-2');
-        expect(second.started).toBe(false);
-        expect(second.outcome).toBeUndefined();
-
-        const storage = createTranscriptStore({ sessionsDir: dir });
-        expect(userMessages((await storage.read('durable')).entries, 'w-1')).toHaveLength(1);
-        const orchestrator = restarted(storage, mock);
-        const retry = await orchestrator.runTurn({
-          sessionId: 'durable',
-          input: 'message 2',
-          clientMessageId: 'w-2',
-        });
-        expect(retry).toMatchObject({ kind: 'reply', text: 'Answered.' });
-        await orchestrator.shutdown({ graceMs: 0 });
-        const after = await storage.read('durable');
-        expect(userMessages(after.entries, 'w-1')).toHaveLength(1);
-        expect(userMessages(after.entries, 'w-2')).toHaveLength(1);
-      } finally {
-        await mock.close();
-        await rm(dir, { recursive: true, force: true });
-      }
-    },
+    // Turn 1 makes two transcript fsyncs (the file's creation, its reply); turn 2's one hangs.
+    () => killWhileTurnTwoFlushes('with-reply'),
     TIMEOUT,
   );
 });

@@ -5,9 +5,10 @@
 // the opening write's events let go at once (`if (opening)` for `if (opening && !withReply)`) fails
 // the first test; `endFlushed = true` before the last write fails the second; `withReply` never
 // set fails the first (the opening write deferred).
-import { createSessionFence, StorageError } from '@keel/session-fence';
-import type { SessionStorage, TranscriptEntry, TurnEvent } from '@keel/spec';
+import { StorageError } from '@keel/session-fence';
+import type { TurnEvent } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
+import { describeWrite, fencesOver } from './fences-over';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;
@@ -15,25 +16,6 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-/** The turn's fences over the harness's store, each append answered through `append`. */
-function fencesOver(
-  h: () => Harness,
-  append: (
-    storage: SessionStorage,
-    ...args: Parameters<SessionStorage['append']>
-  ) => ReturnType<SessionStorage['append']>,
-) {
-  return (sessionId: string) => {
-    const storage = h().storage;
-    const wrapped = Object.create(storage) as SessionStorage;
-    wrapped.append = (...args) => append(storage, ...args);
-    return createSessionFence({ storage: wrapped, sessionId });
-  };
-}
-
-const describeWrite = (entries: readonly TranscriptEntry[]) =>
-  entries.map((entry) => (entry.type === 'turn' ? `turn-${entry.phase}` : entry.type)).join('+');
 
 describe("messageFlush: 'with-reply'", () => {
   it('writes the message unflushed and flushes it with the reply; no event goes out before', async () => {

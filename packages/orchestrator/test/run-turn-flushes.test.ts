@@ -6,9 +6,9 @@
 // Hand-made mutants: `opened = false` (every write "opening", so the closing write's fsync was
 // deferred and the outcome given before it) fails the first test; `if (false)` for the failed
 // flush (line 106: the takeover's `resend` given instead) fails the second.
-import { createSessionFence, StorageError } from '@keel/session-fence';
-import type { SessionStorage, TranscriptEntry } from '@keel/spec';
+import { StorageError } from '@keel/session-fence';
 import { afterEach, describe, expect, it } from 'vitest';
+import { describeWrite, fencesOver } from './fences-over';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;
@@ -18,25 +18,6 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-/** The turn's fences over the harness's store, each append answered through `append`. */
-function fencesOver(
-  h: () => Harness,
-  append: (
-    storage: SessionStorage,
-    ...args: Parameters<SessionStorage['append']>
-  ) => ReturnType<SessionStorage['append']>,
-) {
-  return (sessionId: string) => {
-    const storage = h().storage;
-    const wrapped = Object.create(storage) as SessionStorage;
-    wrapped.append = (...args) => append(storage, ...args);
-    return createSessionFence({ storage: wrapped, sessionId });
-  };
-}
-
-const describeWrite = (entries: readonly TranscriptEntry[]) =>
-  entries.map((entry) => (entry.type === 'turn' ? `turn-${entry.phase}` : entry.type)).join('+');
 
 describe('a turn’s flushes', () => {
   it('only the message’s write defers its fsync: the turn’s end is durable when the outcome is given', async () => {
