@@ -100,6 +100,34 @@ describe("messageFlush: 'with-reply'", () => {
     expect(harness.events.at(-1)).toMatchObject({ type: 'turn-end', outcome });
   });
 
+  it('a takeover during the model call: resend (send it again), and only the turn’s start and end told', async () => {
+    harness = await createHarness({
+      script: [{ behavior: { type: 'ok', text: 'a stale reply' }, match: { model: 'primary' } }],
+      // Another gateway writes to the session while the model answers: the turn writes no end.
+      beforeStreamEnds: async () => {
+        const h = harness as Harness;
+        if ((await h.entries('s1')).some((entry) => entry.id === 'foreign-1')) return;
+        await h.storage.append('s1', [
+          {
+            type: 'message',
+            id: 'foreign-1',
+            messageId: 'foreign-1',
+            timestamp: new Date().toISOString(),
+            role: 'user',
+            content: [{ type: 'text', text: 'written by another gateway' }],
+          },
+        ]);
+      },
+    });
+    const outcome = await harness.orchestrator.runTurn({
+      sessionId: 's1',
+      input: 'hello',
+      messageFlush: 'with-reply',
+    });
+    expect(outcome).toMatchObject({ kind: 'resend', staleReply: 'a stale reply' });
+    expect(harness.events.map((event) => event.type)).toEqual(['turn-start', 'turn-end']);
+  });
+
   it('a message written with others waiting for the session is flushed on its own', async () => {
     const writes: Array<{ write: string; flush: string }> = [];
     harness = await createHarness({
