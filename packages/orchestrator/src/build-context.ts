@@ -93,6 +93,10 @@ export function scanMore(entries: readonly TranscriptEntry[], scan: ContextScan)
   for (let index = scan.scanned; index < entries.length; index += 1) {
     const entry = entries[index] as TranscriptEntry;
     if (entry.type === 'compaction' && index > scan.compactionAt) return false;
+    // An entry with the id the compaction kept from, nearer to it than the kept one, would move
+    // where the kept part begins (`keptFrom` searches outwards): scan again. Ids are unique in
+    // what Keel writes; a transcript written elsewhere may repeat one.
+    if (entry.id === scan.compaction?.firstKeptEntryId) return false;
     if (entry.type !== 'turn') continue;
     if (scan.firstTurn === -1) scan.firstTurn = index;
     if (

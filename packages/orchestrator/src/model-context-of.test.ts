@@ -95,8 +95,19 @@ describe('modelContextOf', () => {
   it('gives what buildModelContext gives, read after read, as the transcript grows', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => check(steps)),
-      { numRuns: 600 },
+      { numRuns: 2000 },
     );
+  });
+
+  it('scans again when an entry repeats the id a compaction kept from, nearer to it', () => {
+    // Found by the property above: the repeated id after the compaction moves the kept part.
+    check([
+      { kind: 'end', id: 'm1', steered: undefined },
+      { kind: 'assistant' },
+      { kind: 'compaction', kept: 0 },
+      { kind: 'read', folded: [] },
+      { kind: 'end', id: 'm1', steered: undefined },
+    ]);
   });
 
   it('moves a message written before its turn start once that start is written', () => {
