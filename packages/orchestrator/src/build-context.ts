@@ -41,8 +41,6 @@ export function buildModelContext(
 export interface ContextScan {
   /** The latest compaction. */
   readonly compaction: CompactionEntry | undefined;
-  /** Its index (-1: none). */
-  readonly compactionAt: number;
   /** Where its kept entries begin. */
   readonly from: number;
   /** Entries read so far (`entries.length` at the last scan). */
@@ -63,16 +61,15 @@ export interface ContextScan {
 
 /** Scans a transcript's kept part (see `ContextScan`), nothing placed yet. */
 export function scanContext(entries: readonly TranscriptEntry[]): ContextScan {
-  let at = entries.length - 1;
-  while (at >= 0 && (entries[at] as TranscriptEntry).type !== 'compaction') at -= 1;
-  const compaction = at === -1 ? undefined : (entries[at] as CompactionEntry);
+  const compaction = findLast(entries, (entry) => entry.type === 'compaction') as
+    | CompactionEntry
+    | undefined;
   const from = keptFrom(entries, compaction);
   // Only the kept entries are read, so a turn's cost does not grow with what was compacted away: a
   // kept message's turn start, and the turn that folded it in, both come after it. Before `from`,
   // all that matters is whether any turn entry exists (then no kept message is legacy).
   const scan: ContextScan = {
     compaction,
-    compactionAt: at,
     from,
     scanned: from,
     firstTurn: hasTurnBefore(entries, from) ? 0 : -1,
@@ -81,22 +78,30 @@ export function scanContext(entries: readonly TranscriptEntry[]): ContextScan {
     settled: from,
     placed: [],
   };
-  scanMore(entries, scan);
+  readTurns(entries, scan);
   return scan;
 }
 
 /**
- * Reads the entries appended since the scan; `false` when one is a newer compaction (the kept part
- * moves: scan again). Older compactions among the kept entries are skipped, as when placing.
+ * Reads the entries appended since the scan; `false` when one moves the kept part (scan again): a
+ * newer compaction, or an entry with the id the compaction kept from — nearer to it than the kept
+ * one, it would move where the kept part begins (`keptFrom` searches outwards; ids are unique in
+ * what Keel writes, a transcript written elsewhere may repeat one).
  */
 export function scanMore(entries: readonly TranscriptEntry[], scan: ContextScan): boolean {
+  const keptId = scan.compaction?.firstKeptEntryId;
   for (let index = scan.scanned; index < entries.length; index += 1) {
     const entry = entries[index] as TranscriptEntry;
-    if (entry.type === 'compaction' && index > scan.compactionAt) return false;
-    // An entry with the id the compaction kept from, nearer to it than the kept one, would move
-    // where the kept part begins (`keptFrom` searches outwards): scan again. Ids are unique in
-    // what Keel writes; a transcript written elsewhere may repeat one.
-    if (entry.id === scan.compaction?.firstKeptEntryId) return false;
+    if (entry.type === 'compaction' || entry.id === keptId) return false;
+  }
+  readTurns(entries, scan);
+  return true;
+}
+
+/** Reads the turn entries after `scan.scanned` into the scan; older compactions are skipped. */
+function readTurns(entries: readonly TranscriptEntry[], scan: ContextScan): void {
+  for (let index = scan.scanned; index < entries.length; index += 1) {
+    const entry = entries[index] as TranscriptEntry;
     if (entry.type !== 'turn') continue;
     if (scan.firstTurn === -1) scan.firstTurn = index;
     if (
@@ -109,7 +114,6 @@ export function scanMore(entries: readonly TranscriptEntry[], scan: ContextScan)
       for (const id of entry.steeredMessageIds) scan.steered.add(id);
   }
   scan.scanned = entries.length;
-  return true;
 }
 
 /**
