@@ -8,7 +8,7 @@
 import { StorageError } from '@keel/session-fence';
 import type { TurnEvent } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeWrite, fencesOver } from './fences-over';
+import { describeWrite, fencesOver, foreignMessage } from './fences-over';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;
@@ -107,16 +107,7 @@ describe("messageFlush: 'with-reply'", () => {
       beforeStreamEnds: async () => {
         const h = harness as Harness;
         if ((await h.entries('s1')).some((entry) => entry.id === 'foreign-1')) return;
-        await h.storage.append('s1', [
-          {
-            type: 'message',
-            id: 'foreign-1',
-            messageId: 'foreign-1',
-            timestamp: new Date().toISOString(),
-            role: 'user',
-            content: [{ type: 'text', text: 'written by another gateway' }],
-          },
-        ]);
+        await h.storage.append('s1', [foreignMessage()]);
       },
     });
     const outcome = await harness.orchestrator.runTurn({

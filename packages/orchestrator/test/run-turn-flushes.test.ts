@@ -8,7 +8,7 @@
 // flush (line 106: the takeover's `resend` given instead) fails the second.
 import { StorageError } from '@keel/session-fence';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeWrite, fencesOver } from './fences-over';
+import { describeWrite, fencesOver, foreignMessage } from './fences-over';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;
@@ -76,16 +76,7 @@ describe('a turn’s flushes', () => {
       // turn's message fails.
       beforeStreamEnds: async () => {
         const h = harness as Harness;
-        await h.storage.append('s1', [
-          {
-            type: 'message',
-            id: 'foreign-1',
-            messageId: 'foreign-1',
-            timestamp: new Date().toISOString(),
-            role: 'user',
-            content: [{ type: 'text', text: 'written by another gateway' }],
-          },
-        ]);
+        await h.storage.append('s1', [foreignMessage()]);
         failFlush(new StorageError({ reason: 'no_space', operation: 'append', sessionId: 's1' }));
       },
     });
