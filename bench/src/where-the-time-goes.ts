@@ -189,4 +189,14 @@ gateway so; \`keel-gateway\` started without launch options keeps the flag as it
   the old generation at 15 % growth) spent 2.10 and 1.90 ms per message against 1.50 and 1.60 with
   V8's own heuristics (memory not bounded) in two runs; \`--single-threaded-gc\` at launch 1.70,
   \`--heap-growing-percent=30\` 1.80 (one run, not adopted: their memory was not measured).
+- A message that follows a pause costs more than one that follows another: the gateway's code and
+  data have left the CPU's caches while the client, the provider and the other variants ran. Three
+  gateways side by side, each message sent after a 30 ms pause: 3.7–6.0 ms of CPU per message and
+  a p50 of 4.1–5.5 ms, against 1.9–2.1 ms and 1.6–1.8 ms back to back. Section 1's latency rounds
+  interleave seven variants (Portkey's streamed answers take ~30 ms), so its p50 overhead
+  (+2.4–2.6 ms at load 1–2) sits above what the floor section, with five, finds for the same
+  gateway (+1.40 ms); its CPU blocks run each variant back to back. Not settled: with
+  \`--no-memory-reducer\` given at launch, two runs of three gateways after pauses spent 4.33 and
+  4.83 ms of CPU per message against 5.33 and 6.00 (V8 shrinking the heap in each pause); set at
+  run time, one run of two showed nothing (3.67 against 3.83). Neither adopted.
 `;
