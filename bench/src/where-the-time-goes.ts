@@ -195,8 +195,10 @@ gateway so; \`keel-gateway\` started without launch options keeps the flag as it
   a p50 of 4.1–5.5 ms, against 1.9–2.1 ms and 1.6–1.8 ms back to back. Section 1's latency rounds
   interleave seven variants (Portkey's streamed answers take ~30 ms), so its p50 overhead
   (+2.4–2.6 ms at load 1–2) sits above what the floor section, with five, finds for the same
-  gateway (+1.40 ms); its CPU blocks run each variant back to back. Not settled: with
-  \`--no-memory-reducer\` given at launch, two runs of three gateways after pauses spent 4.33 and
-  4.83 ms of CPU per message against 5.33 and 6.00 (V8 shrinking the heap in each pause); set at
-  run time, one run of two showed nothing (3.67 against 3.83). Neither adopted.
+  gateway (+1.40 ms); its CPU blocks run each variant back to back. Not settled, not adopted:
+  with \`--no-memory-reducer\` given at launch, three runs of three gateways after pauses spent
+  4.33, 4.83 and 4.50 ms of CPU per message against 5.33, 6.00 and 5.33; set at run time, 4.83 in
+  the third, and nothing in a run of two (3.67 against 3.83); and \`--trace-gc\` over such a run
+  shows no collection of the memory reducer's either way (9 and 8 full collections, as many
+  scavenges), so the difference may be the run's noise.
 `;
