@@ -21,15 +21,3 @@ export function fencesOver(
 /** A write's entries, for reading: `message+turn-start`. */
 export const describeWrite = (entries: readonly TranscriptEntry[]): string =>
   entries.map((entry) => (entry.type === 'turn' ? `turn-${entry.phase}` : entry.type)).join('+');
-
-/** A user message another gateway wrote to the session (a foreign write: a takeover). */
-export function foreignMessage(id = 'foreign-1'): TranscriptEntry {
-  return {
-    type: 'message',
-    id,
-    messageId: id,
-    timestamp: new Date().toISOString(),
-    role: 'user',
-    content: [{ type: 'text', text: 'written by another gateway' }],
-  };
-}

@@ -8,7 +8,8 @@
 import { StorageError } from '@keel/session-fence';
 import type { TurnEvent } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeWrite, fencesOver, foreignMessage } from './fences-over';
+import { describeWrite, fencesOver } from './fences-over';
+import { foreignMessage } from './foreign-message';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;

@@ -8,7 +8,8 @@
 // flush (line 106: the takeover's `resend` given instead) fails the second.
 import { StorageError } from '@keel/session-fence';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeWrite, fencesOver, foreignMessage } from './fences-over';
+import { describeWrite, fencesOver } from './fences-over';
+import { foreignMessage } from './foreign-message';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;

@@ -1,5 +1,6 @@
 import type { TurnOutcome } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
+import { foreignMessage } from './foreign-message';
 import { createHarness, type Harness, userTexts } from './harness';
 
 let harness: Harness | undefined;
@@ -27,16 +28,7 @@ describe('sessions: takeover, busy sessions, stops, queues, repeats', () => {
     harness = await createHarness({
       beforeStreamEnds: async () => {
         const other = harness!.storage;
-        await other.append('s1', [
-          {
-            type: 'message',
-            id: 'foreign-1',
-            messageId: 'foreign-1',
-            timestamp: new Date().toISOString(),
-            role: 'user',
-            content: [{ type: 'text', text: 'written by another gateway' }],
-          },
-        ]);
+        await other.append('s1', [foreignMessage()]);
       },
     });
     const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hello' });

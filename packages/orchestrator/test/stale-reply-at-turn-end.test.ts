@@ -3,8 +3,9 @@
 // not store comes back as `staleReply` (run-turn.ts's closing append; a hand-made mutant that
 // passed no stale reply there fails this test; an empty reply gives none — a mutant that kept '' fails).
 import { createSessionFence } from '@keel/session-fence';
-import type { SessionStorage, TranscriptEntry } from '@keel/spec';
+import type { SessionStorage } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
+import { foreignMessage } from './foreign-message';
 import { createHarness, type Harness, userTexts } from './harness';
 
 let harness: Harness | undefined;
@@ -13,14 +14,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const foreign: TranscriptEntry = {
-  type: 'message',
-  id: 'foreign-1',
-  messageId: 'foreign-1',
-  timestamp: new Date().toISOString(),
-  role: 'user',
-  content: [{ type: 'text', text: 'written by another gateway' }],
-};
+const foreign = foreignMessage();
 
 describe('a takeover found by the turn’s last write', () => {
   it('ends resend, with the reply it could not store as staleReply', async () => {

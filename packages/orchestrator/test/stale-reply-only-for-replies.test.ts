@@ -2,8 +2,9 @@
 // comes back as `staleReply`, never the copy of an error the turn ended with (run-turn.ts's
 // closing append). A hand-made mutant that passed the error's text as the stale reply fails this test.
 import { createSessionFence } from '@keel/session-fence';
-import type { SessionStorage, TranscriptEntry } from '@keel/spec';
+import type { SessionStorage } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
+import { foreignMessage } from './foreign-message';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;
@@ -12,14 +13,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const foreign: TranscriptEntry = {
-  type: 'message',
-  id: 'foreign-1',
-  messageId: 'foreign-1',
-  timestamp: new Date().toISOString(),
-  role: 'user',
-  content: [{ type: 'text', text: 'written by another gateway' }],
-};
+const foreign = foreignMessage();
 
 describe('a takeover found by the last write of a turn that ended in an error', () => {
   it('ends resend with no staleReply', async () => {

@@ -1,5 +1,6 @@
 import type { TranscriptEntry, TurnOutcome } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
+import { foreignMessage } from './foreign-message';
 import { createHarness, type Harness, userTexts } from './harness';
 
 let harness: Harness | undefined;
@@ -18,15 +19,7 @@ const withOther = { primary: 'anthropic/primary', settings: { 'backup/other': {}
 let foreignCount = 0;
 function foreignEntry(): TranscriptEntry {
   foreignCount += 1;
-  const id = `foreign-${foreignCount}`;
-  return {
-    type: 'message',
-    id,
-    messageId: id,
-    timestamp: new Date().toISOString(),
-    role: 'user',
-    content: [{ type: 'text', text: 'written by another gateway' }],
-  };
+  return foreignMessage(`foreign-${foreignCount}`);
 }
 
 const turnEnds = (h: Harness) => h.events.filter((event) => event.type === 'turn-end');
