@@ -18,6 +18,17 @@ afterEach(async () => {
   harness = undefined;
 });
 
+/** Fences that record each write and the flush it asked for, then make it. */
+function recordingFences(writes: Array<{ write: string; flush: string }>) {
+  return fencesOver(
+    () => harness as Harness,
+    async (storage, sessionId, entries, options) => {
+      writes.push({ write: describeWrite(entries), flush: options?.flush ?? 'before-return' });
+      return storage.append(sessionId, entries, options);
+    },
+  );
+}
+
 describe("messageFlush: 'with-reply'", () => {
   it('writes the message unflushed and flushes it with the reply; no event goes out before', async () => {
     const writes: Array<{ write: string; flush: string; eventsSeen: number }> = [];
@@ -125,16 +136,7 @@ describe("messageFlush: 'with-reply'", () => {
     harness = await createHarness({
       overrides: {
         queueMode: 'steer',
-        fences: fencesOver(
-          () => harness as Harness,
-          async (storage, sessionId, entries, options) => {
-            writes.push({
-              write: describeWrite(entries),
-              flush: options?.flush ?? 'before-return',
-            });
-            return storage.append(sessionId, entries, options);
-          },
-        ),
+        fences: recordingFences(writes),
       },
     });
     await harness.orchestrator.runTurn({ sessionId: 's1', input: 'first' });
@@ -151,21 +153,20 @@ describe("messageFlush: 'with-reply'", () => {
   });
 
   it('by default the message is flushed on its own, during the model call', async () => {
-    const flushes: string[] = [];
+    const writes: Array<{ write: string; flush: string }> = [];
     harness = await createHarness({
       script: [{ behavior: { type: 'ok', text: 'hi' }, match: { model: 'primary' } }],
       overrides: {
-        fences: fencesOver(
-          () => harness as Harness,
-          async (storage, sessionId, entries, options) => {
-            flushes.push(options?.flush ?? 'before-return');
-            return storage.append(sessionId, entries, options);
-          },
-        ),
+        fences: recordingFences(writes),
       },
     });
     await harness.orchestrator.runTurn({ sessionId: 's1', input: 'first' });
     await harness.orchestrator.runTurn({ sessionId: 's1', input: 'hello', messageFlush: 'own' });
-    expect(flushes).toEqual(['deferred', 'before-return', 'deferred', 'before-return']);
+    expect(writes.map((each) => each.flush)).toEqual([
+      'deferred',
+      'before-return',
+      'deferred',
+      'before-return',
+    ]);
   });
 });
