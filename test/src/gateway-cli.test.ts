@@ -184,7 +184,7 @@ describe('the heap bound the gateway sets (issue 20)', () => {
   it('bounds the old generation when node got a young generation at launch, else sets --optimize-for-size', async () => {
     // As `pnpm start` launches it, the young generation carried by NODE_OPTIONS here.
     expect(await heapOf({ NODE_OPTIONS: '--max-semi-space-size=4' })).toBe(
-      '--heap-growing-percent=15',
+      '--heap-growing-percent: 16 MiB or 15 % past what is alive',
     );
     expect(await heapOf({})).toBe('--optimize-for-size');
   });

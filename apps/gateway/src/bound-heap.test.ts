@@ -1,13 +1,23 @@
 // The gateway command bounds V8's heap unless node was given its own choice: the old generation's
-// growth when node was started with a young generation (as `pnpm start` does), else a small heap;
-// each flag it sets is one V8 honours after start-up: a process that keeps a steady working set
-// while it allocates keeps a much smaller heap with it than without it.
+// growth when node was started with a young generation (as `pnpm start` does: 16 MiB or 15 % past
+// what is alive, set again after each full collection), else a small heap; each flag it sets is
+// one V8 honours after start-up: a process that keeps a steady working set while it allocates
+// keeps a much smaller heap with it than without it.
 
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { boundHeap, HEAP_FLAG, OLD_GENERATION_FLAG, YOUNG_GENERATION_FLAG } from './bound-heap';
+import {
+  boundHeap,
+  growingPercentFor,
+  HEAP_FLAG,
+  type HeapWatch,
+  OLD_GENERATION_BOUND,
+  processHeap,
+  YOUNG_GENERATION_FLAG,
+} from './bound-heap';
 
 const run = promisify(execFile);
 
@@ -32,6 +42,25 @@ async function peakHeapMiB(flag: string | undefined, launch: string[] = []): Pro
   return Number(stdout);
 }
 
+const MiB = 1024 * 1024;
+
+/** A heap whose live bytes the test sets, and whose full collections it runs (`collect`). */
+function fakeHeap(initial: number): HeapWatch & { collect(live: number): void } {
+  let live = initial;
+  const listeners: Array<() => void> = [];
+  return {
+    liveBytes: () => live,
+    onFullCollection(listener) {
+      listeners.push(listener);
+      return () => listeners.splice(listeners.indexOf(listener), 1);
+    },
+    collect(next) {
+      live = next;
+      for (const listener of listeners) listener();
+    },
+  };
+}
+
 describe('boundHeap', () => {
   it(`sets ${HEAP_FLAG} when node was started without a choice`, () => {
     const set: string[] = [];
@@ -47,12 +76,93 @@ describe('boundHeap', () => {
       [[], `--trace-warnings ${YOUNG_GENERATION_FLAG}`],
     ] as const) {
       const set: string[] = [];
-      expect(boundHeap(execArgv, (flags) => set.push(flags), nodeOptions)).toBe(
-        '--heap-growing-percent=15',
+      const heap = fakeHeap(40 * MiB);
+      expect(boundHeap(execArgv, (flags) => set.push(flags), nodeOptions, heap)).toBe(
+        OLD_GENERATION_BOUND,
       );
-      expect(set).toEqual([OLD_GENERATION_FLAG]);
+      // 16 MiB past 40 MiB alive.
+      expect(set).toEqual(['--heap-growing-percent=40']);
     }
   });
+
+  it('sets the growth again after each full collection, for what it left alive', () => {
+    const set: string[] = [];
+    const heap = fakeHeap(20 * MiB);
+    boundHeap([YOUNG_GENERATION_FLAG], (flags) => set.push(flags), '', heap);
+    heap.collect(64 * MiB);
+    heap.collect(64.1 * MiB); // the same percent: not set again
+    heap.collect(160 * MiB);
+    heap.collect(8 * MiB);
+    expect(set).toEqual([
+      '--heap-growing-percent=80',
+      '--heap-growing-percent=25',
+      '--heap-growing-percent=15',
+      '--heap-growing-percent=200',
+    ]);
+  });
+
+  it('grows the old generation 16 MiB or 15 % past what is alive, whichever is more, up to V8’s 4×', () => {
+    expect(growingPercentFor(32 * MiB)).toBe(50);
+    expect(growingPercentFor(100 * MiB)).toBe(16); // 16 % of 100 MiB is the 16 MiB
+    expect(growingPercentFor((16 / 0.15) * MiB)).toBe(15);
+    expect(growingPercentFor(110 * MiB)).toBe(15);
+    expect(growingPercentFor(1024 * MiB)).toBe(15);
+    expect(growingPercentFor(6 * MiB)).toBe(267);
+    expect(growingPercentFor(5 * MiB)).toBe(300);
+    expect(growingPercentFor(0)).toBe(300);
+  });
+
+  it('follows the full collections of this very process', async () => {
+    const live: number[] = [];
+    const set: string[] = [];
+    const watch: HeapWatch = {
+      liveBytes() {
+        const bytes = processHeap.liveBytes();
+        live.push(bytes);
+        return bytes;
+      },
+      onFullCollection: (listener) => {
+        const stop = processHeap.onFullCollection(listener);
+        stops.push(stop);
+        return stop;
+      },
+    };
+    const stops: Array<() => void> = [];
+    // Every collection, counted on the side: the bound follows the full ones only.
+    const kinds = { full: 0, other: 0 };
+    const counter = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const { detail } = entry as { detail?: { kind?: number } };
+        const full = detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
+        kinds[full ? 'full' : 'other'] += 1;
+      }
+    });
+    counter.observe({ entryTypes: ['gc'] });
+    stops.push(() => counter.disconnect());
+    boundHeap([YOUNG_GENERATION_FLAG], (flags) => set.push(flags), '', watch);
+    try {
+      // A growing set of kept objects among short-lived ones, until V8 has run full collections.
+      const kept: Array<{ text: string }> = [];
+      for (let round = 0; round < 400 && live.length < 4; round += 1) {
+        for (let i = 0; i < 20_000; i += 1) {
+          const item = { text: `${'x'.repeat(40)}${round}:${i}` };
+          if (i % 4 === 0) kept.push(item);
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(live.length).toBeGreaterThanOrEqual(4);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(kinds.other).toBeGreaterThan(kinds.full);
+      expect(live.length - 1).toBeLessThanOrEqual(kinds.full);
+      // Each time, the percent for what was in use then (set only when it changed).
+      const last = live[live.length - 1] as number;
+      expect(set.at(-1)).toBe(`--heap-growing-percent=${growingPercentFor(last)}`);
+      expect(set.length).toBeGreaterThan(1);
+      expect(kept.length).toBeGreaterThan(0);
+    } finally {
+      for (const stop of stops) stop();
+    }
+  }, 120_000);
 
   it("leaves node's own choice alone, either way and however it is spelled", () => {
     for (const arg of [
@@ -85,7 +195,9 @@ describe('boundHeap', () => {
 
   it('bounds the old generation at run time, after a young generation chosen at launch', async () => {
     const launch = [YOUNG_GENERATION_FLAG];
-    const flag = boundHeap(launch, () => {}, '');
+    // The child sets the percent this bound gives for the ~40 MiB it keeps at most, at start-up:
+    // what V8 does with a percent set at run time (following the collections is checked above).
+    const flag = `--heap-growing-percent=${growingPercentFor(40 * MiB)}`;
     const [unbounded, bounded] = await Promise.all([
       peakHeapMiB(undefined, launch),
       peakHeapMiB(flag, launch),
