@@ -204,7 +204,9 @@ gateway so; \`keel-gateway\` started without launch options keeps the flag as it
 
 **Keel's own work beside the fixed parts, and the old generation's headroom (2026-12-04, later).**
 Profiles of the built gateway and of the floor with the fixed parts (\`node --cpu-prof\`, 3 000
-messages one at a time over 64 sessions of 20+ turns, each process on its own), per message:
+messages one at a time over 64 sessions of 20+ turns, each process on its own, both with
+\`--max-semi-space-size=4\`; the floor's old generation then still grew by V8's heuristics — since
+this change the floor section bounds it as the gateway does), per message:
 - The collector: about 310 µs of the gateway's main thread against 94 µs for the fixed parts. The
   gateway allocates 316 KB a message against their 152 KB, and 25 KB of it outlives two
   scavenges and is promoted (12 KB for the fixed parts: the HTTP request and response objects).

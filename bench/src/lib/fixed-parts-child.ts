@@ -6,17 +6,21 @@
  * them only the durability rule: the message appended as a JSON line to the session's file, the
  * reply appended once the stream ends, the file fsynced once, then the answer sent.
  * Each session's conversation is kept in memory (no transcript read), and there is no lock, fence,
- * turn, failover, event or log line. What Keel's gateway spends beyond this is its own work.
- * Prints `FIXED_PARTS_LISTENING <url>`. Run by `start-durable-proxy.ts`, in its own process.
+ * turn, failover, event or log line. Its heap is bounded as the gateway bounds its own
+ * (`boundHeap`, launched with the same young generation). What Keel's gateway spends beyond this
+ * is its own work. Prints `FIXED_PARTS_LISTENING <url>`. Run by `start-durable-proxy.ts`, in its
+ * own process.
  */
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@keel/spec';
 import { createTransport } from '@keel/transport';
 import Fastify from 'fastify';
+import { boundHeap } from '../../../apps/gateway/src/bound-heap';
 import { messageBody } from '../../../apps/gateway/src/http/schemas';
 import { appendLine, flushFile } from './durable-append';
 
+boundHeap();
 const [upstream = '', dir = '', model = ''] = process.argv.slice(2);
 const transport = createTransport({
   api: 'openai-chat',

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { PNPM_START_NODE_OPTIONS } from './keel-gateway';
 import { startService } from './service';
 import type { BareProxy } from './start-bare-proxy';
 
@@ -15,6 +16,8 @@ export async function startDurableProxy(upstream: string, dir: string): Promise<
 /**
  * The durable floor with the project's fixed parts (`fixed-parts-child.ts`: Fastify, the `openai`
  * SDK through `@keel/transport`) in its own process, calling `model` at the provider `baseUrl`.
+ * Launched as `pnpm start` launches the gateway (its young generation), the child bounding its
+ * old generation as the gateway does: the heap's policy is one of the parts the project keeps.
  */
 export async function startFixedParts(
   baseUrl: string,
@@ -22,7 +25,7 @@ export async function startFixedParts(
   model: string,
 ): Promise<BareProxy> {
   const service = startService([fixedPartsPath, baseUrl, dir, model], {
-    nodeOptions: ['--import', 'tsx'],
+    nodeOptions: ['--import', 'tsx', ...PNPM_START_NODE_OPTIONS],
   });
   const [, url = ''] = await service.waitForLine(/^FIXED_PARTS_LISTENING (\S+)/);
   return { url, service };
