@@ -13,10 +13,10 @@ import {
   pacedBudgetLimits,
   type TurnBudgets,
 } from '@keel/orchestrator';
-import { createPostgresBudgetLedger } from '@keel/session-store-postgres';
 import type { ModelTarget } from '@keel/spec';
 import type { KeelConfig } from '../config/config-schema';
 import { profileIdsOf } from './create-model-router';
+import { type PostgresModule, requirePostgres } from './postgres-module';
 
 /** One configured budget now: its target, limits and what is left of each. */
 export interface BudgetState {
@@ -37,7 +37,10 @@ export interface GatewayBudgets {
   close(): Promise<void>;
 }
 
-export function createGatewayBudgets(config: KeelConfig): GatewayBudgets {
+export function createGatewayBudgets(
+  config: KeelConfig,
+  postgresPackage?: PostgresModule,
+): GatewayBudgets {
   const { limits, minuteMs } = config.budgets;
   const targets = configuredTargets(config);
   if (targets.length === 0) {
@@ -51,7 +54,7 @@ export function createGatewayBudgets(config: KeelConfig): GatewayBudgets {
   const storage = config.storage;
   const postgres =
     storage.kind === 'postgres'
-      ? createPostgresBudgetLedger({
+      ? requirePostgres(postgresPackage).createPostgresBudgetLedger({
           connectionString: storage.url,
           maxConnections: 4,
           ...(storage.timeouts === undefined ? {} : { timeouts: storage.timeouts }),

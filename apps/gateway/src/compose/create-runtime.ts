@@ -22,6 +22,7 @@ import { createModelRouter, profileIdsOf } from './create-model-router';
 import { createStorage } from './create-storage';
 import { createDemoToolRunner } from './demo-tools';
 import { orchestratorModelSettings } from './model-settings';
+import { loadPostgres } from './postgres-module';
 import { prepareProviders } from './prepare-providers';
 import { turnClaimsOption } from './turn-claims-option';
 
@@ -71,7 +72,8 @@ export async function createGatewayRuntime(
   // Providers and plugins first: one that cannot work stops start-up before anything is started.
   const sdks = await prepareProviders(config.providers);
   const plugins = await setupPlugins(config, options);
-  const stores = createStorage(config);
+  const postgres = await loadPostgres(config);
+  const stores = createStorage(config, postgres);
   const { storage, health } = stores;
   const usesDemo = config.providers.some((provider) => provider.api === 'demo');
   const demo = usesDemo ? await createMockProvider({ demo: true }) : undefined;
@@ -118,7 +120,7 @@ export async function createGatewayRuntime(
     queue: () => orchestrator?.stats() ?? { runningTurns: 0, queuedTurns: 0 },
   });
   metrics.registry.registerMetric(plugins.errors);
-  const budgets = createGatewayBudgets(config);
+  const budgets = createGatewayBudgets(config, postgres);
   metrics.registry.registerMetric(createBudgetMetric(budgets));
   compactor.subscribe((event) => {
     if (event.type !== 'compaction-fallback') return;

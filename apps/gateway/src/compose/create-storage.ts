@@ -2,12 +2,9 @@ import { access, constants } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createProviderHealth } from '@keel/orchestrator';
 import { createTranscriptStore, StorageError } from '@keel/session-fence';
-import {
-  createPostgresProviderHealth,
-  createPostgresSessionStorage,
-} from '@keel/session-store-postgres';
 import type { ProviderHealth, SessionStorage } from '@keel/spec';
 import type { KeelConfig } from '../config/config-schema';
+import { type PostgresModule, requirePostgres } from './postgres-module';
 import { type StorageStatus, watchStorage } from './storage-status';
 
 /** The provider-health options both healths take (the in-process and the PostgreSQL one). */
@@ -26,11 +23,14 @@ export interface StorageSetup {
 
 /**
  * The file store and in-process health (one gateway, the default), or PostgreSQL for both —
- * sessions, leases with fencing tokens and provider health every gateway on the database shares.
+ * sessions, leases with fencing tokens and provider health every gateway on the database shares
+ * (`postgres`: the package, loaded by `loadPostgres`).
  */
-export function createStorage(config: KeelConfig): StorageSetup {
+export function createStorage(config: KeelConfig, postgres?: PostgresModule): StorageSetup {
   const rules = healthRulesOf(config);
   if (config.storage.kind === 'postgres') {
+    const { createPostgresProviderHealth, createPostgresSessionStorage } =
+      requirePostgres(postgres);
     const { url, leaseTtlMs, timeouts } = config.storage;
     const storage = createPostgresSessionStorage({
       connectionString: url,

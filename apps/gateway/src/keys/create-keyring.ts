@@ -3,9 +3,9 @@
 // key used (the usage route, the metrics). Only configured key ids ever become a metric label.
 import { join } from 'node:path';
 import { type BudgetLedger, type BudgetReservation, createBudgetLedger } from '@keel/orchestrator';
-import { createPostgresBudgetLedger, createPostgresKeyRecords } from '@keel/session-store-postgres';
 import type { TurnEvent, Usage } from '@keel/spec';
 import type { Registry } from 'prom-client';
+import { loadPostgres, requirePostgres } from '../compose/postgres-module';
 import type { KeelConfig } from '../config/config-schema';
 import { createCredentialLookup } from '../http/check-token';
 import { attemptCost, costOf, type PriceBook } from '../observe/cost-of';
@@ -141,9 +141,10 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
   // Over PostgreSQL every gateway counts each key's requests and tokens in the same rows.
   const limited = config.keys.some((key) => key.rpm !== undefined || key.tpm !== undefined);
   const storage = config.storage;
+  const postgres = await loadPostgres(config);
   const shared =
     options.ledger === undefined && limited && storage.kind === 'postgres'
-      ? createPostgresBudgetLedger({
+      ? requirePostgres(postgres).createPostgresBudgetLedger({
           connectionString: storage.url,
           maxConnections: 2,
           ...(storage.timeouts === undefined ? {} : { timeouts: storage.timeouts }),
@@ -154,7 +155,7 @@ export async function createKeyring(options: KeyringOptions): Promise<Keyring> {
   // Over PostgreSQL every gateway sees the same owners and adds to the same spend.
   const records =
     config.keys.length > 0 && storage.kind === 'postgres'
-      ? createPostgresKeyRecords({
+      ? requirePostgres(postgres).createPostgresKeyRecords({
           connectionString: storage.url,
           maxConnections: 2,
           ...(storage.timeouts === undefined ? {} : { timeouts: storage.timeouts }),

@@ -1,11 +1,7 @@
 import type { ToolDefinition, ToolRunner } from '@keel/spec';
 import { describeError } from './describe-error';
 import { mcpResultText } from './mcp-result-text';
-import {
-  createMcpServerConnection,
-  type McpServerConnection,
-  type McpServerNotice,
-} from './mcp-server-connection';
+import type { McpServerConnection, McpServerNotice } from './mcp-server-connection';
 import { McpServerError } from './mcp-server-error';
 import type { McpServerConfig } from './tools-schema';
 
@@ -38,6 +34,9 @@ export interface McpTools {
 export async function createMcpTools(options: CreateMcpToolsOptions): Promise<McpTools> {
   const entries = Object.entries(options.servers);
   if (entries.length === 0) return { runner: undefined, close: async () => undefined };
+  // Loaded only for a gateway with servers: the MCP client and its protocol schemas hold about
+  // 8 MiB of heap that every full collection would walk (issue 20).
+  const { createMcpServerConnection } = await import('./mcp-server-connection');
   const connections = entries.map(([name, config]) =>
     createMcpServerConnection({
       name,
