@@ -234,4 +234,13 @@ this change the floor section bounds it as the gateway does), per message:
   higher, 6 % less throughput at 32 in flight (two gateways of each, 16 rounds);
   \`--no-concurrent-marking\`, 7–12 % less CPU with p50 and throughput mixed (12 rounds): within
   the noise of one run.
+- Less heap to walk: a full collection marks everything alive, code included — a heap snapshot
+  of the gateway at 64 sessions held 40 MB in 443 000 objects, 10 MB of them code. The gateway
+  loaded the PostgreSQL store's package (with its driver) and the MCP client (with its protocol's
+  schemas) whatever its configuration; now each is loaded only when configured: importing the
+  gateway takes 9.6 MiB of heap instead of 15.1. Side by side with the build before (two gateways
+  of each, 12 rounds over 64 sessions): RSS 80–83 MiB at start against 87–89, 146–147 MiB at the
+  end against 152–153; CPU per message within the run's noise (2.50 / 3.25 against 2.85 / 2.95 ms),
+  throughput at 32 in flight 563 / 515 against 529 / 474. The memory bench after it: 166 MiB after
+  100 000 messages to 1 000 sessions (peak 187), against 177 (peak 192) the run before.
 `;
