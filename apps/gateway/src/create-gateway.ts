@@ -6,6 +6,7 @@ import { createApp } from './http/create-app';
 import { exposureProblem } from './http/host-guard';
 import { registerConsoleRoutes } from './http/routes-console';
 import { registerStatsRoutes } from './http/routes-stats';
+import { logBudgetUnchecked } from './observe/log-budget-unchecked';
 import { logTurnEvent } from './observe/log-turn-event';
 import { recoverSessions } from './recover-sessions';
 import { logToolServer } from './tools/log-tool-server';
@@ -42,6 +43,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       : {
           onEvent: (event) => logTurnEvent(logger, event),
           onToolServer: (notice) => logToolServer(logger, notice),
+          onBudgetUnchecked: (key, error) => logBudgetUnchecked(logger, key, error),
           onPluginFailure: (plugin, where, error) =>
             logger.warn(
               { plugin, where, err: { type: (error as Error)?.name } },

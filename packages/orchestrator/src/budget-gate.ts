@@ -41,12 +41,13 @@ export function budgetKey(target: ModelTarget): string {
 }
 
 export type BudgetGate =
-  | { type: 'go'; reservation: BudgetReservation | undefined }
+  | { type: 'go'; reservation: BudgetReservation | undefined; unchecked?: true }
   | { type: 'over'; waitMs: number };
 
 /**
  * Reserves the target's budget for one request, or says how long until it fits. A ledger that
- * fails (a database down) never fails the turn: the request goes unbudgeted.
+ * fails (a database down) never fails the turn: the request goes unbudgeted, and says so
+ * (`unchecked`, which the attempt's record carries as `budget: 'unchecked'`).
  */
 export async function reserveBudget(
   runtime: TurnRuntime,
@@ -63,7 +64,7 @@ export async function reserveBudget(
     if (decision.granted) return { type: 'go', reservation: decision.reservation };
     return { type: 'over', waitMs: decision.waitMs };
   } catch {
-    return { type: 'go', reservation: undefined };
+    return { type: 'go', reservation: undefined, unchecked: true };
   }
 }
 

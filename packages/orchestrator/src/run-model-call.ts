@@ -78,6 +78,8 @@ export async function runModelCall(
       sent: attempt.record.requestSent,
       usage: attempt.output.usage,
     });
+    if (budget.unchecked === true && attempt.record.requestSent)
+      attempt.record.budget = 'unchecked';
     progress.lastTarget = target;
     if (attempt.classification === undefined) {
       await reportHealth(runtime, turn, { type: 'success', target, probe: permit.probe });

@@ -84,6 +84,11 @@ export interface AttemptRecord {
   decision?: DecisionLabel;
   /** What the provider reported this attempt consumed (a failed attempt may have none). */
   usage?: Usage;
+  /**
+   * `unchecked`: the target has a budget, but its ledger failed to answer (a database down or
+   * its pool exhausted), so the request left without a reservation. Present only then.
+   */
+  budget?: 'unchecked';
 }
 
 /** How one turn ended. Exactly one per turn, always. */

@@ -37,9 +37,14 @@ export interface GatewayBudgets {
   close(): Promise<void>;
 }
 
+/**
+ * `onUnchecked`: a reservation the ledger failed to answer (a database down, its pool exhausted);
+ * the orchestrator then lets the request go unbudgeted and its attempt says so.
+ */
 export function createGatewayBudgets(
   config: KeelConfig,
   postgresPackage?: PostgresModule,
+  onUnchecked?: (key: string, error: unknown) => void,
 ): GatewayBudgets {
   const { limits, minuteMs } = config.budgets;
   const targets = configuredTargets(config);
@@ -66,7 +71,7 @@ export function createGatewayBudgets(
     limits[budgetKey(target)] ?? limits[`${target.providerId}/${target.model}`];
   return {
     turnBudgets: {
-      ledger,
+      ledger: onUnchecked === undefined ? ledger : reportingFailures(ledger, onUnchecked),
       budgetOf(target) {
         const found = limitsOf(target);
         // Provider budgets are paced by default: the provider counts arrivals at sub-minute grain.
@@ -91,6 +96,24 @@ export function createGatewayBudgets(
     async close() {
       await postgres?.close();
     },
+  };
+}
+
+/** The ledger, whose failed reservations are told to `onUnchecked` before they reject. */
+function reportingFailures(
+  ledger: BudgetLedger,
+  onUnchecked: (key: string, error: unknown) => void,
+): BudgetLedger {
+  return {
+    reserve: (key, limits, tokens) =>
+      ledger.reserve(key, limits, tokens).catch((error: unknown) => {
+        onUnchecked(key, error);
+        throw error;
+      }),
+    reconcile: (reservation, usedTokens) => ledger.reconcile(reservation, usedTokens),
+    cancel: (reservation) => ledger.cancel(reservation),
+    record: (key, limits, usedTokens) => ledger.record(key, limits, usedTokens),
+    remaining: (key, limits) => ledger.remaining(key, limits),
   };
 }
 

@@ -59,6 +59,8 @@ export interface CreateRuntimeOptions {
   onPluginFailure?: (plugin: string, where: string, error: unknown) => void;
   /** What the MCP servers do: started, their stderr, exits, restarts (for the log). */
   onToolServer?: (notice: McpServerNotice) => void;
+  /** A provider budget's ledger failed to answer: the request goes unbudgeted (for the log). */
+  onBudgetUnchecked?: (key: string, error: unknown) => void;
 }
 
 /**
@@ -120,7 +122,7 @@ export async function createGatewayRuntime(
     queue: () => orchestrator?.stats() ?? { runningTurns: 0, queuedTurns: 0 },
   });
   metrics.registry.registerMetric(plugins.errors);
-  const budgets = createGatewayBudgets(config, postgres);
+  const budgets = createGatewayBudgets(config, postgres, options.onBudgetUnchecked);
   metrics.registry.registerMetric(createBudgetMetric(budgets));
   compactor.subscribe((event) => {
     if (event.type !== 'compaction-fallback') return;

@@ -33,7 +33,21 @@ describe('createGatewayMetrics', () => {
   });
 });
 
-function turnEnd(model: string): TurnEvent {
+describe('keel_budget_unchecked_total', () => {
+  it('counts the attempts that left without a budget reservation, by provider and model', async () => {
+    const metrics = createGatewayMetrics({ queue: () => ({ runningTurns: 0, queuedTurns: 0 }) });
+    metrics.observe(turnEnd('m1', { budget: 'unchecked' }));
+    metrics.observe(turnEnd('m1'));
+    metrics.observe(turnEnd('m1', { budget: 'unchecked' }));
+    metrics.observe(turnEnd('m2'));
+    const lines = (await metrics.registry.metrics())
+      .split('\n')
+      .filter((line) => line.startsWith('keel_budget_unchecked_total{'));
+    expect(lines).toEqual(['keel_budget_unchecked_total{provider="p",model="m1"} 2']);
+  });
+});
+
+function turnEnd(model: string, extra: { budget?: 'unchecked' } = {}): TurnEvent {
   return {
     type: 'turn-end',
     sessionId: 's',
@@ -48,6 +62,7 @@ function turnEnd(model: string): TurnEvent {
           requestSent: true,
           startedAt: 0,
           endedAt: 1,
+          ...extra,
         },
       ],
     },

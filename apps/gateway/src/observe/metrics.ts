@@ -88,6 +88,12 @@ export function createGatewayMetrics(options: {
     labelNames: ['outcome', 'trigger'],
     registers: [registry],
   });
+  const unchecked = new Counter({
+    name: 'keel_budget_unchecked_total',
+    help: "Requests sent without a budget reservation: the budget's ledger failed to answer (a database down).",
+    labelNames: ['provider', 'model'],
+    registers: [registry],
+  });
   const tokens = new Counter({
     name: 'keel_tokens_total',
     help: 'Tokens the providers reported, by provider, model and type (input counts cached input too; cache_read and cache_write are parts of it).',
@@ -162,6 +168,7 @@ export function createGatewayMetrics(options: {
             });
             if (attempt.requestSent)
               latency.observe(labels, (attempt.endedAt - attempt.startedAt) / 1000);
+            if (attempt.budget === 'unchecked') unchecked.inc(labels);
             countUsage(attempt, labels);
           }
           return;
