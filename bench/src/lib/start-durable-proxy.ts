@@ -23,9 +23,11 @@ export async function startFixedParts(
   baseUrl: string,
   dir: string,
   model: string,
+  /** More `node` options (e.g. `--require` a probe). */
+  nodeOptions: readonly string[] = [],
 ): Promise<BareProxy> {
   const service = startService([fixedPartsPath, baseUrl, dir, model], {
-    nodeOptions: ['--import', 'tsx', ...PNPM_START_NODE_OPTIONS],
+    nodeOptions: [...nodeOptions, '--import', 'tsx', ...PNPM_START_NODE_OPTIONS],
   });
   const [, url = ''] = await service.waitForLine(/^FIXED_PARTS_LISTENING (\S+)/);
   return { url, service };

@@ -1,0 +1,92 @@
+/**
+ * Where a message's time goes on its way through the server, one message at a time: not a
+ * benchmark row (`pnpm bench` does not run it) but the map behind BENCHMARKS.md's "where the time
+ * goes". The Keel gateway (as `pnpm start` launches it) and the durable floor with the fixed parts
+ * (`lib/fixed-parts-child.ts`: Fastify, the `openai` SDK through `@keel/transport`, two appends and
+ * one fsync) each run with `probe/critical-path-probe.cjs` preloaded, which times every message
+ * from Node's HTTP diagnostics channels and the `fs` calls the server makes: arrival to the
+ * upstream request, the upstream call (to its last byte), and its end to the answer's last byte;
+ * the `fs` calls of each part and the fsync waited for. Same conversations as
+ * `durable-floor.bench.ts` (a 20-turn history in each of 64 sessions), the two servers taking
+ * turns message by message. Medians.
+ *
+ *   node --import tsx src/critical-path.ts [messages, default 1500]
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  oneMockGatewayConfig,
+  PNPM_START_NODE_OPTIONS,
+  postMessage,
+  startKeelGateway,
+} from './lib/keel-gateway';
+import { startMockProcess } from './lib/mock-process';
+import type { Service } from './lib/service';
+import { startFixedParts } from './lib/start-durable-proxy';
+
+const MESSAGES = Number(process.argv[2] ?? 1500);
+const SESSIONS = 64;
+const HISTORY = 20;
+const MODEL = 'bench-model';
+const probe = fileURLToPath(new URL('./probe/critical-path-probe.cjs', import.meta.url));
+
+interface Report {
+  messages: number;
+  total: number;
+  beforeUpstream: number;
+  upstream: number;
+  afterUpstream: number;
+  fsync: number;
+  fs: Record<'pre' | 'post' | 'after', { calls: number; ms: number }>;
+}
+
+const mock = await startMockProcess({ reply: 'ok' });
+const keel = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MODEL), undefined, [
+  '--require',
+  probe,
+  ...PNPM_START_NODE_OPTIONS,
+]);
+const fixedDir = await mkdtemp(join(tmpdir(), 'keel-critical-path-'));
+const fixed = await startFixedParts(mock.openaiBaseUrl, fixedDir, MODEL, ['--require', probe]);
+const servers = [
+  { name: 'Keel gateway', url: keel.url, service: keel.service },
+  { name: 'floor with the fixed parts', url: fixed.url, service: fixed.service },
+];
+
+try {
+  for (const server of servers)
+    for (let session = 0; session < SESSIONS; session += 1)
+      for (let turn = 0; turn < HISTORY; turn += 1)
+        await postMessage(server.url, `s${session}`, `history ${turn}`);
+  // What the probes measured so far (the histories) is set aside.
+  await Promise.all(servers.map((server) => report(server.service, 1)));
+  for (let index = 0; index < MESSAGES; index += 1)
+    for (const server of servers)
+      await postMessage(server.url, `s${index % SESSIONS}`, `m ${index}`);
+  const reports = await Promise.all(servers.map((server) => report(server.service, 2)));
+  const ms = (value: number) => `${(value * 1000).toFixed(0)} µs`;
+  console.log(`${MESSAGES} messages each, one at a time (medians)\n`);
+  console.log(
+    '| | arrival → upstream request | upstream call | its end → answer | whole | fs calls before / after the upstream call (µs) | fsync waited | fs calls after the answer |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  reports.forEach((r, index) => {
+    console.log(
+      `| ${servers[index]?.name} | ${ms(r.beforeUpstream)} | ${ms(r.upstream)} | ${ms(r.afterUpstream)} | ${ms(r.total)} | ${r.fs.pre.calls} (${ms(r.fs.pre.ms)}) / ${r.fs.post.calls} (${ms(r.fs.post.ms)}) | ${ms(r.fsync)} | ${r.fs.after.calls} |`,
+    );
+  });
+} finally {
+  await keel.close();
+  await fixed.service.stop();
+  await mock.close();
+  await rm(fixedDir, { recursive: true, force: true });
+}
+
+/** Asks the probe in `service` for its `n`th report (SIGUSR2) and reads it from its output. */
+async function report(service: Service, n: number): Promise<Report> {
+  const line = service.waitForLine(new RegExp(`^CRITICAL_PATH#${n} (\\{.*\\})$`));
+  process.kill(service.pid, 'SIGUSR2');
+  return JSON.parse((await line)[1] ?? '{}') as Report;
+}
