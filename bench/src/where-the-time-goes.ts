@@ -243,4 +243,33 @@ this change the floor section bounds it as the gateway does), per message:
   end against 152–153; CPU per message within the run's noise (2.50 / 3.25 against 2.85 / 2.95 ms),
   throughput at 32 in flight 563 / 515 against 529 / 474. The memory bench after it: 166 MiB after
   100 000 messages to 1 000 sessions (peak 187), against 177 (peak 192) the run before.
+
+**A message's way through the server (2026-12-05).** \`src/critical-path.ts\` times each message
+in the gateway and in the floor with the fixed parts, side by side, one at a time (1 500 each over
+64 sessions of 20+ turns; Node's HTTP diagnostics channels and the \`fs\` calls, no change to either
+server). Two runs, medians:
+
+| | arrival → upstream request | upstream call | its end → answer | whole | fs calls before / after the upstream call | fsync waited |
+| --- | --- | --- | --- | --- | --- | --- |
+| Keel gateway | 527–570 µs | 357–363 µs | 574–593 µs | 1 506–1 555 µs | 6 (32 µs) / 5 (27 µs) | 257–262 µs |
+| floor with the fixed parts | 321–345 µs | 329–335 µs | 366–368 µs | 1 114–1 138 µs | 1 (11 µs) / 1 (9 µs) | 231–234 µs |
+
+Keel adds about 400 µs to a message's way (its 3 file-system calls after the answer, the fence's
+last check, are not on it). Marks put for one run into the built packages (not kept) split it:
+before the upstream call, Fastify reaches the route about 30 µs later than the floor's (the
+gateway's hooks), the session queue takes 25 µs to the turn, the fence's acquire 90–110 µs (its
+queue 14, the kept lease 35–40, the transcript's state 45), the turn's preparation 30 µs, the
+message's append 56–70 µs and the request's building 45 µs (the SDK then takes as long as the
+floor's to reach the socket); after the upstream call, the stream's end 33–44 µs, the fence's
+reacquire 41–48 µs, the reply's append 85–150 µs around its fsync, the turn's held events 32–47
+µs, the transcript cache 15 µs, \`turn-end\` 27 µs; the JSON answer costs what the floor's does.
+The gateway's observers of a message's events, timed in place: the event log 28 µs, metrics 23 µs
+(\`turn-end\`: six counter and histogram updates), the tracer 10 µs with no SDK registered, the log
+2 µs. So the session fence holds about 300 of the 400 µs, and of those its file-system calls take
+60 µs: the rest is its layers of \`async\` calls (queue, storage call, file cache, stats, reads,
+each a promise, a suspended frame and a microtask; in a process this busy each step also misses
+the CPU's caches: the metrics' six updates take 2 µs in a tight loop against 23 µs in place). The lead for section
+1's p50 goal (about 240 µs to find) is therefore a synchronous core for the file store's small
+metadata calls — the acquire, the compare and the owned append as plain functions, the promise
+made once at the top — not any one of the other steps, none over 50 µs.
 `;
