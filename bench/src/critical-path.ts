@@ -11,6 +11,9 @@
  * turns message by message. Medians.
  *
  *   node --import tsx src/critical-path.ts [messages, default 1500]
+ *
+ * `KEEL_BASELINE_CLI=<another build's apps/gateway/dist/cli.js>` (a git worktree at the commit
+ * before, built) runs that gateway beside this one, taking turns with it: a change side by side.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,8 +53,21 @@ const keel = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MOD
 ]);
 const fixedDir = await mkdtemp(join(tmpdir(), 'keel-critical-path-'));
 const fixed = await startFixedParts(mock.openaiBaseUrl, fixedDir, MODEL, ['--require', probe]);
+const baselineCli = process.env['KEEL_BASELINE_CLI'];
+const baseline =
+  baselineCli === undefined
+    ? undefined
+    : await startKeelGateway(
+        oneMockGatewayConfig(mock.openaiBaseUrl, MODEL),
+        undefined,
+        ['--require', probe, ...PNPM_START_NODE_OPTIONS],
+        baselineCli,
+      );
 const servers = [
   { name: 'Keel gateway', url: keel.url, service: keel.service },
+  ...(baseline === undefined
+    ? []
+    : [{ name: 'Keel gateway, baseline build', url: baseline.url, service: baseline.service }]),
   { name: 'floor with the fixed parts', url: fixed.url, service: fixed.service },
 ];
 
@@ -79,6 +95,7 @@ try {
   });
 } finally {
   await keel.close();
+  await baseline?.close();
   await fixed.service.stop();
   await mock.close();
   await rm(fixedDir, { recursive: true, force: true });

@@ -89,14 +89,16 @@ export async function startKeelGateway(
   config: GatewayConfig,
   dir?: string,
   nodeOptions: readonly string[] = [],
+  /** Another build of the gateway (a worktree's `apps/gateway/dist/cli.js`); default this one. */
+  cli: string = GATEWAY_CLI,
 ): Promise<KeelGateway> {
-  if (!existsSync(GATEWAY_CLI)) {
-    throw new Error(`${GATEWAY_CLI} is missing: run \`pnpm build\` first`);
+  if (!existsSync(cli)) {
+    throw new Error(`${cli} is missing: run \`pnpm build\` first`);
   }
   const home = dir ?? (await mkdtemp(join(tmpdir(), 'keel-bench-gateway-')));
   const configPath = join(home, 'keel.config.json');
   await writeFile(configPath, JSON.stringify(config, null, 2));
-  const service = startService([GATEWAY_CLI, '--config', configPath, '--port', '0'], {
+  const service = startService([cli, '--config', configPath, '--port', '0'], {
     cwd: home,
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production' },
     nodeOptions,
