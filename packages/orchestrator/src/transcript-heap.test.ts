@@ -51,19 +51,11 @@ function countedOverHeld(
   make: (session: number) => TranscriptEntry[],
   sessions = SESSIONS,
 ): number {
-  warmUp(make);
+  fill(make, SESSIONS / 5);
   const before = heapInUse();
   const cache = fill(make, sessions);
   const held = heapInUse() - before;
   return cache.bytes / held;
-}
-
-/**
- * Fills a cache unmeasured and lets it go. Returns nothing: a cache handed back could stay alive
- * in a register of the caller's frame past the collection that should have taken it.
- */
-function warmUp(make: (session: number) => TranscriptEntry[]): void {
-  fill(make, SESSIONS / 5);
 }
 
 /** A cache holding the views of `sessions` sessions made by `make`. */
