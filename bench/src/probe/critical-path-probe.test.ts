@@ -2,13 +2,12 @@
 // POST …/messages is timed from its arrival to the upstream request, through the upstream call, to
 // its answer, and the `fs` calls are put in the part they happened in (before the upstream call,
 // between its end and the answer, after the answer), the fsync waited for counted apart.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from '../lib/service';
 
 const probe = fileURLToPath(new URL('./critical-path-probe.cjs', import.meta.url));
 
@@ -52,25 +51,12 @@ describe('the critical-path probe', () => {
     const dir = await mkdtemp(join(tmpdir(), 'keel-probe-'));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     await writeFile(join(dir, 'server.cjs'), SERVER);
-    const child = spawn(
-      process.execPath,
-      ['--require', probe, join(dir, 'server.cjs'), join(dir, 'log')],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    cleanup.push(async () => {
-      child.kill('SIGKILL');
+    const server = startService([join(dir, 'server.cjs'), join(dir, 'log')], {
+      nodeOptions: ['--require', probe],
     });
-    const lines = createInterface({ input: child.stdout }).on('line', () => {});
-    const port = await new Promise<string>((resolve) =>
-      lines.on('line', (line) => {
-        if (line.startsWith('READY ')) resolve(line.slice(6));
-      }),
-    );
-    const report = new Promise<string>((resolve) =>
-      createInterface({ input: child.stderr }).on('line', (line) => {
-        if (line.startsWith('CRITICAL_PATH#1 ')) resolve(line.slice('CRITICAL_PATH#1 '.length));
-      }),
-    );
+    cleanup.push(() => server.kill());
+    const [, port] = await server.waitForLine(/^READY (\d+)$/);
+    const report = server.waitForLine(/^CRITICAL_PATH#1 (\{.*\})$/);
     const url = `http://127.0.0.1:${port}`;
     for (let index = 0; index < 3; index += 1) {
       await (await fetch(`${url}/v1/sessions/s/messages`, { method: 'POST', body: '{}' })).text();
@@ -79,8 +65,8 @@ describe('the critical-path probe', () => {
     }
     // The last answer's `finish` write has run once the next request was served.
     await (await fetch(`${url}/health`)).text();
-    child.kill('SIGUSR2');
-    const measured = JSON.parse(await report);
+    process.kill(server.pid, 'SIGUSR2');
+    const measured = JSON.parse((await report)[1] ?? '{}');
 
     expect(measured.messages).toBe(3);
     expect(measured.fs).toEqual({
