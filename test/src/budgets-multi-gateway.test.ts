@@ -14,6 +14,7 @@ import { createMockProvider } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
 import type { GatewayProcess } from './support/gateway-process';
 import { busiestWindow, startRateLimitedUpstream } from './support/rate-limited-upstream';
+import { metricTotal, scrapeMetrics } from './support/scrape-metrics';
 import { useGateways } from './support/use-gateways';
 
 const database = useTestDatabase();
@@ -26,15 +27,6 @@ const WANTED = RPM * 2.5;
 /** A bound on the run if the gateways stopped granting (then the floor below fails). */
 const GIVE_UP_MS = 150_000;
 const WORKERS = 12;
-
-/** The gateway's `keel_budget_unchecked_total`, summed over its series. */
-async function uncheckedCount(gateway: GatewayProcess): Promise<number> {
-  const text = await (await gateway.fetch('/metrics')).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('keel_budget_unchecked_total{'))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-}
 
 describe('a provider budget across three gateways on one database', () => {
   it('a hammering client gets at most rpm per window across the gateways; the upstream never 429s', async () => {
@@ -116,7 +108,11 @@ describe('a provider budget across three gateways on one database', () => {
     // its reservation and the socket, which a scaled 8 s window magnifies.
     // A reservation the database failed to answer in time (a pool busy past its 5 s on a loaded
     // machine) goes unbudgeted, warned and counted: none is ever passed silently.
-    const unchecked = await Promise.all(gateways.map(uncheckedCount));
+    const unchecked = await Promise.all(
+      gateways.map(async (gateway) =>
+        metricTotal(await scrapeMetrics(gateway), 'keel_budget_unchecked_total'),
+      ),
+    );
     const uncheckedTotal = unchecked.reduce((sum, count) => sum + count, 0);
     const warnings = gateways.flatMap((gateway) =>
       gateway.logs.filter((line) => line['budget'] !== undefined),

@@ -7,6 +7,7 @@ import { useTestDatabase } from '@keel/postgres-test-server';
 import { createMockProvider } from '@keel/testing';
 import { describe, expect, it } from 'vitest';
 import { removeDir } from './support/gateway-process';
+import { metricTotal, scrapeMetrics } from './support/scrape-metrics';
 import { useGateways } from './support/use-gateways';
 
 const database = useTestDatabase();
@@ -14,12 +15,6 @@ const group = useGateways();
 
 const chat = JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'hi' }] });
 const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body: chat };
-
-async function uncheckedCount(fetchMetrics: () => Promise<Response>): Promise<number> {
-  const text = await (await fetchMetrics()).text();
-  const line = text.split('\n').find((row) => row.startsWith('keel_budget_unchecked_total{'));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
 
 describe('a provider budget whose ledger fails', () => {
   it('answers unbudgeted, warns with the cause and counts it; budgeted again once it answers', async () => {
@@ -44,7 +39,8 @@ describe('a provider budget whose ledger fails', () => {
       },
     });
     group.defer(() => removeDir(gateway.dir));
-    const metrics = () => gateway.fetch('/metrics');
+    const unchecked = async () =>
+      metricTotal(await scrapeMetrics(gateway), 'keel_budget_unchecked_total');
     const requestsInBudget = async () =>
       Number(
         (
@@ -56,13 +52,13 @@ describe('a provider budget whose ledger fails', () => {
 
     expect((await gateway.fetch('/v1/chat/completions', post)).status).toBe(200);
     expect(await requestsInBudget()).toBe(1);
-    expect(await uncheckedCount(metrics)).toBe(0);
+    expect(await unchecked()).toBe(0);
 
     await database.query('ALTER FUNCTION keel.budget_reserve RENAME TO budget_reserve_away');
     expect((await gateway.fetch('/v1/chat/completions', post)).status).toBe(200);
     expect(mock.requests).toHaveLength(2);
     expect(await requestsInBudget()).toBe(1);
-    expect(await uncheckedCount(metrics)).toBe(1);
+    expect(await unchecked()).toBe(1);
     const warning = await gateway.waitForLog(
       (line) =>
         line['msg'] === 'a provider budget could not be checked: the request went unbudgeted',
@@ -76,7 +72,7 @@ describe('a provider budget whose ledger fails', () => {
     await database.query('ALTER FUNCTION keel.budget_reserve_away RENAME TO budget_reserve');
     expect((await gateway.fetch('/v1/chat/completions', post)).status).toBe(200);
     expect(await requestsInBudget()).toBe(2);
-    expect(await uncheckedCount(metrics)).toBe(1);
+    expect(await unchecked()).toBe(1);
     expect(await gateway.stop('SIGTERM')).toBe(0);
   }, 120_000);
 });

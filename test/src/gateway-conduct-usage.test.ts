@@ -11,6 +11,7 @@ import {
   sendMessage,
   startGateway,
 } from './support/gateway-process';
+import { scrapeMetrics } from './support/scrape-metrics';
 import { parseSse } from './support/sse-events';
 
 let mock: MockProvider;
@@ -58,16 +59,7 @@ afterAll(async () => {
   if (gateway !== undefined) await removeDir(gateway.dir);
 });
 
-async function scrape(): Promise<Map<string, number>> {
-  const text = await (await gateway.fetch('/metrics')).text();
-  const values = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const cut = line.lastIndexOf(' ');
-    values.set(line.slice(0, cut), Number(line.slice(cut + 1)));
-  }
-  return values;
-}
+const scrape = () => scrapeMetrics(gateway);
 
 const tokens = (provider: string, model: string, type: string) =>
   `keel_tokens_total{provider="${provider}",model="${model}",type="${type}"}`;

@@ -6,6 +6,7 @@ import {
   sendMessage,
   startGateway,
 } from './support/gateway-process';
+import { scrapeMetrics } from './support/scrape-metrics';
 import { readSse } from './support/sse-events';
 
 /** The six headings every summary must carry, so a scripted summary passes validation. */
@@ -65,17 +66,7 @@ function script(model: string, ...behaviors: MockBehavior[]): void {
   mock.enqueue(...behaviors.map((behavior) => ({ behavior, match: { model } })));
 }
 
-/** Prometheus text as `name{labels}` → value. */
-async function scrape(): Promise<Map<string, number>> {
-  const text = await (await gateway.fetch('/metrics')).text();
-  const values = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const cut = line.lastIndexOf(' ');
-    values.set(line.slice(0, cut), Number(line.slice(cut + 1)));
-  }
-  return values;
-}
+const scrape = () => scrapeMetrics(gateway);
 
 const turnIds: string[] = [];
 
