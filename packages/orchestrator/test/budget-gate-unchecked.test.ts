@@ -4,6 +4,7 @@
 import type { ModelTarget } from '@keel/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { budgetKey, createBudgetLedger, type TurnBudgets } from '../src/index';
+import { recordedFences } from './call-once-fence-calls';
 import { createHarness, type Harness } from './harness';
 
 let harness: Harness | undefined;
@@ -46,6 +47,33 @@ describe('a budget ledger that fails', () => {
     expect(checked.kind).toBe('reply');
     expect(checked.attempts[0]).not.toHaveProperty('budget');
     expect(harness.sent()).toHaveLength(2);
+  });
+
+  it('marks nothing on an attempt whose request never left (the fence could not let go)', async () => {
+    let failures = 1;
+    harness = await createHarness({
+      providers: [{ id: 'anthropic', profiles: [{ id: 'k1' }] }],
+      models: { primary: 'anthropic/primary' },
+      overrides: {
+        budgets: flakyBudgets({ failing: true }),
+        fences: recordedFences(
+          () => harness!.storage,
+          [],
+          () => {
+            if (failures === 0) return undefined;
+            failures -= 1;
+            return new Error('the lease could not be let go');
+          },
+        ),
+      },
+    });
+    const outcome = await harness.orchestrator.runTurn({ sessionId: 's1', input: 'one' });
+    const [unsent, ...rest] = outcome.attempts;
+    expect(unsent?.requestSent).toBe(false);
+    expect(unsent).not.toHaveProperty('budget');
+    // Whatever came after it and left, left unbudgeted, and says so.
+    for (const attempt of rest.filter((each) => each.requestSent))
+      expect(attempt.budget).toBe('unchecked');
   });
 
   it('marks nothing on a target without a budget, or one whose ledger answered', async () => {
