@@ -245,6 +245,12 @@ export function createSessionLockWith(
         throw error;
       }
     };
+    // Declared here, not inside `onWanted`: a closure made there would share that call's scope and
+    // keep its `listener` (a turn's fence, through the lease it parked) for as long as the watch
+    // runs, long after the listener stopped listening (the lock kept across turns).
+    const onLinkChange = (): void => {
+      if (!released && !wanted) void isHeld().catch(() => false);
+    };
     const heartbeat = startHeartbeat({
       fileSystem,
       fd: candidate.fd,
@@ -279,9 +285,7 @@ export function createSessionLockWith(
         // our file's link count, which a watch of our private name reports (then one lstat
         // looks); without a watch, at the next heartbeat. The watch stays until the release, so
         // a lease kept again and again (across model calls, between turns) adds it once.
-        stopWatching ??= watchLinks(candidate.privatePath, () => {
-          if (!released && !wanted) void isHeld().catch(() => false);
-        });
+        stopWatching ??= watchLinks(candidate.privatePath, onLinkChange);
         return () => {
           wantedListeners.delete(listener);
         };
