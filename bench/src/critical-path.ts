@@ -14,6 +14,10 @@
  *
  * `KEEL_BASELINE_CLI=<another build's apps/gateway/dist/cli.js>` (a git worktree at the commit
  * before, built) runs that gateway beside this one, taking turns with it: a change side by side.
+ * A second table gives each server's garbage collection per message over the same messages.
+ * `KEEL_COUNT_PROMISES=1` preloads `probe/count-promises.cjs` too and adds the promises each message
+ * made before its upstream request and from it to the answer (an async hook slows every promise:
+ * the timings of such a run are not comparable with others).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -33,7 +37,14 @@ const MESSAGES = Number(process.argv[2] ?? 1500);
 const SESSIONS = 64;
 const HISTORY = 20;
 const MODEL = 'bench-model';
-const probe = fileURLToPath(new URL('./probe/critical-path-probe.cjs', import.meta.url));
+const countPromises = process.env['KEEL_COUNT_PROMISES'] === '1';
+const probe = [
+  ...(countPromises
+    ? ['--require', fileURLToPath(new URL('./probe/count-promises.cjs', import.meta.url))]
+    : []),
+  '--require',
+  fileURLToPath(new URL('./probe/critical-path-probe.cjs', import.meta.url)),
+];
 
 interface Report {
   messages: number;
@@ -43,16 +54,24 @@ interface Report {
   afterUpstream: number;
   fsync: number;
   fs: Record<'pre' | 'post' | 'after', { calls: number; ms: number }>;
+  /** Per message. */
+  gc: {
+    scavenges: number;
+    scavengeMs: number;
+    full: number;
+    fullMs: number;
+    promotedBytes: number;
+  };
+  promises?: { pre: number; post: number };
 }
 
 const mock = await startMockProcess({ reply: 'ok' });
 const keel = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MODEL), undefined, [
-  '--require',
-  probe,
+  ...probe,
   ...PNPM_START_NODE_OPTIONS,
 ]);
 const fixedDir = await mkdtemp(join(tmpdir(), 'keel-critical-path-'));
-const fixed = await startFixedParts(mock.openaiBaseUrl, fixedDir, MODEL, ['--require', probe]);
+const fixed = await startFixedParts(mock.openaiBaseUrl, fixedDir, MODEL, probe);
 const baselineCli = process.env['KEEL_BASELINE_CLI'];
 const baseline =
   baselineCli === undefined
@@ -60,7 +79,7 @@ const baseline =
     : await startKeelGateway(
         oneMockGatewayConfig(mock.openaiBaseUrl, MODEL),
         undefined,
-        ['--require', probe, ...PNPM_START_NODE_OPTIONS],
+        [...probe, ...PNPM_START_NODE_OPTIONS],
         baselineCli,
       );
 const servers = [
@@ -91,6 +110,19 @@ try {
   reports.forEach((r, index) => {
     console.log(
       `| ${servers[index]?.name} | ${ms(r.beforeUpstream)} | ${ms(r.upstream)} | ${ms(r.afterUpstream)} | ${ms(r.total)} | ${r.fs.pre.calls} (${ms(r.fs.pre.ms)}) / ${r.fs.post.calls} (${ms(r.fs.post.ms)}) | ${ms(r.fsync)} | ${r.fs.after.calls} |`,
+    );
+  });
+  console.log(
+    `\nGarbage collection per message (the same messages)${countPromises ? ', and the promises each made (medians)' : ''}\n`,
+  );
+  console.log(
+    `| | scavenges per 1 000 messages | their pause per message | full collections per 1 000 messages | their pauses per message | promoted by scavenges per message |${countPromises ? ' promises before / after the upstream request |' : ''}`,
+  );
+  console.log(`| --- | --- | --- | --- | --- | --- |${countPromises ? ' --- |' : ''}`);
+  reports.forEach((r, index) => {
+    const { gc, promises } = r;
+    console.log(
+      `| ${servers[index]?.name} | ${(gc.scavenges * 1000).toFixed(0)} | ${ms(gc.scavengeMs)} | ${(gc.full * 1000).toFixed(1)} | ${ms(gc.fullMs)} | ${(gc.promotedBytes / 1024).toFixed(1)} KB |${promises === undefined ? '' : ` ${promises.pre} / ${promises.post} |`}`,
     );
   });
 } finally {
