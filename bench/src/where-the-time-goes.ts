@@ -266,15 +266,36 @@ reacquire 41–48 µs, the reply's append 85–150 µs around its fsync, the tur
 The gateway's observers of a message's events, timed in place: the event log 28 µs, metrics 23 µs
 (\`turn-end\`: six counter and histogram updates), the tracer 10 µs with no SDK registered, the log
 2 µs. So the session fence holds about 300 of the 400 µs, and of those its file-system calls take
-60 µs: the rest is its layers of \`async\` calls (queue, storage call, file cache, stats, reads,
-each a promise, a suspended frame and a microtask; in a process this busy each step also misses
-the CPU's caches: the metrics' six updates take 2 µs in a tight loop against 23 µs in place). The lead for section
-1's p50 goal (about 240 µs to find) is therefore a synchronous core for the file store's small
-metadata calls — the acquire, the compare and the owned append as plain functions, the promise
-made once at the top — not any one of the other steps, none over 50 µs. Two checks of that, side
-by side with the build before (\`KEEL_BASELINE_CLI\`, ±20 µs a part from run to run): the gateway
-with no metrics and no tracer at all answered 21 µs sooner after the upstream call, within the
-noise (the 33 µs timed in place was partly the timing); the transcript descriptors' cache no longer
-counting its idle ones after every operation (64 of them here) changed nothing measurable. Neither
-was kept.
+60 µs. Its layers of \`async\` calls were the suspect for the rest, and measurement clears them
+(2026-12-05, later): the gateway makes 228 promises before the upstream request and 260 from it to
+the answer against the floor's 43 and 129 (\`KEEL_COUNT_PROMISES=1\`), yet a build with twelve more
+nested \`async\` frames around every storage call (about 185 more promises a message; a hack, not
+kept) answered in 1 513 µs against 1 510 µs for the build before, side by side: a promise and a
+suspended frame cost well under a microsecond here, and a synchronous core for the file store would
+not find the 240 µs. Three more changes were timed side by side and not kept: the message written
+with the reply instead of before the model call (one write fewer; 15–57 µs sooner before the
+upstream call, 15–24 µs later after it, with 8 file-system calls before it instead of 6: the whole
+unchanged); the JSON answer sent before the turn's held events, transcript cache and \`turn-end\`
+(63–113 µs sooner after the upstream call, the whole 50–80 µs sooner in two runs of three and
+25 µs later in the third: the work only moves to when the next message arrives, back to back
+here); the gateway's observers run after the answer (the whole 23 µs sooner, within the noise).
+What the gateway's CPU is spent on instead, by the kernel's clock (\`perf record -e cpu-clock\` at
+15 kHz over 3 000 messages one at a time, \`--perf-basic-prof\`): the main thread 73 % of the
+process's samples, V8's worker threads 19 % (concurrent marking, sweeping, parallel scavenges,
+optimizing compiles) and libuv's 7 % (the fsync); by code, V8's and Node's native code 59 %
+(property-load and call builtins, promise machinery, the collector), the kernel 22 % (waking and
+switching threads about 8 %, the system calls), JavaScript compiled by V8 14 %, libc 5 %; no
+JavaScript function above 1.5 % (\`repairToolPairing\` the first). Garbage collection, from the
+probe's second table (1 500 messages each, side by side): Keel 93–107 scavenges per 1 000 messages
+pausing it 107–120 µs a message and 2.7 full collections per 1 000 (20–29 µs a message), against 45
+scavenges (46–49 µs) and 0.7 full ones (1–6 µs) for the floor with the fixed parts; Keel's
+scavenges promote 25 KB a message into the old generation against 11.7 KB. What they promote is not
+what stays: heap snapshots (one taken mid-traffic, two taken 64 messages apart) hold no turn's
+objects past its turn (one fence alive mid-traffic, the running turn's), yet V8's allocation sampler puts each turn's own objects
+(the session queue's closure, the fence, the turn) among what scavenges promote; neither the event
+log, allocation-site pretenuring nor page promotion accounts for it (each turned off in turn: no
+change). That promotion — objects that live one turn but outlive two scavenges — is the next lead
+for the CPU rows; for the p50 row, no step over 50 µs is left, and the goal needs many cut. The
+snapshots found one real leak on the way, fixed: the watch of a lock kept across turns held its
+first turn's fence (one per session with a kept lock; session-fence, 2026-12-05).
 `;
