@@ -32,6 +32,7 @@ import {
 import { startMockProcess } from './lib/mock-process';
 import type { Service } from './lib/service';
 import { startFixedParts } from './lib/start-durable-proxy';
+import type { CriticalPathReport as Report } from './probe/critical-path-report';
 
 const MESSAGES = Number(process.argv[2] ?? 1500);
 const SESSIONS = 64;
@@ -45,25 +46,6 @@ const probe = [
   '--require',
   fileURLToPath(new URL('./probe/critical-path-probe.cjs', import.meta.url)),
 ];
-
-interface Report {
-  messages: number;
-  total: number;
-  beforeUpstream: number;
-  upstream: number;
-  afterUpstream: number;
-  fsync: number;
-  fs: Record<'pre' | 'post' | 'after', { calls: number; ms: number }>;
-  /** Per message. */
-  gc: {
-    scavenges: number;
-    scavengeMs: number;
-    full: number;
-    fullMs: number;
-    promotedBytes: number;
-  };
-  promises?: { pre: number; post: number };
-}
 
 const mock = await startMockProcess({ reply: 'ok' });
 const keel = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MODEL), undefined, [

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from '../lib/service';
+import type { CriticalPathReport } from './critical-path-report';
 
 const probe = fileURLToPath(new URL('./critical-path-probe.cjs', import.meta.url));
 
@@ -62,27 +63,8 @@ afterEach(async () => {
   cleanup = [];
 });
 
-/** What the probe reports (the fields these tests read). */
-interface ProbeReport {
-  messages: number;
-  total: number;
-  beforeUpstream: number;
-  upstream: number;
-  afterUpstream: number;
-  fsync: number;
-  fs: Record<string, { calls: number; ms: number }>;
-  gc: {
-    scavenges: number;
-    scavengeMs: number;
-    full: number;
-    fullMs: number;
-    promotedBytes: number;
-  };
-  promises?: { pre: number; post: number };
-}
-
 /** Runs the server with the probe (`preloads` first), sends three messages, returns the report. */
-async function measure(preloads: string[] = []): Promise<ProbeReport> {
+async function measure(preloads: string[] = []): Promise<CriticalPathReport> {
   const dir = await mkdtemp(join(tmpdir(), 'keel-probe-'));
   cleanup.push(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, 'server.cjs'), SERVER);
