@@ -44,4 +44,6 @@ export type {
   MockUsage,
   RecordedRequest,
 } from './mock-provider-types';
+export type { PromotedBytesOptions } from './promoted-bytes';
+export { promotedBytes } from './promoted-bytes';
 export { seededRandom } from './seeded-random';
