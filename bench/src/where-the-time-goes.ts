@@ -289,13 +289,22 @@ JavaScript function above 1.5 % (\`repairToolPairing\` the first). Garbage colle
 probe's second table (1 500 messages each, side by side): Keel 93–107 scavenges per 1 000 messages
 pausing it 107–120 µs a message and 2.7 full collections per 1 000 (20–29 µs a message), against 45
 scavenges (46–49 µs) and 0.7 full ones (1–6 µs) for the floor with the fixed parts; Keel's
-scavenges promote 25 KB a message into the old generation against 11.7 KB. What they promote is not
-what stays: heap snapshots (one taken mid-traffic, two taken 64 messages apart) hold no turn's
-objects past its turn (one fence alive mid-traffic, the running turn's), yet V8's allocation sampler puts each turn's own objects
-(the session queue's closure, the fence, the turn) among what scavenges promote; neither the event
-log, allocation-site pretenuring nor page promotion accounts for it (each turned off in turn: no
-change). That promotion — objects that live one turn but outlive two scavenges — is the next lead
-for the CPU rows; for the p50 row, no step over 50 µs is left, and the goal needs many cut. The
+scavenges promoted 25 KB a message into the old generation against 11.7 KB. What they promoted was
+not what stays: heap snapshots (one taken mid-traffic, two taken 64 messages apart) held no turn's
+objects past its turn, yet V8's allocation sampler put each turn's own objects (the session queue's
+closure, the fence, the turn) among what scavenges promoted. The cause, found by taking a turn apart
+in one process (\`promotedBytes\` in @keel/testing): a getter written in an object literal is an
+accessor pair V8 allocates in the old generation, so the getter's closure and its whole scope
+survive every scavenge until the next full collection — and the fence, its lease, the lock's
+handle, the turn's fence wrapper and its held events' emitter each had one, the wrapper's closing
+over the turn. With those read from shared prototypes (2026-12-05, CONTRIBUTING.md "Objects on the
+hot path"), side by side with the build before: 17.2–17.3 KB promoted a message against 25.0–25.1
+(two runs), the old generation growing 52–53 MB over 2 000 messages against 70 MB; CPU per message
+unchanged within the noise of 200-message blocks (1.75 and 1.80 ms against 1.80 and 1.75, two
+gateways of each, 10 rounds). Of the 5.6 KB a message Keel still promotes beyond the floor, none is
+one site over 1 KB; Node 20 also keeps every \`AbortSignal\` through scavenges (Node 24 does not),
+with the SDK's and the transport's listeners on it. For the CPU rows the gap stays spread over the
+turn's work; for the p50 row, no step over 50 µs is left, and the goal needs many cut. The
 snapshots found one real leak on the way, fixed: the watch of a lock kept across turns held its
 first turn's fence (one per session with a kept lock; session-fence, 2026-12-05).
 `;

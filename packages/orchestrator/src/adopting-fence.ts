@@ -55,19 +55,8 @@ export function adoptingFence(
         handOut();
       }
     };
-  return {
-    get sessionId() {
-      return fence.sessionId;
-    },
-    get status() {
-      return fence.status;
-    },
-    get takeover() {
-      return fence.takeover;
-    },
-    get state() {
-      return fence.state;
-    },
+  const adopting: Omit<SessionFence, keyof typeof fenceProperties> & { [INNER]: SessionFence } = {
+    [INNER]: fence,
     acquire: async (options) => {
       await fence.acquire(options);
       if (handedOver !== undefined) await adoptSince(handedOver, options?.signal);
@@ -80,4 +69,31 @@ export function adoptingFence(
     // Handed out here already: the turn never needs to ask.
     takeAdopted: () => [],
   };
+  // The read-only properties come from the prototype (see `fenceProperties`).
+  return Object.setPrototypeOf(adopting, fenceProperties) as SessionFence;
 }
+
+/** The fence an adopting fence wraps. */
+const INNER = Symbol('inner fence');
+
+/**
+ * An adopting fence's read-only properties, its inner fence's, one set for every adopting fence
+ * (their prototype). Not getters in each one's own literal: V8 allocates an object's own accessor
+ * pair in the old generation, and through it the getter's closure would keep the turn it closes
+ * over alive through every scavenge until the next full collection (CONTRIBUTING.md, "Objects on
+ * the hot path").
+ */
+const fenceProperties = {
+  get sessionId(): string {
+    return (this as unknown as { [INNER]: SessionFence })[INNER].sessionId;
+  },
+  get status(): SessionFence['status'] {
+    return (this as unknown as { [INNER]: SessionFence })[INNER].status;
+  },
+  get takeover(): SessionFence['takeover'] {
+    return (this as unknown as { [INNER]: SessionFence })[INNER].takeover;
+  },
+  get state(): SessionFence['state'] {
+    return (this as unknown as { [INNER]: SessionFence })[INNER].state;
+  },
+};

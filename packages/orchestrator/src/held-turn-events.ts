@@ -32,7 +32,8 @@ export function holdTurnEvents(runtime: TurnRuntime, turnId: string): HeldTurnEv
   const passes = (event: TurnEvent) =>
     !failed || event.type === 'turn-start' || event.type === 'turn-end';
 
-  const emitter: TurnEmitter = {
+  const own: Omit<TurnEmitter, 'observerErrors'> & { [BASE]: TurnEmitter } = {
+    [BASE]: base,
     emit(event) {
       if (event.turnId !== turnId) base.emit(event);
       else if (held !== undefined) held.push(event);
@@ -40,10 +41,9 @@ export function holdTurnEvents(runtime: TurnRuntime, turnId: string): HeldTurnEv
     },
     subscribe: (listener) => base.subscribe(listener),
     watch: (id, listener) => base.watch(id, listener),
-    get observerErrors() {
-      return base.observerErrors;
-    },
   };
+  // `observerErrors` comes from the prototype (see `emitterProperties`).
+  const emitter = Object.setPrototypeOf(own, emitterProperties) as TurnEmitter;
 
   function letGo(failure: unknown): unknown {
     const events = held ?? [];
@@ -74,3 +74,17 @@ export function holdTurnEvents(runtime: TurnRuntime, turnId: string): HeldTurnEv
     settled: () => open(),
   };
 }
+
+/** The emitter a turn's holding emitter passes its events on to. */
+const BASE = Symbol('base emitter');
+
+/**
+ * A holding emitter's `observerErrors`, its base's, one getter for every turn (their prototype):
+ * a getter in each one's own literal would keep the turn's held events alive through every
+ * scavenge until the next full collection (see `fenceProperties` in adopting-fence.ts).
+ */
+const emitterProperties = {
+  get observerErrors(): number {
+    return (this as unknown as { [BASE]: TurnEmitter })[BASE].observerErrors;
+  },
+};

@@ -5,29 +5,29 @@ import type { SessionFence } from '@keel/spec';
  * nothing is written (a call's output goes back to its client, never to storage).
  */
 export function createStatelessFence(sessionId: string): SessionFence {
-  let status: SessionFence['status'] = 'idle';
-  return {
+  // A field of its own, not a getter in the literal (which would keep the fence's scope alive
+  // through scavenges: see `fenceProperties` in adopting-fence.ts); only this fence changes it.
+  const fence: SessionFence & { status: SessionFence['status'] } = {
     sessionId,
-    get status() {
-      return status;
-    },
+    status: 'idle',
     takeover: undefined,
     state: undefined,
     async acquire() {
-      status = 'held';
+      fence.status = 'held';
     },
     async release() {
-      status = 'released';
+      fence.status = 'released';
     },
     async reacquire() {
-      status = 'held';
+      fence.status = 'held';
     },
     async append() {
       throw new Error('a stateless call writes nothing');
     },
     async check() {},
     async end() {
-      status = 'ended';
+      fence.status = 'ended';
     },
   };
+  return fence;
 }

@@ -163,18 +163,28 @@ export async function releaseNow(lease: SessionLease): Promise<void> {
   await lease.release();
 }
 
+/** Whether a lease was released: a field of each lease, read by the `released` all leases share. */
+const RELEASED = Symbol('released');
+
+/**
+ * A lease's `released`, one getter for every lease (their prototype): a getter in each lease's own
+ * literal would keep the lease's scope alive through every scavenge (see `fenceProperties`).
+ */
+const leaseProperties = {
+  get released(): boolean {
+    return (this as unknown as { [RELEASED]: boolean })[RELEASED];
+  },
+};
+
 /** The session's live lease over `lock` and its counter at `token` (kept for the next lease on release). */
 function issueLease(fields: Omit<LeaseState, 'keep'>): SessionLease {
   // `keep` first: a literal that starts with a spread is slow to make (CONTRIBUTING.md).
   const state: LeaseState = { keep: true, ...fields };
   const { paths, lock } = state;
-  let released = false;
-  const lease: SessionLease = {
+  const own: Omit<SessionLease, 'released'> & { [RELEASED]: boolean } = {
+    [RELEASED]: false,
     sessionId: paths.sessionId,
     token: state.token.toString(),
-    get released() {
-      return released;
-    },
     async isHeld(options: StorageCallOptions = {}) {
       options.signal?.throwIfAborted();
       return (await leaseChange(lease)) === undefined;
@@ -191,8 +201,8 @@ function issueLease(fields: Omit<LeaseState, 'keep'>): SessionLease {
       }
     },
     async release() {
-      if (released) return;
-      released = true;
+      if (own[RELEASED]) return;
+      own[RELEASED] = true;
       if (liveLeases.get(paths.lockPath) === lease) liveLeases.delete(paths.lockPath);
       const kept: KeptLease = {
         lockPath: paths.lockPath,
@@ -207,6 +217,7 @@ function issueLease(fields: Omit<LeaseState, 'keep'>): SessionLease {
       await letGoKept(kept);
     },
   };
+  const lease = Object.setPrototypeOf(own, leaseProperties) as SessionLease;
   leaseStates.set(lease, state);
   liveLeases.set(paths.lockPath, lease);
   return lease;

@@ -15,6 +15,7 @@ import type {
   TranscriptEntry,
   TranscriptState,
 } from '@keel/spec';
+import { FENCE_READS, type FenceReads, fenceProperties } from './fence-properties';
 import { type ParkedLease, parkLease, releaseNow } from './file-lease';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
 import { assertValidSessionId } from './session-id';
@@ -313,17 +314,13 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
     if (change !== undefined) await takenOver(phase, change);
   }
 
-  return {
+  const fence: Omit<SessionFence, keyof FenceReads> & { [FENCE_READS]: FenceReads } = {
+    [FENCE_READS]: {
+      status: () => status,
+      takeover: () => takeover,
+      state: () => expected,
+    },
     sessionId,
-    get status() {
-      return status;
-    },
-    get takeover() {
-      return takeover;
-    },
-    get state() {
-      return expected;
-    },
 
     acquire(callOptions = {}) {
       return serial(async () => {
@@ -442,6 +439,8 @@ export function createSessionFence(options: SessionFenceOptions): SessionFence {
       });
     },
   };
+  // The read-only properties come from the prototype (see `fenceProperties`).
+  return Object.setPrototypeOf(fence, fenceProperties) as SessionFence;
 }
 
 /**

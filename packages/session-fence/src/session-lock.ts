@@ -4,6 +4,7 @@
 import { type FileSystem, nodeFileSystem } from './file-system';
 import { type Candidate, createCandidates } from './lock-candidate';
 import { type LockFile, type ObservedLock, observeLock, removeLockFile } from './lock-file';
+import { HANDLE_READS, type HandleReads, handleProperties } from './lock-handle-properties';
 import { startHeartbeat } from './lock-heartbeat';
 import type { LockOwner } from './lock-owner';
 import { LockProof } from './lock-proof';
@@ -263,15 +264,10 @@ export function createSessionLockWith(
             : { type: 'heartbeat-failed', path, error: report.error },
         ),
     });
-    return {
+    const handle: Omit<InternalLockHandle, keyof HandleReads> & { [HANDLE_READS]: HandleReads } = {
+      [HANDLE_READS]: { released: () => released, wanted: () => wanted },
       owner: candidate.owner,
       file: candidate,
-      get released() {
-        return released;
-      },
-      get wanted() {
-        return wanted;
-      },
       isHeldOrProven() {
         return !released && proof.holds() ? Promise.resolve(true) : isHeld();
       },
@@ -329,6 +325,8 @@ export function createSessionLockWith(
         }
       },
     };
+    // `released` and `wanted` come from the prototype (see `handleProperties`).
+    return Object.setPrototypeOf(handle, handleProperties) as InternalLockHandle;
   }
 
   /** Waits for the lock (or tries once), up to the timeout. */

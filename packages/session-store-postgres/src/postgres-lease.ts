@@ -254,12 +254,10 @@ function createLease(context: StoreContext, spec: LeaseSpec): SessionLease {
   timer.unref?.();
   context.heartbeats.add(stopHeartbeat);
 
-  const lease: SessionLease = {
+  const own: Omit<SessionLease, 'released'> & { [RELEASED_READ]: () => boolean } = {
+    [RELEASED_READ]: () => released,
     sessionId,
     token,
-    get released() {
-      return released;
-    },
     async isHeld(options: StorageCallOptions = {}) {
       options.signal?.throwIfAborted();
       if (released || lost) return false;
@@ -281,6 +279,7 @@ function createLease(context: StoreContext, spec: LeaseSpec): SessionLease {
       await pool.query(releaseLeaseSql(s), [sessionId, token]);
     },
   };
+  const lease = Object.setPrototypeOf(own, releasedProperty) as SessionLease;
   function letGo(): void {
     released = true;
     stopHeartbeat();
@@ -297,3 +296,18 @@ function positive(value: number, name: string): number {
   }
   return Math.ceil(value);
 }
+
+/** Where a lease keeps the read of its own `released`. */
+const RELEASED_READ = Symbol('released read');
+
+/**
+ * A lease's `released`, one getter for every lease (their prototype), asking the lease's own read. A
+ * getter in each lease's literal would be allocated (its accessor pair) in V8's old generation and
+ * keep the lease's whole scope alive through every scavenge until the next full collection
+ * (CONTRIBUTING.md, "Objects on the hot path").
+ */
+const releasedProperty = {
+  get released(): boolean {
+    return (this as unknown as { [RELEASED_READ]: () => boolean })[RELEASED_READ]();
+  },
+};

@@ -126,18 +126,18 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
         : 'lock-lost';
     }
 
-    return {
+    const claim: Omit<TurnClaim, 'released'> & { [RELEASED_READ]: () => boolean } = {
+      [RELEASED_READ]: () => released,
       sessionId,
       ...holder,
-      get released() {
-        return released;
-      },
       isHeld: (options: StorageCallOptions = {}) =>
         asStorageCall('claim.isHeld', sessionId, options.signal, () => isHeld(options)),
       heartbeat: (options: StorageCallOptions = {}) =>
         asStorageCall('claim.heartbeat', sessionId, options.signal, () => heartbeat(options)),
       release: () => asStorageCall('claim.release', sessionId, undefined, release),
     };
+    // `released` comes from the prototype (see `releasedProperty`).
+    return Object.setPrototypeOf(claim, releasedProperty) as TurnClaim;
 
     async function isHeld(options: StorageCallOptions) {
       if (released) return false;
@@ -208,3 +208,18 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
     },
   };
 }
+
+/** Where a claim keeps the read of its own `released`. */
+const RELEASED_READ = Symbol('released read');
+
+/**
+ * A claim's `released`, one getter for every claim (their prototype), asking the claim's own
+ * read. A getter in each claim's literal would be allocated (its accessor pair) in V8's old
+ * generation and keep the claim's whole scope alive through every scavenge until the next full
+ * collection (CONTRIBUTING.md, "Objects on the hot path").
+ */
+const releasedProperty = {
+  get released(): boolean {
+    return (this as unknown as { [RELEASED_READ]: () => boolean })[RELEASED_READ]();
+  },
+};

@@ -6,7 +6,6 @@ export interface SseStream {
   send(event: string, data: unknown): void;
   comment(text: string): void;
   end(): void;
-  readonly closed: boolean;
   /** Runs when the client goes away (or the stream is ended). */
   onClose(listener: () => void): void;
 }
@@ -82,9 +81,6 @@ export function openSse(
     end() {
       if (!raw.destroyed && !raw.writableEnded) raw.end();
       close();
-    },
-    get closed() {
-      return closed;
     },
     onClose(listener) {
       if (closed) listener();

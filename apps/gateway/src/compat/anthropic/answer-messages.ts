@@ -68,7 +68,7 @@ export async function answerMessages(
   const key = idempotencyKeyOf('anthropic', request.headers);
   const outcome = key === undefined ? await run() : await context.idempotency.run(key, run).result;
 
-  if (live?.started === true) {
+  if (live?.started() === true) {
     live.end(outcome);
     return reply;
   }

@@ -8,7 +8,7 @@ export type SendEvent = (name: string, data: unknown) => void;
 
 export interface AnthropicEventWriter {
   /** Whether `message_start` went out (the client has bytes). */
-  readonly started: boolean;
+  started(): boolean;
   start(message: { id: string; model: string; usage: AnthropicUsage }): void;
   text(delta: string): void;
   toolUse(block: { id: string; name: string; input: Record<string, unknown> }): void;
@@ -26,9 +26,8 @@ export function createAnthropicEventWriter(send: SendEvent): AnthropicEventWrite
     open = undefined;
   };
   return {
-    get started() {
-      return started;
-    },
+    // A method, not a getter (see `started` in stream-live.ts).
+    started: () => started,
     start({ id, model, usage }) {
       started = true;
       send('message_start', {

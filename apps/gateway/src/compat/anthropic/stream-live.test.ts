@@ -49,7 +49,7 @@ async function run(events: TurnEvent[], outcome: CallOutcome) {
     });
     for (const event of events) live.onEvent(event);
     abortsBeforeEnd = aborts;
-    if (live.started) live.end(outcome);
+    if (live.started()) live.end(outcome);
     return fastifyReply;
   });
   const response = await app.inject({ method: 'POST', url: '/' });

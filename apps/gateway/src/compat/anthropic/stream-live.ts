@@ -13,9 +13,9 @@ export interface LiveStream {
   /** Give the call's events here. */
   onEvent(event: TurnEvent): void;
   /** Whether the client has bytes (errors then go in-band). */
-  readonly started: boolean;
+  started(): boolean;
   /** Whether the stream already ended in an in-band error. */
-  readonly failed: boolean;
+  failed(): boolean;
   /** Ends the stream with the outcome of a call that started it: `message_stop`, or the error. */
   end(outcome: CallOutcome): void;
 }
@@ -36,7 +36,7 @@ export function createLiveStream({ reply, idOf, abort }: LiveStreamOptions): Liv
   let failed = false;
 
   const open = (callId: string) => {
-    if (writer.started) return;
+    if (writer.started()) return;
     sse = openSse(reply, {}, { flush: false });
     writer.start({ id: idOf(callId), model, usage: anthropicUsage(undefined) });
   };
@@ -49,25 +49,23 @@ export function createLiveStream({ reply, idOf, abort }: LiveStreamOptions): Liv
   };
 
   return {
-    get started() {
-      return writer.started;
-    },
-    get failed() {
-      return failed;
-    },
+    // Methods, not getters: a getter in a literal keeps the call's scope alive through every
+    // scavenge until the next full collection (CONTRIBUTING.md, "Objects on the hot path").
+    started: () => writer.started(),
+    failed: () => failed,
     onEvent(event) {
       if (failed) return;
       switch (event.type) {
         case 'attempt-start':
           // Another attempt after bytes went out: the one the client saw has failed.
-          if (writer.started) fail(lastError);
+          if (writer.started()) fail(lastError);
           model = `${event.target.providerId}/${event.target.model}`;
           return;
         case 'attempt-error':
           lastError = event.kind;
           return;
         case 'discard':
-          if (writer.started) fail(event.reason);
+          if (writer.started()) fail(event.reason);
           return;
         case 'model-event': {
           const output = event.event;

@@ -34,7 +34,8 @@ export interface ChunkWriter {
   toolCall(call: ChatToolCall): ChatChunk;
   finish(reason: ChatFinishReason): ChatChunk;
   usage(usage: ChatUsage): ChatChunk;
-  readonly toolCalls: number;
+  /** Tool calls written so far. */
+  toolCalls(): number;
 }
 
 export function createChunkWriter(identity: CompletionIdentity): ChunkWriter {
@@ -62,9 +63,9 @@ export function createChunkWriter(identity: CompletionIdentity): ChunkWriter {
       choices: [],
       usage,
     }),
-    get toolCalls() {
-      return toolCalls;
-    },
+    // A method, not a getter: a getter in a literal keeps the call's scope alive through every
+    // scavenge until the next full collection (CONTRIBUTING.md, "Objects on the hot path").
+    toolCalls: () => toolCalls,
   };
 }
 
@@ -74,7 +75,7 @@ export function closingChunks(
   outcome: CallOutcome,
   includeUsage: boolean,
 ): ChatChunk[] {
-  const chunks = [writer.finish(finishReasonOf(outcome.finish, writer.toolCalls > 0))];
+  const chunks = [writer.finish(finishReasonOf(outcome.finish, writer.toolCalls() > 0))];
   if (includeUsage && outcome.usage !== undefined)
     chunks.push(writer.usage(chatUsageOf(outcome.usage)));
   return chunks;

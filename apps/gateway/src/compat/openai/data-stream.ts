@@ -9,7 +9,6 @@ export interface DataStream {
   done(): void;
   /** Ends the stream without `[DONE]` (after an in-band error). */
   end(): void;
-  readonly closed: boolean;
   /** Runs when the client goes away (or the stream is ended). */
   onClose(listener: () => void): void;
 }
@@ -47,9 +46,6 @@ export function openDataStream(reply: FastifyReply): DataStream {
       end();
     },
     end,
-    get closed() {
-      return closed;
-    },
     onClose(listener) {
       if (closed) listener();
       else listeners.push(listener);
