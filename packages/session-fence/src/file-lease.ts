@@ -10,6 +10,7 @@ import { readFenceCounter, writeFenceCounter } from './fence-counter';
 import type { BorrowedCounter, FenceCounters } from './fence-counters';
 import type { FileSystem } from './file-system';
 import { type KeptLease, type KeptLeases, type LeaseEvents, letGoKept } from './kept-leases';
+import { RELEASED_READ, releasedProperty } from './released-property';
 import { openRegularFileIfExists } from './safe-file';
 import { SessionFenceError, SessionTakeoverError } from './session-fence-error';
 import type { InternalLockHandle, InternalSessionLock, SessionLockEvent } from './session-lock';
@@ -163,26 +164,14 @@ export async function releaseNow(lease: SessionLease): Promise<void> {
   await lease.release();
 }
 
-/** Whether a lease was released: a field of each lease, read by the `released` all leases share. */
-const RELEASED = Symbol('released');
-
-/**
- * A lease's `released`, one getter for every lease (their prototype): a getter in each lease's own
- * literal would keep the lease's scope alive through every scavenge (see `fenceProperties`).
- */
-const leaseProperties = {
-  get released(): boolean {
-    return (this as unknown as { [RELEASED]: boolean })[RELEASED];
-  },
-};
-
 /** The session's live lease over `lock` and its counter at `token` (kept for the next lease on release). */
 function issueLease(fields: Omit<LeaseState, 'keep'>): SessionLease {
   // `keep` first: a literal that starts with a spread is slow to make (CONTRIBUTING.md).
   const state: LeaseState = { keep: true, ...fields };
   const { paths, lock } = state;
-  const own: Omit<SessionLease, 'released'> & { [RELEASED]: boolean } = {
-    [RELEASED]: false,
+  let released = false;
+  const own: Omit<SessionLease, 'released'> & { [RELEASED_READ]: () => boolean } = {
+    [RELEASED_READ]: () => released,
     sessionId: paths.sessionId,
     token: state.token.toString(),
     async isHeld(options: StorageCallOptions = {}) {
@@ -201,8 +190,8 @@ function issueLease(fields: Omit<LeaseState, 'keep'>): SessionLease {
       }
     },
     async release() {
-      if (own[RELEASED]) return;
-      own[RELEASED] = true;
+      if (released) return;
+      released = true;
       if (liveLeases.get(paths.lockPath) === lease) liveLeases.delete(paths.lockPath);
       const kept: KeptLease = {
         lockPath: paths.lockPath,
@@ -217,7 +206,7 @@ function issueLease(fields: Omit<LeaseState, 'keep'>): SessionLease {
       await letGoKept(kept);
     },
   };
-  const lease = Object.setPrototypeOf(own, leaseProperties) as SessionLease;
+  const lease = Object.setPrototypeOf(own, releasedProperty) as SessionLease;
   leaseStates.set(lease, state);
   liveLeases.set(paths.lockPath, lease);
   return lease;

@@ -13,6 +13,7 @@ import type {
 import { abortableDelay } from './abortable-delay';
 import { observeLock } from './lock-file';
 import { createQueuedAppends } from './queued-appends';
+import { RELEASED_READ, releasedProperty } from './released-property';
 import { errorCode } from './safe-file';
 import { SessionTakeoverError } from './session-fence-error';
 import {
@@ -182,18 +183,3 @@ export function createFileTurnClaims(
   );
   return { claimTurn, currentTurn, ...queued };
 }
-
-/** Where a claim keeps the read of its own `released`. */
-const RELEASED_READ = Symbol('released read');
-
-/**
- * A claim's `released`, one getter for every claim (their prototype), asking the claim's own
- * read. A getter in each claim's literal would be allocated (its accessor pair) in V8's old
- * generation and keep the claim's whole scope alive through every scavenge until the next full
- * collection (CONTRIBUTING.md, "Objects on the hot path").
- */
-const releasedProperty = {
-  get released(): boolean {
-    return (this as unknown as { [RELEASED_READ]: () => boolean })[RELEASED_READ]();
-  },
-};

@@ -11,6 +11,7 @@ import {
   SessionLeaseTimeoutError,
   SessionTakeoverError,
 } from './postgres-store-error';
+import { RELEASED_READ, releasedProperty } from './released-property';
 import { leaseChannelOf } from './session-notifications';
 import type { StoreContext } from './store-context';
 
@@ -296,18 +297,3 @@ function positive(value: number, name: string): number {
   }
   return Math.ceil(value);
 }
-
-/** Where a lease keeps the read of its own `released`. */
-const RELEASED_READ = Symbol('released read');
-
-/**
- * A lease's `released`, one getter for every lease (their prototype), asking the lease's own read. A
- * getter in each lease's literal would be allocated (its accessor pair) in V8's old generation and
- * keep the lease's whole scope alive through every scavenge until the next full collection
- * (CONTRIBUTING.md, "Objects on the hot path").
- */
-const releasedProperty = {
-  get released(): boolean {
-    return (this as unknown as { [RELEASED_READ]: () => boolean })[RELEASED_READ]();
-  },
-};

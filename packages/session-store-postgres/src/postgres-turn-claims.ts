@@ -14,6 +14,7 @@ import {
   PostgresStoreError,
   SessionTakeoverError,
 } from './postgres-store-error';
+import { RELEASED_READ, releasedProperty } from './released-property';
 import { notifySql, type SessionListener } from './session-notifications';
 import { asStorageCall } from './storage-failure';
 import type { StoreContext } from './store-context';
@@ -208,18 +209,3 @@ export function createPostgresTurnClaims(context: TurnClaimsContext): SessionTur
     },
   };
 }
-
-/** Where a claim keeps the read of its own `released`. */
-const RELEASED_READ = Symbol('released read');
-
-/**
- * A claim's `released`, one getter for every claim (their prototype), asking the claim's own
- * read. A getter in each claim's literal would be allocated (its accessor pair) in V8's old
- * generation and keep the claim's whole scope alive through every scavenge until the next full
- * collection (CONTRIBUTING.md, "Objects on the hot path").
- */
-const releasedProperty = {
-  get released(): boolean {
-    return (this as unknown as { [RELEASED_READ]: () => boolean })[RELEASED_READ]();
-  },
-};
