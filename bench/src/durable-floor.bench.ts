@@ -13,7 +13,7 @@
  * Run: `pnpm build && pnpm bench durable-floor`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { pick } from './lib/env';
@@ -26,7 +26,7 @@ import {
 } from './lib/keel-gateway';
 import { closedLoop } from './lib/load';
 import { startMockProcess } from './lib/mock-process';
-import { processCpuMs } from './lib/process-cpu';
+import { processCpuMs, type ThreadCpu, threadCpuMs } from './lib/process-cpu';
 import { publish } from './lib/result';
 import { startBareProxy } from './lib/start-bare-proxy';
 import { startDurableProxy, startFixedParts } from './lib/start-durable-proxy';
@@ -166,6 +166,13 @@ const times = await interleave(
 const at1 = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
 const atMany = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
 const cpu = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
+/** CPU per message in the blocks at `IN_FLIGHT`, by process (ms): the two cores' shares. */
+interface ManyCpu {
+  client: number;
+  provider: number;
+  server: ThreadCpu | undefined;
+}
+const cpuMany = new Map<string, ManyCpu[]>(VARIANTS.map((variant) => [variant.name, []]));
 let serial = 0;
 for (let round = 0; round < BLOCKS; round += 1) {
   const bases = {
@@ -181,12 +188,14 @@ for (let round = 0; round < BLOCKS; round += 1) {
       variant.send(bases.at1 + (message % SESSIONS), `block ${block} message ${message}`),
     );
     at1.get(variant.name)?.push(one.perSecond);
+    const startedMany = await cpuOfAll(variant.pid);
     const many = await closedLoop(
       { total: BLOCK_MANY, concurrency: IN_FLIGHT },
       (message, worker) =>
         variant.send(bases.many + (worker % SESSIONS), `block ${block} message ${message}`),
     );
     atMany.get(variant.name)?.push(many.perSecond);
+    cpuMany.get(variant.name)?.push(perMessage(startedMany, await cpuOfAll(variant.pid)));
     // The direct variant's CPU is this process's: the SDK's own work for a message, client side.
     const before = variant.pid === undefined ? process.cpuUsage() : await processCpuMs(variant.pid);
     for (let message = 0; message < CPU_BLOCK; message += 1)
@@ -198,6 +207,33 @@ for (let round = 0; round < BLOCKS; round += 1) {
     cpu.get(variant.name)?.push(used / CPU_BLOCK);
   }
 }
+/** CPU so far (ms) of this process (the client), the mock provider and the server `pid`, if any. */
+async function cpuOfAll(pid: number | undefined) {
+  const { user, system } = process.cpuUsage();
+  return {
+    client: (user + system) / 1000,
+    provider: await processCpuMs(mock.service.pid),
+    server: pid === undefined ? undefined : await threadCpuMs(pid),
+  };
+}
+function perMessage(
+  before: Awaited<ReturnType<typeof cpuOfAll>>,
+  after: Awaited<ReturnType<typeof cpuOfAll>>,
+): ManyCpu {
+  const per = (ms: number) => ms / BLOCK_MANY;
+  return {
+    client: per(after.client - before.client),
+    provider: per(after.provider - before.provider),
+    server:
+      before.server === undefined || after.server === undefined
+        ? undefined
+        : {
+            main: per(after.server.main - before.server.main),
+            other: per(after.server.other - before.server.other),
+          },
+  };
+}
+
 await Promise.allSettled([
   gateway.close(),
   bare.service.stop(),
@@ -221,6 +257,14 @@ const [, bareName, floorName, fixedName, keelName] = VARIANTS.map((variant) => v
   string,
 ];
 const shareMany = (name: string) => median(atMany.get(name) ?? []) / baseMany;
+/** The median over the blocks at `IN_FLIGHT` of one process's CPU per message. */
+const manyCpuOf = (name: string, part: (cpu: ManyCpu) => number | undefined) =>
+  median((cpuMany.get(name) ?? []).map(part).filter((value) => value !== undefined));
+const serverMain = (cpu: ManyCpu) => cpu.server?.main;
+const serverOther = (cpu: ManyCpu) => cpu.server?.other;
+const allThree = (cpu: ManyCpu) =>
+  cpu.client + cpu.provider + (cpu.server === undefined ? 0 : cpu.server.main + cpu.server.other);
+const CORES = availableParallelism();
 const cpuOf = (name: string) => median(cpu.get(name) ?? []);
 await publish({
   order: 20.5,
@@ -280,11 +324,40 @@ await publish({
         ],
       },
     },
+    {
+      caption: `At ${IN_FLIGHT} in flight the ${CORES} cores are shared by the client (this process: the \`openai\` SDK, or \`fetch\` for the two native routes), the mock provider and the server; each one's CPU per message in the same blocks (medians), the server's split between its main thread (the event loop: JavaScript, the collector's pauses, synchronous file-system calls) and its other threads (V8's collector and compiler, libuv's thread pool: the fsync). With the cores busy, throughput can be at most the cores' time over the three's CPU per message ("bound").`,
+      table: {
+        columns: [
+          'variant',
+          'client ms',
+          'provider ms',
+          'server main thread ms',
+          'server other threads ms',
+          'all three ms',
+          'bound req/s',
+          `req/s at ${IN_FLIGHT} in flight`,
+        ],
+        rows: VARIANTS.map(({ name, pid }) => {
+          const total = manyCpuOf(name, allThree);
+          return [
+            name,
+            ms(manyCpuOf(name, (cpu) => cpu.client)),
+            ms(manyCpuOf(name, (cpu) => cpu.provider)),
+            pid === undefined ? '–' : ms(manyCpuOf(name, serverMain)),
+            pid === undefined ? '–' : ms(manyCpuOf(name, serverOther)),
+            ms(total),
+            total > 0 ? ((CORES * 1000) / total).toFixed(0) : '–',
+            median(atMany.get(name) ?? []).toFixed(0),
+          ];
+        }),
+      },
+    },
   ],
   // Not Keel's targets (those are section 1's rows): what the floor reaches against each of them.
   targets: [],
   notes: [
     `Server CPU per message: bare proxy ${ms(cpuOf(bareName))} ms, durable floor ${ms(cpuOf(floorName))} ms, with the fixed parts ${ms(cpuOf(fixedName))} ms (its heap bounded as the gateway bounds its own, launched as \`pnpm start\` launches the gateway; until 2026-12-04 it ran with V8's default heap settings), Keel ${ms(cpuOf(keelName))} ms (as \`pnpm start\` launches it, \`node ${PNPM_START_NODE_OPTIONS.join(' ')}\`, the gateway bounding its heap; section 1 has Keel with V8's own heap heuristics and with the \`--optimize-for-size\` fallback too); section 1's CPU row asks Keel for at most what Portkey's not-streamed proxy spends (measured there), a proxy that stores nothing. CPU per block (ms per message): Keel ${(cpu.get(keelName) ?? []).map(ms).join(', ')}; with the fixed parts ${(cpu.get(fixedName) ?? []).map(ms).join(', ')}; durable floor ${(cpu.get(floorName) ?? []).map(ms).join(', ')}. The floor's CPU above the bare proxy's is what storing the two lines durably costs before any fence, turn or validation. The direct SDK's figure is the bench process's own CPU for its block: what the \`openai\` SDK spends on a streamed message client side (building the request, reading the stream), about what the gateway's own upstream call through the SDK costs it (the project keeps the SDKs).`,
+    `At ${IN_FLIGHT} in flight, half of direct's throughput asks that client, provider and server together spend at most about twice what the direct SDK and the provider spend per message (${ms(2 * manyCpuOf('direct SDK', allThree))} ms in this run): Keel's three spent ${ms(manyCpuOf(keelName, allThree))} ms, the server ${ms(manyCpuOf(keelName, serverMain))} ms on its main thread and ${ms(manyCpuOf(keelName, serverOther))} ms on its other threads; with the fixed parts ${ms(manyCpuOf(fixedName, allThree))} ms (server ${ms(manyCpuOf(fixedName, serverMain))} + ${ms(manyCpuOf(fixedName, serverOther))} ms). The other threads are mostly V8's collector: at ${IN_FLIGHT} in flight the turns in progress are alive through more scavenges than one at a time, and each scavenge copies them.`,
     'The floor with the fixed parts adds to the floor what the project chose and keeps: Fastify serving Keel’s native route (its JSON schema checked), the model called through `@keel/transport` with the official `openai` SDK (streamed, as the gateway calls it), the answer as JSON, the heap bounded as the gateway bounds its own (the same launch options and `boundHeap`); each session’s conversation kept in memory. The floor keeps only the durability rule; what Keel adds on top of both, per message: the session fence (its lease and the transcript checks before each write, so a second writer or another gateway is refused rather than written over), the transcript read and context building, the turn (failover, tool pairing, compaction, events, provider health), request validation, and the answer as JSON instead of the provider’s bytes.',
   ],
 });

@@ -374,7 +374,7 @@ await publish({
       goal: '≥ 50 % of direct',
       measured: `${(keelShareAtMany * 100).toFixed(0)} %`,
       met: keelShareAtMany >= 0.5,
-      why: 'the gateway process is CPU-bound: per message it makes its own upstream SDK call (as much work as the direct client), serves HTTP and runs the turn, on the two cores the client and the provider use too. The section “Issue 20: the floor of a durable gateway” measures, side by side with Keel, the floor with the parts the project keeps (Fastify, the `openai` SDK through `@keel/transport`) against this goal: what Keel spends above it is its own work.',
+      why: `the machine's cores are busy at ${IN_FLIGHT} in flight, shared by the client, the provider and the gateway, so throughput follows the three processes' CPU per message: per message the gateway makes its own upstream SDK call (as much work as the direct client), serves HTTP and runs the turn. The section “Issue 20: the floor of a durable gateway” measures, side by side with Keel, the floor with the parts the project keeps (Fastify, the \`openai\` SDK through \`@keel/transport\`) against this goal, and each process's CPU per message in its ${IN_FLIGHT}-in-flight blocks (the gateway's main thread and its other threads, mostly V8's collector): what Keel spends above the floor is its own work.`,
     },
     {
       name: 'throughput at 1 in flight',

@@ -307,4 +307,34 @@ with the SDK's and the transport's listeners on it. For the CPU rows the gap sta
 turn's work; for the p50 row, no step over 50 µs is left, and the goal needs many cut. The
 snapshots found one real leak on the way, fixed: the watch of a lock kept across turns held its
 first turn's fence (one per session with a kept lock; session-fence, 2026-12-05).
+
+**At 32 in flight, and what the optional work is worth (2026-12-05, later).** At 32 in flight the
+two cores are busy: the client, the provider and the server share them, so throughput follows the
+three's CPU per message (the floor section now gives each one's, the server's split by thread).
+In blocks of 1 600 messages over 32 sessions of 20+ turns (three rounds), the gateway spent 0.83–0.96
+ms of its main thread and 0.45–0.63 ms of its other threads per message, the floor with the fixed
+parts 0.34–0.41 and 0.16–0.28. The other threads are V8's collector for the most part: with V8's own
+heap heuristics they spent 0.17–0.23 ms. \`--trace-gc\` over 3 200 messages at 32 in flight: Keel 305
+scavenges, 685 ms of main-thread pause (214 µs a message, 2.2 ms each: every scavenge copies the
+turns then in progress) and 11 full collections (23 µs a message), against 158 scavenges (103 µs)
+and 6 full ones (14 µs) for the floor with the fixed parts. Scavenges come with allocation: V8's
+sampling heap profiler (collected objects included, 2 000 messages one at a time) put Keel at
+305 KB a message against 145 KB — session-fence 60 KB and the orchestrator 44 KB, spread over their
+\`async\` frames and small objects (no site over 7 KB), the gateway 9 KB, the fence's \`BigIntStats\`
+7 KB; the \`openai\` SDK (44 KB) and the transport (25 KB) the same in both. A young generation of 6
+or 8 MiB semi-spaces instead of 4 gave 15–25 % more throughput at 32 in flight (three gateways side
+by side, 4–8 rounds; a third less CPU on the other threads), the CPU one at a time within the
+noise; but the bounded-memory run with 8 ended at 187 MiB (peak 196) against 172 (peak 181) in the
+same hour, its CPU per message the same (2.87 against 2.84 ms at 16 in flight over 1 000 sessions):
+not adopted, as the 32-in-flight row would stay under half of direct (about 40 %) while the memory
+row's margin fell from 19 MiB to 4. Last, what the work that is not the turn's core is worth: a
+build without the gateway's request hooks (loopback \`Host\`, origin, shutdown, the two \`finish\`
+listeners, storage outcomes), its event observers (event log, call log, metrics, tracer), the
+fence's last check after the answer and the transcript cache's weighing (a hack, not kept), side by
+side with this build in \`critical-path.ts\` (1 500 messages each): 1 991 µs a message against
+2 075 (the part after the upstream call 643 against 709 µs), and within the noise in CPU per
+message and throughput at 32 in flight (six variants, 8–10 rounds of blocks). The gap to the
+floor with the fixed parts (1 287 µs in that run) is the turn's core — the fence's lease, its
+checks and its two fenced writes, the turn's steps — and the collection its allocations cause:
+the issue-20 rows left need that core to do less per message, not its surroundings.
 `;
