@@ -333,8 +333,14 @@ listeners, storage outcomes), its event observers (event log, call log, metrics,
 fence's last check after the answer and the transcript cache's weighing (a hack, not kept), side by
 side with this build in \`critical-path.ts\` (1 500 messages each): 1 991 µs a message against
 2 075 (the part after the upstream call 643 against 709 µs), and within the noise in CPU per
-message and throughput at 32 in flight (six variants, 8–10 rounds of blocks). The gap to the
-floor with the fixed parts (1 287 µs in that run) is the turn's core — the fence's lease, its
-checks and its two fenced writes, the turn's steps — and the collection its allocations cause:
-the issue-20 rows left need that core to do less per message, not its surroundings.
+message and throughput at 32 in flight (six variants, 8–10 rounds of blocks). Nor is the fence's
+protocol the most of it: a build whose fence only wrote (no lease, no check, no adopting; the
+store's state read at the turn's start and its appends as before — a hack, not kept) answered in
+1 718 µs against 1 839, side by side, the floor with the fixed parts in 1 247: 121 of Keel's 592 µs
+above the floor, none of it before the upstream call (716 against 707 µs there, the floor 427).
+What is left is the turn's own way from the request to the upstream call and back — the session
+queue, the transcript's state and the message's write, the turn's preparation and events, the
+request's building, the reply's write — each tens of microseconds (the marks above), and the
+collection their allocations cause: the issue-20 rows left need that core to do less per message,
+not the work around it.
 `;
