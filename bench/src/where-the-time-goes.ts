@@ -314,7 +314,7 @@ three's CPU per message (the floor section now gives each one's, the server's sp
 In blocks of 1 600 messages over 32 sessions of 20+ turns (three rounds), the gateway spent 0.83–0.96
 ms of its main thread and 0.45–0.63 ms of its other threads per message, the floor with the fixed
 parts 0.34–0.41 and 0.16–0.28. The other threads are V8's collector for the most part: with V8's own
-heap heuristics they spent 0.17–0.23 ms. \`--trace-gc\` over 3 200 messages at 32 in flight: Keel 305
+heap heuristics they spent 0.14–0.26 ms after the first round. \`--trace-gc\` over 3 200 messages at 32 in flight: Keel 305
 scavenges, 685 ms of main-thread pause (214 µs a message, 2.2 ms each: every scavenge copies the
 turns then in progress) and 11 full collections (23 µs a message), against 158 scavenges (103 µs)
 and 6 full ones (14 µs) for the floor with the fixed parts. Scavenges come with allocation: V8's
