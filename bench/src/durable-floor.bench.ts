@@ -6,7 +6,9 @@
  * the answer sent after it, nothing else), through that floor with the parts the project keeps
  * (`lib/fixed-parts-child.ts`: Fastify, the `openai` SDK through `@keel/transport`) and through the
  * Keel gateway (durable). Interleaved latency at 1 in flight, throughput at 1 and at 32 in
- * flight, and each server process's CPU per message. What the rows of section 1 ask of Keel — ≤ 2 ms
+ * flight, each server process's CPU per message, and at 32 in flight the CPU per message of the
+ * client, the provider and the server (its main thread and its other threads): the cores they
+ * share bound the throughput. What the rows of section 1 ask of Keel — ≤ 2 ms
  * over the direct SDK, CPU ≤ Portkey's not-streamed proxy, ≥ 50 % of direct throughput at 32 in
  * flight — is read against what the floor costs, alone and with the parts the project keeps.
  *
