@@ -364,4 +364,15 @@ CPU per message one at a time against 1.55 and 1.45 (the making of them included
 3 300 messages of warm-up, \`--trace-opt --trace-deopt\` over the next 9 000 shows 17
 deoptimizations (a burst of "wrong map" once, then a few) and 216 optimizations, each 1–3 ms on a
 background thread: about 50 µs of background CPU a message, falling as the run goes on.
+
+**The CPU row against Portkey, once more, and on Node 24 (2026-12-05, later).** Section 1 found
+Keel at 1.25× and 1.76× of Portkey's not-streamed CPU in its last two runs. Four processes side by
+side on a quiet machine (load under 1; Keel as \`pnpm start\` launches it on Node 20 and on Node 24,
+Portkey 1.15.2 not streamed on each, the same 20-turn history sent through Portkey while Keel's
+64 sessions grew from 20 to about 60 turns; 8 rounds of 300-message blocks, each process's CPU from
+\`/proc\`; a script, not kept): on Node 20 Keel spent 1.50 and 1.70 ms a message against Portkey's
+1.47 and 1.63 — within 2–4 %, its blocks spread 1.23–2.10 ms, as a full collection lands in a
+block or not — and on Node 24 1.33 and 1.50 against 0.97 and 1.03: Node 24 takes a third off
+Portkey's CPU (its \`fetch\`-based proxying) and a tenth off Keel's. The row's verdict on Node 20
+turns on the run; on Node 24 it is not met by 0.35–0.5 ms.
 `;
