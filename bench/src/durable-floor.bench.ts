@@ -28,7 +28,7 @@ import {
 } from './lib/keel-gateway';
 import { closedLoop } from './lib/load';
 import { startMockProcess } from './lib/mock-process';
-import { processCpuMs, type ThreadCpu, threadCpuMs } from './lib/process-cpu';
+import { ownCpuMs, processCpuMs, type ThreadCpu, threadCpuMs } from './lib/process-cpu';
 import { publish } from './lib/result';
 import { startBareProxy } from './lib/start-bare-proxy';
 import { startDurableProxy, startFixedParts } from './lib/start-durable-proxy';
@@ -168,7 +168,7 @@ const times = await interleave(
 const at1 = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
 const atMany = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
 const cpu = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
-/** CPU per message in the blocks at `IN_FLIGHT`, by process (ms): the two cores' shares. */
+/** CPU (ms) by process: so far, or per message of a block at `IN_FLIGHT` (the cores' shares). */
 interface ManyCpu {
   client: number;
   provider: number;
@@ -199,29 +199,24 @@ for (let round = 0; round < BLOCKS; round += 1) {
     atMany.get(variant.name)?.push(many.perSecond);
     cpuMany.get(variant.name)?.push(perMessage(startedMany, await cpuOfAll(variant.pid)));
     // The direct variant's CPU is this process's: the SDK's own work for a message, client side.
-    const before = variant.pid === undefined ? process.cpuUsage() : await processCpuMs(variant.pid);
+    const cpuNow = () => (variant.pid === undefined ? ownCpuMs() : processCpuMs(variant.pid));
+    const before = await cpuNow();
     for (let message = 0; message < CPU_BLOCK; message += 1)
       await variant.send(bases.cpu + (message % SESSIONS), `cpu ${block} message ${message}`);
-    const used =
-      typeof before === 'number'
-        ? (await processCpuMs(variant.pid ?? 0)) - before
-        : (({ user, system }) => (user + system) / 1000)(process.cpuUsage(before));
+    const used = (await cpuNow()) - before;
     cpu.get(variant.name)?.push(used / CPU_BLOCK);
   }
 }
 /** CPU so far (ms) of this process (the client), the mock provider and the server `pid`, if any. */
-async function cpuOfAll(pid: number | undefined) {
-  const { user, system } = process.cpuUsage();
+async function cpuOfAll(pid: number | undefined): Promise<ManyCpu> {
   return {
-    client: (user + system) / 1000,
+    client: ownCpuMs(),
     provider: await processCpuMs(mock.service.pid),
     server: pid === undefined ? undefined : await threadCpuMs(pid),
   };
 }
-function perMessage(
-  before: Awaited<ReturnType<typeof cpuOfAll>>,
-  after: Awaited<ReturnType<typeof cpuOfAll>>,
-): ManyCpu {
+/** What each process spent between two `cpuOfAll`s, per message of a block at `IN_FLIGHT`. */
+function perMessage(before: ManyCpu, after: ManyCpu): ManyCpu {
   const per = (ms: number) => ms / BLOCK_MANY;
   return {
     client: per(after.client - before.client),

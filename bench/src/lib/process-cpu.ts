@@ -12,6 +12,12 @@ export async function processCpuMs(pid: number): Promise<number> {
   return cpuMsOf(await readFile(`/proc/${pid}/stat`, 'utf8'));
 }
 
+/** This process's CPU time so far (user and system, `process.cpuUsage`), in ms. */
+export function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /** A process's CPU time so far, by thread. */
 export interface ThreadCpu {
   /** Its main thread: the event loop (JavaScript, the collector's pauses, synchronous calls). */
