@@ -31,7 +31,7 @@ import {
 } from './lib/keel-gateway';
 import { startMockProcess } from './lib/mock-process';
 import type { Service } from './lib/service';
-import { startFixedParts } from './lib/start-durable-proxy';
+import { startFloorRung } from './lib/start-durable-proxy';
 import type { CriticalPathReport as Report } from './probe/critical-path-report';
 
 const MESSAGES = Number(process.argv[2] ?? 1500);
@@ -53,7 +53,7 @@ const keel = await startKeelGateway(oneMockGatewayConfig(mock.openaiBaseUrl, MOD
   ...PNPM_START_NODE_OPTIONS,
 ]);
 const fixedDir = await mkdtemp(join(tmpdir(), 'keel-critical-path-'));
-const fixed = await startFixedParts(mock.openaiBaseUrl, fixedDir, MODEL, probe);
+const fixed = await startFloorRung('fixed-parts', mock.openaiBaseUrl, fixedDir, MODEL, probe);
 const baselineCli = process.env['KEEL_BASELINE_CLI'];
 const baseline =
   baselineCli === undefined

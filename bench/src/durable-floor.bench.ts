@@ -4,13 +4,16 @@
  * directly with the `openai` SDK, through a bare `node:http` proxy (a hop, nothing stored), through
  * the durable floor (`lib/durable-proxy-child.ts`: the message and the reply appended, one fsync,
  * the answer sent after it, nothing else), through that floor with the parts the project keeps
- * (`lib/fixed-parts-child.ts`: Fastify, the `openai` SDK through `@keel/transport`) and through the
- * Keel gateway (durable). Interleaved latency at 1 in flight, throughput at 1 and at 32 in
+ * (`lib/fixed-parts-child.ts`: Fastify, the `openai` SDK through `@keel/transport`), those with
+ * the session fence (`lib/fenced-parts-child.ts`), those with the orchestrator's turn over the
+ * fence (`lib/turn-core-child.ts`), and through the Keel gateway (durable): each rung adds one of
+ * Keel's parts, so the step where a goal is lost is where its work is. Interleaved latency at 1 in flight, throughput at 1 and at 32 in
  * flight, each server process's CPU per message, and at 32 in flight the CPU per message of the
  * client, the provider and the server (its main thread and its other threads): the cores they
  * share bound the throughput. What the rows of section 1 ask of Keel — ≤ 2 ms
  * over the direct SDK, CPU ≤ Portkey's not-streamed proxy, ≥ 50 % of direct throughput at 32 in
- * flight — is read against what the floor costs, alone and with the parts the project keeps.
+ * flight — is read against what the floor costs, alone, with the parts the project keeps and with
+ * each of Keel's packages.
  *
  * Run: `pnpm build && pnpm bench durable-floor`.
  */
@@ -31,7 +34,7 @@ import { startMockProcess } from './lib/mock-process';
 import { ownCpuMs, processCpuMs, type ThreadCpu, threadCpuMs } from './lib/process-cpu';
 import { publish } from './lib/result';
 import { startBareProxy } from './lib/start-bare-proxy';
-import { startDurableProxy, startFixedParts } from './lib/start-durable-proxy';
+import { type FloorRung, startDurableProxy, startFloorRung } from './lib/start-durable-proxy';
 import { median, ms, ratio, spread, summarize } from './lib/stats';
 
 const ROUNDS = pick(300, 12);
@@ -57,8 +60,15 @@ const gateway = await startKeelGateway(
 const bare = await startBareProxy(mock.url, 'pipe');
 const floorDir = await mkdtemp(join(tmpdir(), 'keel-bench-floor-'));
 const floor = await startDurableProxy(mock.url, floorDir);
-const fixedDir = await mkdtemp(join(tmpdir(), 'keel-bench-fixed-parts-'));
-const fixed = await startFixedParts(mock.openaiBaseUrl, fixedDir, MODEL);
+const rungDirs: string[] = [];
+async function rung(name: FloorRung) {
+  const dir = await mkdtemp(join(tmpdir(), `keel-bench-${name}-`));
+  rungDirs.push(dir);
+  return startFloorRung(name, mock.openaiBaseUrl, dir, MODEL);
+}
+const fixed = await rung('fixed-parts');
+const fenced = await rung('fenced-parts');
+const core = await rung('turn-core');
 
 type Send = (session: number, text: string) => Promise<void>;
 const client = (baseURL: string) => new OpenAI({ apiKey: 'sk-bench', baseURL, maxRetries: 0 });
@@ -103,11 +113,13 @@ async function keel(session: number, text: string): Promise<void> {
     throw new Error(`unexpected outcome ${JSON.stringify(answer)}`);
 }
 
-/** The fixed-parts floor's native route, posted to as `gateway.send` posts to Keel's. */
-async function fixedParts(session: number, text: string): Promise<void> {
-  const answer = await postMessage(fixed.url, `floor-${session}`, text);
-  if (answer.outcome !== 'reply' || answer.text !== REPLY)
-    throw new Error(`unexpected answer ${JSON.stringify(answer)}`);
+/** A floor rung's native route at `url`, posted to as `gateway.send` posts to Keel's. */
+function nativeRoute(url: string): Send {
+  return async (session, text) => {
+    const answer = await postMessage(url, `floor-${session}`, text);
+    if (answer.outcome !== 'reply' || answer.text !== REPLY)
+      throw new Error(`unexpected answer ${JSON.stringify(answer)}`);
+  };
 }
 
 const VARIANTS: Array<{ name: string; send: Send; pid?: number }> = [
@@ -124,8 +136,18 @@ const VARIANTS: Array<{ name: string; send: Send; pid?: number }> = [
   },
   {
     name: 'durable floor with the fixed parts (Fastify, the `openai` SDK through `@keel/transport`)',
-    send: fixedParts,
+    send: nativeRoute(fixed.url),
     pid: fixed.service.pid,
+  },
+  {
+    name: 'the fixed parts and the session fence',
+    send: nativeRoute(fenced.url),
+    pid: fenced.service.pid,
+  },
+  {
+    name: 'the fixed parts and the turn’s core (the orchestrator over the fence)',
+    send: nativeRoute(core.url),
+    pid: core.service.pid,
   },
   { name: 'Keel gateway (durable)', send: keel, pid: gateway.service.pid },
 ];
@@ -236,23 +258,22 @@ await Promise.allSettled([
   bare.service.stop(),
   floor.service.stop(),
   fixed.service.stop(),
+  fenced.service.stop(),
+  core.service.stop(),
   mock.close(),
 ]);
-await rm(floorDir, { recursive: true, force: true });
-await rm(fixedDir, { recursive: true, force: true });
+for (const dir of [floorDir, ...rungDirs]) await rm(dir, { recursive: true, force: true });
 
 const summaries = new Map([...times].map(([name, values]) => [name, summarize(values)] as const));
 const base = summaries.get('direct SDK') ?? summarize([]);
 const overhead = (name: string) => (summaries.get(name)?.p50 ?? Number.NaN) - base.p50;
 const baseAt1 = median(at1.get('direct SDK') ?? []);
 const baseMany = median(atMany.get('direct SDK') ?? []);
-const [, bareName, floorName, fixedName, keelName] = VARIANTS.map((variant) => variant.name) as [
-  string,
-  string,
-  string,
-  string,
-  string,
-];
+const [, bareName, floorName, fixedName, fencedName, coreName, keelName] = VARIANTS.map(
+  (variant) => variant.name,
+) as [string, string, string, string, string, string, string];
+/** The floor and the rungs that stand in for the gateway, the gateway last. */
+const LADDER = [floorName, fixedName, fencedName, coreName, keelName];
 const shareMany = (name: string) => median(atMany.get(name) ?? []) / baseMany;
 /** The median over the blocks at `IN_FLIGHT` of one process's CPU per message. */
 const manyCpuOf = (name: string, part: (cpu: ManyCpu) => number | undefined) =>
@@ -263,10 +284,18 @@ const allThree = (cpu: ManyCpu) =>
   cpu.client + cpu.provider + (cpu.server === undefined ? 0 : cpu.server.main + cpu.server.other);
 const CORES = availableParallelism();
 const cpuOf = (name: string) => median(cpu.get(name) ?? []);
+/** What the variant `to` adds to `from`: p50 overhead, CPU one at a time, all three's CPU at `IN_FLIGHT`. */
+const steps = (from: string, to: string) => {
+  const added = (value: (name: string) => number) => {
+    const difference = value(to) - value(from);
+    return `${difference < 0 ? '−' : '+'}${ms(Math.abs(difference))}`;
+  };
+  return `${added(overhead)} / ${added(cpuOf)} / ${added((name) => manyCpuOf(name, allThree))} ms`;
+};
 await publish({
   order: 20.5,
   title: 'Issue 20: the floor of a durable gateway',
-  method: `Five variants, each the same conversation (a ${HISTORY}-turn history and one new message, streamed Chat Completions upstream) with the mock provider in its own process (zero delay, reply "${REPLY}"): sent directly with the \`openai\` SDK; through a bare \`node:http\` proxy with a keep-alive agent (forwards bytes, stores nothing); through the durable floor (\`bench/src/lib/durable-proxy-child.ts\`: parses the request, appends its last message as a JSON line to the session's file, forwards the request, reads the whole answer, appends it, fsyncs the file once, then answers — the least a server can do under DESIGN.md "Durable before acknowledged" for an answer sent whole, as Keel's JSON route does in a session no client follows; no lock, no fence, no transcript read, no turn); through the durable floor with the project's fixed parts (\`bench/src/lib/fixed-parts-child.ts\`: the same two appends and one fsync, served by Fastify on Keel's native route, the model called through \`@keel/transport\` and the \`openai\` SDK, the answer as JSON, each session's conversation kept in memory, its heap bounded as the gateway's); and through the Keel gateway (\`POST /v1/sessions/:id/messages\`, file store, fsync on, log level warn). Every variant sends the same messages to the same sessions, so their histories stay the same; each measured phase starts on ${SESSIONS} sessions of its own that were given ${HISTORY} turns first (not measured). Latency: ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one message per variant per round, the order rotating (at most ${Math.ceil((ROUNDS + WARMUP) / SESSIONS)} more turns per session by the end). Then ${BLOCKS} rounds of blocks per variant, in rotating order: ${BLOCK_AT_1} messages one at a time, ${BLOCK_MANY} with ${IN_FLIGHT} in flight (each in flight keeping to its own session), and ${CPU_BLOCK} one at a time for the server process's user + system CPU (\`/proc/<pid>/stat\`; the direct SDK sends that block too, unmeasured); medians of the blocks.`,
+  method: `Seven variants, each the same conversation (a ${HISTORY}-turn history and one new message, streamed Chat Completions upstream) with the mock provider in its own process (zero delay, reply "${REPLY}"): sent directly with the \`openai\` SDK; through a bare \`node:http\` proxy with a keep-alive agent (forwards bytes, stores nothing); through the durable floor (\`bench/src/lib/durable-proxy-child.ts\`: parses the request, appends its last message as a JSON line to the session's file, forwards the request, reads the whole answer, appends it, fsyncs the file once, then answers — the least a server can do under DESIGN.md "Durable before acknowledged" for an answer sent whole, as Keel's JSON route does in a session no client follows; no lock, no fence, no transcript read, no turn); through the durable floor with the project's fixed parts (\`bench/src/lib/fixed-parts-child.ts\`: the same two appends and one fsync, served by Fastify on Keel's native route, the model called through \`@keel/transport\` and the \`openai\` SDK, the answer as JSON, each session's conversation kept in memory, its heap bounded as the gateway's); through the fixed parts and the session fence (\`bench/src/lib/fenced-parts-child.ts\`: Keel's session fence over its file store, used as the orchestrator's turn uses it — a fence made per message, acquired, the turn's start and the message written, released for the model call and reacquired, the reply and the turn's end written with one fsync, ended after the answer; the conversation kept in memory, no turn); through the fixed parts and the turn's core (\`bench/src/lib/turn-core-child.ts\`: \`@keel/orchestrator\` with its defaults over the fence and the file store, \`runTurn\` per message as the gateway runs it — session queue, transcript view, model context, events, failover's bookkeeping — and none of the gateway's hooks, observers or log lines); and through the Keel gateway (\`POST /v1/sessions/:id/messages\`, file store, fsync on, log level warn). Every variant sends the same messages to the same sessions, so their histories stay the same; each measured phase starts on ${SESSIONS} sessions of its own that were given ${HISTORY} turns first (not measured). Latency: ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one message per variant per round, the order rotating (at most ${Math.ceil((ROUNDS + WARMUP) / SESSIONS)} more turns per session by the end). Then ${BLOCKS} rounds of blocks per variant, in rotating order: ${BLOCK_AT_1} messages one at a time, ${BLOCK_MANY} with ${IN_FLIGHT} in flight (each in flight keeping to its own session), and ${CPU_BLOCK} one at a time for the server process's user + system CPU (\`/proc/<pid>/stat\`; the direct SDK sends that block too, unmeasured); medians of the blocks.`,
   baseline: 'the same request sent directly with the official `openai` SDK, in the same run.',
   tables: [
     {
@@ -300,23 +329,28 @@ await publish({
     },
     {
       caption:
-        'Section 1’s goals for Keel, and what the floor, the floor with the fixed parts and Keel reach in this run: a goal the floor misses is out of reach for any durable gateway on this machine; one the floor with the fixed parts misses is out of reach while the project keeps those parts; what Keel spends beyond that is its own work to cut.',
+        'Section 1’s goals for Keel, and what the floor, its rungs and Keel reach in this run: a goal the floor misses is out of reach for any durable gateway on this machine; one the floor with the fixed parts misses is out of reach while the project keeps those parts; the next two rungs add Keel’s own packages as a library user wires them (the session fence, then the orchestrator’s turn over it), and the gateway adds its plumbing: the step where a goal is lost is where its work is.',
       table: {
-        columns: ['section 1 goal', 'durable floor', 'with the fixed parts', 'Keel'],
+        columns: [
+          'section 1 goal',
+          'durable floor',
+          'with the fixed parts',
+          'and the session fence',
+          'and the turn’s core',
+          'Keel',
+        ],
         rows: [
           [
             'p50 overhead over the direct SDK ≤ 2 ms',
-            ...[floorName, fixedName, keelName].map((name) => `${ms(overhead(name))} ms`),
+            ...LADDER.map((name) => `${ms(overhead(name))} ms`),
           ],
           [
             `throughput at ${IN_FLIGHT} in flight ≥ 50 % of direct`,
-            ...[floorName, fixedName, keelName].map(
-              (name) => `${(shareMany(name) * 100).toFixed(0)} %`,
-            ),
+            ...LADDER.map((name) => `${(shareMany(name) * 100).toFixed(0)} %`),
           ],
           [
             'server CPU per message ≤ Portkey’s not streamed (section 1)',
-            ...[floorName, fixedName, keelName].map((name) => `${ms(cpuOf(name))} ms`),
+            ...LADDER.map((name) => `${ms(cpuOf(name))} ms`),
           ],
         ],
       },
@@ -355,6 +389,7 @@ await publish({
   notes: [
     `Server CPU per message: bare proxy ${ms(cpuOf(bareName))} ms, durable floor ${ms(cpuOf(floorName))} ms, with the fixed parts ${ms(cpuOf(fixedName))} ms (its heap bounded as the gateway bounds its own, launched as \`pnpm start\` launches the gateway; until 2026-12-04 it ran with V8's default heap settings), Keel ${ms(cpuOf(keelName))} ms (as \`pnpm start\` launches it, \`node ${PNPM_START_NODE_OPTIONS.join(' ')}\`, the gateway bounding its heap; section 1 has Keel with V8's own heap heuristics and with the \`--optimize-for-size\` fallback too); section 1's CPU row asks Keel for at most what Portkey's not-streamed proxy spends (measured there), a proxy that stores nothing. CPU per block (ms per message): Keel ${(cpu.get(keelName) ?? []).map(ms).join(', ')}; with the fixed parts ${(cpu.get(fixedName) ?? []).map(ms).join(', ')}; durable floor ${(cpu.get(floorName) ?? []).map(ms).join(', ')}. The floor's CPU above the bare proxy's is what storing the two lines durably costs before any fence, turn or validation. The direct SDK's figure is the bench process's own CPU for its block: what the \`openai\` SDK spends on a streamed message client side (building the request, reading the stream), about what the gateway's own upstream call through the SDK costs it (the project keeps the SDKs).`,
     `At ${IN_FLIGHT} in flight, half of direct's throughput asks that client, provider and server together spend at most about twice what the direct SDK and the provider spend per message (${ms(2 * manyCpuOf('direct SDK', allThree))} ms in this run): Keel's three spent ${ms(manyCpuOf(keelName, allThree))} ms, the server ${ms(manyCpuOf(keelName, serverMain))} ms on its main thread and ${ms(manyCpuOf(keelName, serverOther))} ms on its other threads; with the fixed parts ${ms(manyCpuOf(fixedName, allThree))} ms (server ${ms(manyCpuOf(fixedName, serverMain))} + ${ms(manyCpuOf(fixedName, serverOther))} ms). The other threads are mostly V8's collector: at ${IN_FLIGHT} in flight the turns in progress are alive through more scavenges than one at a time, and each scavenge copies them.`,
+    `What each rung adds, in this run — p50 overhead / server CPU per message one at a time / the three processes' CPU per message at ${IN_FLIGHT} in flight: the fixed parts over the floor ${steps(floorName, fixedName)}; the session fence over the fixed parts ${steps(fixedName, fencedName)}; the orchestrator's turn over the fence ${steps(fencedName, coreName)}; the gateway over the turn's core ${steps(coreName, keelName)}.`,
     'The floor with the fixed parts adds to the floor what the project chose and keeps: Fastify serving Keel’s native route (its JSON schema checked), the model called through `@keel/transport` with the official `openai` SDK (streamed, as the gateway calls it), the answer as JSON, the heap bounded as the gateway bounds its own (the same launch options and `boundHeap`); each session’s conversation kept in memory. The floor keeps only the durability rule; what Keel adds on top of both, per message: the session fence (its lease and the transcript checks before each write, so a second writer or another gateway is refused rather than written over), the transcript read and context building, the turn (failover, tool pairing, compaction, events, provider health), request validation, and the answer as JSON instead of the provider’s bytes.',
   ],
 });

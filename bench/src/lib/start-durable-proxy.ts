@@ -4,7 +4,6 @@ import { startService } from './service';
 import type { BareProxy } from './start-bare-proxy';
 
 const childPath = fileURLToPath(new URL('./durable-proxy-child.ts', import.meta.url));
-const fixedPartsPath = fileURLToPath(new URL('./fixed-parts-child.ts', import.meta.url));
 
 /** The durable floor (`durable-proxy-child.ts`) in its own process, forwarding to `upstream`, its files in `dir`. */
 export async function startDurableProxy(upstream: string, dir: string): Promise<BareProxy> {
@@ -14,21 +13,32 @@ export async function startDurableProxy(upstream: string, dir: string): Promise<
 }
 
 /**
- * The durable floor with the project's fixed parts (`fixed-parts-child.ts`: Fastify, the `openai`
- * SDK through `@keel/transport`) in its own process, calling `model` at the provider `baseUrl`.
- * Launched as `pnpm start` launches the gateway (its young generation), the child bounding its
- * old generation as the gateway does: the heap's policy is one of the parts the project keeps.
+ * The durable floor's rungs that stand in for Keel's gateway, each in its own process:
+ * `fixed-parts` (`fixed-parts-child.ts`: Fastify, the `openai` SDK through `@keel/transport`, two
+ * appends and one fsync), `fenced-parts` (`fenced-parts-child.ts`: those plus the session fence)
+ * and `turn-core` (`turn-core-child.ts`: those plus the orchestrator's turn).
  */
-export async function startFixedParts(
+export type FloorRung = 'fixed-parts' | 'fenced-parts' | 'turn-core';
+
+/**
+ * The rung `rung` of the durable floor in its own process, calling `model` at the provider
+ * `baseUrl`, its files in `dir`. Launched as `pnpm start` launches the gateway (its young
+ * generation), the child bounding its old generation as the gateway does: the heap's policy is
+ * one of the parts the project keeps.
+ */
+export async function startFloorRung(
+  rung: FloorRung,
   baseUrl: string,
   dir: string,
   model: string,
   /** More `node` options (e.g. `--require` a probe). */
   nodeOptions: readonly string[] = [],
 ): Promise<BareProxy> {
-  const service = startService([fixedPartsPath, baseUrl, dir, model], {
+  const path = fileURLToPath(new URL(`./${rung}-child.ts`, import.meta.url));
+  const service = startService([path, baseUrl, dir, model], {
     nodeOptions: [...nodeOptions, '--import', 'tsx', ...PNPM_START_NODE_OPTIONS],
   });
-  const [, url = ''] = await service.waitForLine(/^FIXED_PARTS_LISTENING (\S+)/);
+  const tag = rung.toUpperCase().replaceAll('-', '_');
+  const [, url = ''] = await service.waitForLine(new RegExp(`^${tag}_LISTENING (\\S+)`));
   return { url, service };
 }
