@@ -4,16 +4,17 @@
  * directly with the `openai` SDK, through a bare `node:http` proxy (a hop, nothing stored), through
  * the durable floor (`lib/durable-proxy-child.ts`: the message and the reply appended, one fsync,
  * the answer sent after it, nothing else), through that floor with the parts the project keeps
- * (`lib/fixed-parts-child.ts`: Fastify, the `openai` SDK through `@keel/transport`), those with
- * the session fence (`lib/fenced-parts-child.ts`), those with the orchestrator's turn over the
- * fence (`lib/turn-core-child.ts`), and through the Keel gateway (durable): each rung adds one of
- * Keel's parts, so the step where a goal is lost is where its work is. Interleaved latency at 1 in flight, throughput at 1 and at 32 in
- * flight, each server process's CPU per message, and at 32 in flight the CPU per message of the
- * client, the provider and the server (its main thread and its other threads): the cores they
- * share bound the throughput. What the rows of section 1 ask of Keel — ≤ 2 ms
- * over the direct SDK, CPU ≤ Portkey's not-streamed proxy, ≥ 50 % of direct throughput at 32 in
- * flight — is read against what the floor costs, alone, with the parts the project keeps and with
- * each of Keel's packages.
+ * (`lib/fixed-parts-child.ts`: Fastify, the `openai` SDK through `@keel/transport`), those with the
+ * session fence's file-system calls made straight (`lib/straight-fence-child.ts`), those with the
+ * session fence (`lib/fenced-parts-child.ts`), those with the orchestrator's turn over the fence
+ * (`lib/turn-core-child.ts`), and through the Keel gateway (durable): each rung adds one of Keel's
+ * parts, so the step where a goal is lost is where its work is. Interleaved latency at 1 in flight,
+ * throughput at 1 and at 32 in flight, each server process's CPU per message, and at 32 in flight
+ * the CPU per message of the client, the provider and the server (its main thread and its other
+ * threads): the cores they share bound the throughput. What the rows of section 1 ask of Keel —
+ * ≤ 2 ms over the direct SDK, CPU ≤ Portkey's not-streamed proxy, ≥ 50 % of direct throughput at
+ * 32 in flight — is read against what the floor costs, alone, with the parts the project keeps
+ * and with each of Keel's packages.
  *
  * Run: `pnpm build && pnpm bench durable-floor`.
  */
@@ -67,6 +68,7 @@ async function rung(name: FloorRung) {
   return startFloorRung(name, mock.openaiBaseUrl, dir, MODEL);
 }
 const fixed = await rung('fixed-parts');
+const straight = await rung('straight-fence');
 const fenced = await rung('fenced-parts');
 const core = await rung('turn-core');
 
@@ -138,6 +140,11 @@ const VARIANTS: Array<{ name: string; send: Send; pid?: number }> = [
     name: 'durable floor with the fixed parts (Fastify, the `openai` SDK through `@keel/transport`)',
     send: nativeRoute(fixed.url),
     pid: fixed.service.pid,
+  },
+  {
+    name: 'the fixed parts and the fence’s file-system calls made straight',
+    send: nativeRoute(straight.url),
+    pid: straight.service.pid,
   },
   {
     name: 'the fixed parts and the session fence',
@@ -258,6 +265,7 @@ await Promise.allSettled([
   bare.service.stop(),
   floor.service.stop(),
   fixed.service.stop(),
+  straight.service.stop(),
   fenced.service.stop(),
   core.service.stop(),
   mock.close(),
@@ -269,11 +277,19 @@ const base = summaries.get('direct SDK') ?? summarize([]);
 const overhead = (name: string) => (summaries.get(name)?.p50 ?? Number.NaN) - base.p50;
 const baseAt1 = median(at1.get('direct SDK') ?? []);
 const baseMany = median(atMany.get('direct SDK') ?? []);
-const [, bareName, floorName, fixedName, fencedName, coreName, keelName] = VARIANTS.map(
-  (variant) => variant.name,
-) as [string, string, string, string, string, string, string];
+const [, bareName, floorName, fixedName, straightName, fencedName, coreName, keelName] =
+  VARIANTS.map((variant) => variant.name) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
 /** The floor and the rungs that stand in for the gateway, the gateway last. */
-const LADDER = [floorName, fixedName, fencedName, coreName, keelName];
+const LADDER = [floorName, fixedName, straightName, fencedName, coreName, keelName];
 const shareMany = (name: string) => median(atMany.get(name) ?? []) / baseMany;
 /** The median over the blocks at `IN_FLIGHT` of one process's CPU per message. */
 const manyCpuOf = (name: string, part: (cpu: ManyCpu) => number | undefined) =>
@@ -295,7 +311,7 @@ const steps = (from: string, to: string) => {
 await publish({
   order: 20.5,
   title: 'Issue 20: the floor of a durable gateway',
-  method: `Seven variants, each the same conversation (a ${HISTORY}-turn history and one new message, streamed Chat Completions upstream) with the mock provider in its own process (zero delay, reply "${REPLY}"): sent directly with the \`openai\` SDK; through a bare \`node:http\` proxy with a keep-alive agent (forwards bytes, stores nothing); through the durable floor (\`bench/src/lib/durable-proxy-child.ts\`: parses the request, appends its last message as a JSON line to the session's file, forwards the request, reads the whole answer, appends it, fsyncs the file once, then answers — the least a server can do under DESIGN.md "Durable before acknowledged" for an answer sent whole, as Keel's JSON route does in a session no client follows; no lock, no fence, no transcript read, no turn); through the durable floor with the project's fixed parts (\`bench/src/lib/fixed-parts-child.ts\`: the same two appends and one fsync, served by Fastify on Keel's native route, the model called through \`@keel/transport\` and the \`openai\` SDK, the answer as JSON, each session's conversation kept in memory, its heap bounded as the gateway's); through the fixed parts and the session fence (\`bench/src/lib/fenced-parts-child.ts\`: Keel's session fence over its file store, used as the orchestrator's turn uses it — a fence made per message, acquired, the turn's start and the message written, released for the model call and reacquired, the reply and the turn's end written with one fsync, ended after the answer; the conversation kept in memory, no turn); through the fixed parts and the turn's core (\`bench/src/lib/turn-core-child.ts\`: \`@keel/orchestrator\` with its defaults over the fence and the file store, \`runTurn\` per message as the gateway runs it — session queue, transcript view, model context, events, failover's bookkeeping — and none of the gateway's hooks, observers or log lines); and through the Keel gateway (\`POST /v1/sessions/:id/messages\`, file store, fsync on, log level warn). Every variant sends the same messages to the same sessions, so their histories stay the same; each measured phase starts on ${SESSIONS} sessions of its own that were given ${HISTORY} turns first (not measured). Latency: ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one message per variant per round, the order rotating (at most ${Math.ceil((ROUNDS + WARMUP) / SESSIONS)} more turns per session by the end). Then ${BLOCKS} rounds of blocks per variant, in rotating order: ${BLOCK_AT_1} messages one at a time, ${BLOCK_MANY} with ${IN_FLIGHT} in flight (each in flight keeping to its own session), and ${CPU_BLOCK} one at a time for the server process's user + system CPU (\`/proc/<pid>/stat\`; the direct SDK sends that block too, unmeasured); medians of the blocks.`,
+  method: `Eight variants, each the same conversation (a ${HISTORY}-turn history and one new message, streamed Chat Completions upstream) with the mock provider in its own process (zero delay, reply "${REPLY}"): sent directly with the \`openai\` SDK; through a bare \`node:http\` proxy with a keep-alive agent (forwards bytes, stores nothing); through the durable floor (\`bench/src/lib/durable-proxy-child.ts\`: parses the request, appends its last message as a JSON line to the session's file, forwards the request, reads the whole answer, appends it, fsyncs the file once, then answers — the least a server can do under DESIGN.md "Durable before acknowledged" for an answer sent whole, as Keel's JSON route does in a session no client follows; no lock, no fence, no transcript read, no turn); through the durable floor with the project's fixed parts (\`bench/src/lib/fixed-parts-child.ts\`: the same two appends and one fsync, served by Fastify on Keel's native route, the model called through \`@keel/transport\` and the \`openai\` SDK, the answer as JSON, each session's conversation kept in memory, its heap bounded as the gateway's); through the fixed parts with the session fence's file-system calls made straight (\`bench/src/lib/straight-fence-child.ts\`: per message the same calls as the next variant's — a fencing token written, the transcript's identity, size, first and last 4 KiB compared three times, two appends each after an \`lstat\`, one fsync — synchronous on kept descriptors, the bytes compared directly; no store, fence object, digest, validation or framing); through the fixed parts and the session fence (\`bench/src/lib/fenced-parts-child.ts\`: Keel's session fence over its file store, used as the orchestrator's turn uses it — a fence made per message, acquired, the turn's start and the message written, released for the model call and reacquired, the reply and the turn's end written with one fsync, ended after the answer; the conversation kept in memory, no turn); through the fixed parts and the turn's core (\`bench/src/lib/turn-core-child.ts\`: \`@keel/orchestrator\` with its defaults over the fence and the file store, \`runTurn\` per message as the gateway runs it — session queue, transcript view, model context, events, failover's bookkeeping — and none of the gateway's hooks, observers or log lines); and through the Keel gateway (\`POST /v1/sessions/:id/messages\`, file store, fsync on, log level warn). Every variant sends the same messages to the same sessions, so their histories stay the same; each measured phase starts on ${SESSIONS} sessions of its own that were given ${HISTORY} turns first (not measured). Latency: ${ROUNDS} rounds after ${WARMUP} warm-up rounds, one message per variant per round, the order rotating (at most ${Math.ceil((ROUNDS + WARMUP) / SESSIONS)} more turns per session by the end). Then ${BLOCKS} rounds of blocks per variant, in rotating order: ${BLOCK_AT_1} messages one at a time, ${BLOCK_MANY} with ${IN_FLIGHT} in flight (each in flight keeping to its own session), and ${CPU_BLOCK} one at a time for the server process's user + system CPU (\`/proc/<pid>/stat\`; the direct SDK sends that block too, unmeasured); medians of the blocks.`,
   baseline: 'the same request sent directly with the official `openai` SDK, in the same run.',
   tables: [
     {
@@ -329,12 +345,13 @@ await publish({
     },
     {
       caption:
-        'Section 1’s goals for Keel, and what the floor, its rungs and Keel reach in this run: a goal the floor misses is out of reach for any durable gateway on this machine; one the floor with the fixed parts misses is out of reach while the project keeps those parts; the next two rungs add Keel’s own packages as a library user wires them (the session fence, then the orchestrator’s turn over it), and the gateway adds its plumbing: the step where a goal is lost is where its work is.',
+        'Section 1’s goals for Keel, and what the floor, its rungs and Keel reach in this run: a goal the floor misses is out of reach for any durable gateway on this machine; one the floor with the fixed parts misses is out of reach while the project keeps those parts; the rung after it makes the session fence’s file-system calls, written straight; the next two add Keel’s own packages as a library user wires them (the session fence, then the orchestrator’s turn over it), and the gateway adds its plumbing: the step where a goal is lost is where its work is.',
       table: {
         columns: [
           'section 1 goal',
           'durable floor',
           'with the fixed parts',
+          'and the fence’s calls made straight',
           'and the session fence',
           'and the turn’s core',
           'Keel',
@@ -389,7 +406,7 @@ await publish({
   notes: [
     `Server CPU per message: bare proxy ${ms(cpuOf(bareName))} ms, durable floor ${ms(cpuOf(floorName))} ms, with the fixed parts ${ms(cpuOf(fixedName))} ms (its heap bounded as the gateway bounds its own, launched as \`pnpm start\` launches the gateway; until 2026-12-04 it ran with V8's default heap settings), Keel ${ms(cpuOf(keelName))} ms (as \`pnpm start\` launches it, \`node ${PNPM_START_NODE_OPTIONS.join(' ')}\`, the gateway bounding its heap; section 1 has Keel with V8's own heap heuristics and with the \`--optimize-for-size\` fallback too); section 1's CPU row asks Keel for at most what Portkey's not-streamed proxy spends (measured there), a proxy that stores nothing. CPU per block (ms per message): Keel ${(cpu.get(keelName) ?? []).map(ms).join(', ')}; with the fixed parts ${(cpu.get(fixedName) ?? []).map(ms).join(', ')}; durable floor ${(cpu.get(floorName) ?? []).map(ms).join(', ')}. The floor's CPU above the bare proxy's is what storing the two lines durably costs before any fence, turn or validation. The direct SDK's figure is the bench process's own CPU for its block: what the \`openai\` SDK spends on a streamed message client side (building the request, reading the stream), about what the gateway's own upstream call through the SDK costs it (the project keeps the SDKs).`,
     `At ${IN_FLIGHT} in flight, half of direct's throughput asks that client, provider and server together spend at most about twice what the direct SDK and the provider spend per message (${ms(2 * manyCpuOf('direct SDK', allThree))} ms in this run): Keel's three spent ${ms(manyCpuOf(keelName, allThree))} ms, the server ${ms(manyCpuOf(keelName, serverMain))} ms on its main thread and ${ms(manyCpuOf(keelName, serverOther))} ms on its other threads; with the fixed parts ${ms(manyCpuOf(fixedName, allThree))} ms (server ${ms(manyCpuOf(fixedName, serverMain))} + ${ms(manyCpuOf(fixedName, serverOther))} ms). The other threads are mostly V8's collector: at ${IN_FLIGHT} in flight the turns in progress are alive through more scavenges than one at a time, and each scavenge copies them.`,
-    `What each rung adds, in this run — p50 overhead / server CPU per message one at a time / the three processes' CPU per message at ${IN_FLIGHT} in flight: the fixed parts over the floor ${steps(floorName, fixedName)}; the session fence over the fixed parts ${steps(fixedName, fencedName)}; the orchestrator's turn over the fence ${steps(fencedName, coreName)}; the gateway over the turn's core ${steps(coreName, keelName)}.`,
+    `What each rung adds, in this run — p50 overhead / server CPU per message one at a time / the three processes' CPU per message at ${IN_FLIGHT} in flight: the fixed parts over the floor ${steps(floorName, fixedName)}; the fence's file-system calls made straight over the fixed parts ${steps(fixedName, straightName)}; the session fence over the fixed parts ${steps(fixedName, fencedName)} (over the same calls made straight ${steps(straightName, fencedName)}); the orchestrator's turn over the fence ${steps(fencedName, coreName)}; the gateway over the turn's core ${steps(coreName, keelName)}.`,
     'The floor with the fixed parts adds to the floor what the project chose and keeps: Fastify serving Keel’s native route (its JSON schema checked), the model called through `@keel/transport` with the official `openai` SDK (streamed, as the gateway calls it), the answer as JSON, the heap bounded as the gateway bounds its own (the same launch options and `boundHeap`); each session’s conversation kept in memory. The floor keeps only the durability rule; what Keel adds on top of both, per message: the session fence (its lease and the transcript checks before each write, so a second writer or another gateway is refused rather than written over), the transcript read and context building, the turn (failover, tool pairing, compaction, events, provider health), request validation, and the answer as JSON instead of the provider’s bytes.',
   ],
 });

@@ -135,32 +135,45 @@ block or not — and on Node 24 1.33 and 1.50 against 0.97 and 1.03: Node 24 tak
 Portkey's CPU (its \`fetch\`-based proxying) and a tenth off Keel's. The row's verdict on Node 20
 turns on the run; on Node 24 it is not met by 0.35–0.5 ms.
 
-**The ladder: which of Keel's parts loses each goal (2026-12-05, later).** Two rungs now stand
+**The ladder: which of Keel's parts loses each goal (2026-12-05, later).** Three rungs now stand
 between the floor with the fixed parts and the gateway in section "Issue 20: the floor of a durable
 gateway", each a process of its own, side by side with the others: the fixed parts with Keel's
 session fence over its file store, used as a turn uses it (\`src/lib/fenced-parts-child.ts\`:
 acquired, the turn's start and the message written, released for the model call and reacquired,
-the reply and the turn's end written with one fsync, ended after the answer; no turn), and the
-fixed parts with the orchestrator's turn over that fence (\`src/lib/turn-core-child.ts\`:
+the reply and the turn's end written with one fsync, ended after the answer; no turn); the fixed
+parts with the orchestrator's turn over that fence (\`src/lib/turn-core-child.ts\`:
 \`createOrchestrator\` with its defaults, \`runTurn\` per message as the gateway runs it; none of the
-gateway's hooks, observers or log lines). In its first run (load 0.5–1.3): p50 overhead +1.14 ms
-for the fixed parts, +1.59 with the fence, +1.83 with the turn, +2.15 for the gateway; throughput at
-32 in flight 72, 45, 35 and 31 % of direct; CPU per message 0.65, 0.90, 1.10 and 1.50 ms. With more
-rounds (a script, not kept; the machine at load 1–2): CPU one at a time, 20 rounds of 300-message
-blocks each, Portkey not streamed beside them — Portkey 1.33 ms, the fixed parts 0.77, with the
-fence 1.27, with the turn 1.53, the gateway 1.67 (blocks of the same process spread ±20 %); and
-throughput at 32 in flight, 6 rounds of 640 messages — 1 570, 1 051, 829 and 704 a second. So the
-session fence is the largest step in each goal: with no turn and no gateway around it, the fixed
-parts and the fence already stay under half of direct's throughput at 32 in flight (41–45 %) and
-spend 0.95× Portkey's CPU, which leaves about 0.07 ms a message for the turn and the gateway, where
-they take 0.4. The fence's reads of the transcript are not its cost: a build whose checks compared
-only the file's identity and size (no head or tail read, no digest: a hack, not kept — those reads
-are what make a same-size rewrite visible) made 0.5 reads a message instead of 6 and spent 1.23 ms
-of CPU a message against 1.27 with the fence, 1.47 against 1.47 with the turn (16 rounds side by
-side). What costs is the fence's machinery — the lease kept and taken back (a new fencing token
-written each turn), its step queue, the store's layers (a transcript lent and given back, its state
-derived after each write, each entry validated and framed) — spread as thin as the rest: in a CPU
-profile of the fenced rung (3 000 messages one at a time) no function of the fence holds 1 % of the
-process's busy samples. The rows left therefore ask for a fence, a turn and a gateway that each cost a
-fraction of what they cost now, not for a cut in any one of them.
+gateway's hooks, observers or log lines); and, below the fence, the fixed parts with the fence's
+file-system calls made straight (\`src/lib/straight-fence-child.ts\`: the same calls per message —
+\`strace -c\`: 6 \`pread64\`, 5 \`statx\`, a \`pwrite64\` for the fencing token, two appends, one
+fsync, as the fenced rung — synchronous on kept descriptors, the bytes compared directly; no store,
+fence object, digest, validation or framing). In the run written above (load 1–3.4): p50 overhead
++1.19 ms for the fixed parts, +1.35 with the calls made straight, +1.68 with the fence, +2.01 with
+the turn, +2.33 for the gateway; throughput at 32 in flight 70, 63, 47, 41 and 33 % of direct; CPU
+per message 0.70, 0.85, 1.05, 1.20 and 1.50 ms. With more rounds (scripts, not kept; load 1–2): CPU
+one at a time in 300-message blocks, 20 rounds with Portkey not streamed beside the rungs — Portkey
+1.33 ms, the fixed parts 0.77, with the fence 1.27, with the turn 1.53, the gateway 1.67 — and 16
+rounds with the calls made straight — the fixed parts 0.80, straight 0.97, the fence 1.13, Portkey
+1.10; throughput at 32 in flight, 6 rounds of 640 messages — the fixed parts 1 570 and 1 816
+a second in two runs, straight 1 620, the fence 1 051 and 1 220, the turn 829, the gateway 704.
+So the session fence is the largest step in each goal — with no turn and no gateway around it, the
+fixed parts and the fence stay under half of direct's throughput at 32 in flight (41–47 %) — and
+most of that step is its implementation, not its calls: the same calls made straight cost a third
+to a half of what the fence adds (p50 +0.15 against +0.49 ms, CPU +0.15 against +0.35, throughput
+63 against 47 %). No one feature of the implementation holds the difference, each measured side by
+side with hacks (not kept) on the fenced rung, 16 rounds each: checks that compare only identity
+and size (0.5 reads a message instead of 6, no digest: 1.23 ms against 1.27, and 1.47 against 1.47
+with the turn); a cheap digest instead of SHA-256, with and without the entries' validation (1.20
+and 1.23 against 1.23); the store's appends alone, no lease and no expected state (0.93 against the
+fixed parts' 0.77), its checks and guarded appends without any lease or fence object (1.20), the
+real fence (1.10): the lease and the fence object cost nothing measurable beyond the store's own
+steps, each of which costs 80–90 µs of CPU in this process (five a message) where the straight
+calls cost about 35. Earlier, twelve more \`async\` frames per storage call changed nothing either.
+What differs is breadth: the implementation's layers (each step a storage call, its queue, a
+transcript lent and given back, stats and ranges as promises, states derived and remembered)
+touch far more code and objects per message than the calls need, with the caches cold between
+steps. The lever this leaves: a common path in the file store that does a kept lease's turn in
+straight calls — worth up to 0.2–0.35 ms of CPU and 0.3 ms of p50 a message, about what the CPU
+and p50 rows lack — while the 32-in-flight row would still miss (the turn and the gateway take the
+fence rung's 47 % to 33 %).
 `;

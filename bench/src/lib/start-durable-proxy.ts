@@ -15,10 +15,12 @@ export async function startDurableProxy(upstream: string, dir: string): Promise<
 /**
  * The durable floor's rungs that stand in for Keel's gateway, each in its own process:
  * `fixed-parts` (`fixed-parts-child.ts`: Fastify, the `openai` SDK through `@keel/transport`, two
- * appends and one fsync), `fenced-parts` (`fenced-parts-child.ts`: those plus the session fence)
- * and `turn-core` (`turn-core-child.ts`: those plus the orchestrator's turn).
+ * appends and one fsync), `straight-fence` (`straight-fence-child.ts`: those with the session
+ * fence's file-system calls made straight), `fenced-parts` (`fenced-parts-child.ts`: the fixed
+ * parts plus the session fence) and `turn-core` (`turn-core-child.ts`: those plus the
+ * orchestrator's turn).
  */
-export type FloorRung = 'fixed-parts' | 'fenced-parts' | 'turn-core';
+export type FloorRung = 'fixed-parts' | 'straight-fence' | 'fenced-parts' | 'turn-core';
 
 /**
  * The rung `rung` of the durable floor in its own process, calling `model` at the provider
