@@ -32,11 +32,12 @@ import {
 } from './lib/keel-gateway';
 import { closedLoop } from './lib/load';
 import { startMockProcess } from './lib/mock-process';
-import { ownCpuMs, processCpuMs, type ThreadCpu, threadCpuMs } from './lib/process-cpu';
+import { ownCpuMs, processCpuMs } from './lib/process-cpu';
 import { publish } from './lib/result';
 import { startBareProxy } from './lib/start-bare-proxy';
 import { type FloorRung, startDurableProxy, startFloorRung } from './lib/start-durable-proxy';
 import { median, ms, ratio, spread, summarize } from './lib/stats';
+import { allThree, type ThreeCpu, threeCpuMs, threeCpuPerMessage } from './lib/three-cpu';
 
 const ROUNDS = pick(300, 12);
 const WARMUP = pick(40, 3);
@@ -197,13 +198,7 @@ const times = await interleave(
 const at1 = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
 const atMany = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
 const cpu = new Map<string, number[]>(VARIANTS.map((variant) => [variant.name, []]));
-/** CPU (ms) by process: so far, or per message of a block at `IN_FLIGHT` (the cores' shares). */
-interface ManyCpu {
-  client: number;
-  provider: number;
-  server: ThreadCpu | undefined;
-}
-const cpuMany = new Map<string, ManyCpu[]>(VARIANTS.map((variant) => [variant.name, []]));
+const cpuMany = new Map<string, ThreeCpu[]>(VARIANTS.map((variant) => [variant.name, []]));
 let serial = 0;
 for (let round = 0; round < BLOCKS; round += 1) {
   const bases = {
@@ -219,14 +214,22 @@ for (let round = 0; round < BLOCKS; round += 1) {
       variant.send(bases.at1 + (message % SESSIONS), `block ${block} message ${message}`),
     );
     at1.get(variant.name)?.push(one.perSecond);
-    const startedMany = await cpuOfAll(variant.pid);
+    const startedMany = await threeCpuMs(mock.service.pid, variant.pid);
     const many = await closedLoop(
       { total: BLOCK_MANY, concurrency: IN_FLIGHT },
       (message, worker) =>
         variant.send(bases.many + (worker % SESSIONS), `block ${block} message ${message}`),
     );
     atMany.get(variant.name)?.push(many.perSecond);
-    cpuMany.get(variant.name)?.push(perMessage(startedMany, await cpuOfAll(variant.pid)));
+    cpuMany
+      .get(variant.name)
+      ?.push(
+        threeCpuPerMessage(
+          startedMany,
+          await threeCpuMs(mock.service.pid, variant.pid),
+          BLOCK_MANY,
+        ),
+      );
     // The direct variant's CPU is this process's: the SDK's own work for a message, client side.
     const cpuNow = () => (variant.pid === undefined ? ownCpuMs() : processCpuMs(variant.pid));
     const before = await cpuNow();
@@ -235,29 +238,6 @@ for (let round = 0; round < BLOCKS; round += 1) {
     const used = (await cpuNow()) - before;
     cpu.get(variant.name)?.push(used / CPU_BLOCK);
   }
-}
-/** CPU so far (ms) of this process (the client), the mock provider and the server `pid`, if any. */
-async function cpuOfAll(pid: number | undefined): Promise<ManyCpu> {
-  return {
-    client: ownCpuMs(),
-    provider: await processCpuMs(mock.service.pid),
-    server: pid === undefined ? undefined : await threadCpuMs(pid),
-  };
-}
-/** What each process spent between two `cpuOfAll`s, per message of a block at `IN_FLIGHT`. */
-function perMessage(before: ManyCpu, after: ManyCpu): ManyCpu {
-  const per = (ms: number) => ms / BLOCK_MANY;
-  return {
-    client: per(after.client - before.client),
-    provider: per(after.provider - before.provider),
-    server:
-      before.server === undefined || after.server === undefined
-        ? undefined
-        : {
-            main: per(after.server.main - before.server.main),
-            other: per(after.server.other - before.server.other),
-          },
-  };
 }
 
 await Promise.allSettled([
@@ -292,12 +272,10 @@ const [, bareName, floorName, fixedName, straightName, fencedName, coreName, kee
 const LADDER = [floorName, fixedName, straightName, fencedName, coreName, keelName];
 const shareMany = (name: string) => median(atMany.get(name) ?? []) / baseMany;
 /** The median over the blocks at `IN_FLIGHT` of one process's CPU per message. */
-const manyCpuOf = (name: string, part: (cpu: ManyCpu) => number | undefined) =>
+const manyCpuOf = (name: string, part: (cpu: ThreeCpu) => number | undefined) =>
   median((cpuMany.get(name) ?? []).map(part).filter((value) => value !== undefined));
-const serverMain = (cpu: ManyCpu) => cpu.server?.main;
-const serverOther = (cpu: ManyCpu) => cpu.server?.other;
-const allThree = (cpu: ManyCpu) =>
-  cpu.client + cpu.provider + (cpu.server === undefined ? 0 : cpu.server.main + cpu.server.other);
+const serverMain = (cpu: ThreeCpu) => cpu.server?.main;
+const serverOther = (cpu: ThreeCpu) => cpu.server?.other;
 const CORES = availableParallelism();
 const cpuOf = (name: string) => median(cpu.get(name) ?? []);
 /** What the variant `to` adds to `from`: p50 overhead, CPU one at a time, all three's CPU at `IN_FLIGHT`. */
