@@ -13,10 +13,11 @@
  * `STRAIGHT_FENCE_LISTENING <url>`. Run by `start-durable-proxy.ts`, in its own process.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, constants, fsync, lstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Message, TRANSCRIPT_FORMAT_VERSION } from '@keel/spec';
 import { boundHeap } from '../../../apps/gateway/src/bound-heap';
+import { flushFile } from './durable-append';
 import { serveNativeRoute, upstreamTransport } from './native-route';
 
 boundHeap();
@@ -146,9 +147,7 @@ await serveNativeRoute(
         line({ type: 'message', turnId, role: 'assistant', content: answer }) +
           line({ type: 'turn', phase: 'end', turnId, messageId, outcome: 'reply' }),
       );
-      await new Promise<void>((resolve, reject) =>
-        fsync(transcript.fd, (error) => (error ? reject(error) : resolve())),
-      );
+      await flushFile(transcript.fd);
       transcript.messages.push({ role: 'user', content }, { role: 'assistant', content: answer });
       return { outcome: 'reply', text: reply, model: `mock/${model}`, provider: 'mock' };
     } finally {
