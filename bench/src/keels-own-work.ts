@@ -181,27 +181,24 @@ straight calls — worth up to 0.2–0.35 ms of CPU and 0.3 ms of p50 a message,
 and p50 rows lack — while the 32-in-flight row would still miss (the turn and the gateway take the
 fence rung's 47 % to 33 %).
 
-**What each goal would need, and the gateway's own step (2026-12-05, last).** On a quiet machine
-(load under 1) section 1 measured +2.50 ms p50 over the direct SDK and 36 % of direct's throughput
-at 32 in flight (section 1's table is from a busier run). What each unmet row needs, from the
-ladder: the p50 goal leaves Keel 0.81 ms above the floor with the fixed parts (+1.19 ms), where it
-spends about 1.3 ms — 38 % less; the fence's common path made straight (the lever above, up to
-0.3 ms) would leave about +2.2 ms. At 32 in flight the two cores are the limit: direct's 2 093
-messages a second put the client's and the provider's CPU at 0.96 ms a message, Keel's 750 put
-the gateway's at about 1.7 ms, and half of direct needs 0.96 ms or less — Keel's own work above
-the fixed parts' 0.41 ms would have to fall from about 1.3 ms to 0.55 (58 % less), while the
-fence's calls made straight already take 0.15 of it. The gateway's step above the turn (+0.30 ms
-CPU in the ladder's run, +0.13 in one of the runs below), with hack builds leaving out one part at
-a time (not kept; 12–14 rounds of 300-message blocks after the first, CPU from \`/proc\`): its
-request hooks (host, origin, token, shutdown and key checks, the storage outcome, the request
-tracking), its watch over the storage's calls and the compaction threshold each changed nothing
-measurable; its observers of the turn's six events (event log, call log, metrics, tracer, log) all
-left out took 0.13 ms off in each of two runs, and no one of them stood out of the noise (leaving
-out only the log lines, which at \`warn\` build nothing, measured 0.17 ms under the whole gateway).
-Apart from the fence's common path, no one part measured so far (the orchestrator's steps, timed in
-place above, take under 50 µs each) holds a tenth of what the p50 goal lacks, 0.5 ms on a quiet
-machine: the p50 and throughput goals ask for a message's work through the fence, the turn and the
-gateway roughly halved, which is a different design of the hot path (for instance a storage port
-that takes a turn's opening and its close in one call each, where a turn now makes seven), not a
-cut in this one.
+**What each goal would need (2026-12-05, last).** On a quiet machine (load under 1) section 1
+measured +2.50 ms p50 over the direct SDK and 36 % of direct's throughput at 32 in flight (section
+1's table is from a busier run). From the ladder: the p50 goal leaves Keel 0.81 ms above the floor
+with the fixed parts (+1.19 ms), where it spends about 1.3 ms — 38 % less; the fence's common path
+made straight (the lever above, up to 0.3 ms) would leave about +2.2 ms. At 32 in flight the two
+cores are the limit: direct's 2 093 messages a second put the client's and the provider's CPU at
+0.96 ms a message, Keel's 750 put the gateway's at about 1.7 ms, and half of direct needs 0.96 ms
+or less — Keel's own work above the fixed parts' 0.41 ms would have to fall from about 1.3 ms to
+0.55 (58 % less), of which the fence's calls made straight already take 0.15. The gateway's step
+above the turn was taken apart once more with hack builds leaving out one part at a time (not
+kept; 12–14 rounds of 300-message blocks after the first, CPU from \`/proc\`): as in the paragraph
+before last, the request hooks, the watch over the storage's calls and the compaction threshold
+changed nothing measurable; the turn's event observers, all left out, took 0.13 ms off in each of
+two runs, no one of them standing out of the noise (a variant leaving out only the log lines, which
+at \`warn\` build nothing, measured 0.17 ms under the whole gateway). Apart from the fence's common
+path, no one part measured (the turn's steps, timed in place above, take under 50 µs each) holds a
+tenth of what the p50 goal lacks: the p50 and throughput goals ask for a message's work through
+the fence, the turn and the gateway roughly halved, which is a different design of the hot path
+(for instance a storage port that takes a turn's opening and its close in one call each, where a
+turn now makes seven), not a cut in this one.
 `;
