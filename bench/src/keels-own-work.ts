@@ -191,8 +191,8 @@ cores are the limit: direct's 2 093 messages a second put the client's and the p
 or less — Keel's own work above the fixed parts' 0.41 ms would have to fall from about 1.3 ms to
 0.55 (58 % less), of which the fence's calls made straight already take 0.15. The gateway's step
 above the turn was taken apart once more with hack builds leaving out one part at a time (not
-kept; 12–14 rounds of 300-message blocks after the first, CPU from \`/proc\`): as in the paragraph
-before last, the request hooks, the watch over the storage's calls and the compaction threshold
+kept; 12–14 rounds of 300-message blocks after the first, CPU from \`/proc\`): as in “At 32 in
+flight” above, the request hooks, the watch over the storage's calls and the compaction threshold
 changed nothing measurable; the turn's event observers, all left out, took 0.13 ms off in each of
 two runs, no one of them standing out of the noise (a variant leaving out only the log lines, which
 at \`warn\` build nothing, measured 0.17 ms under the whole gateway). Apart from the fence's common
